@@ -1,0 +1,56 @@
+//! Typed errors of the library. Nothing in the library panics on user input.
+
+use thiserror::Error;
+
+/// Why a patch text could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ParseError {
+    /// An edit block is present but broken (bad marker order, truncated hunk, …).
+    #[error("patch line {line}: {message}")]
+    Malformed {
+        /// 1-based line of the patch text.
+        line: usize,
+        /// What is wrong and, where possible, how to fix it.
+        message: String,
+    },
+    /// The patch text is not UTF-8.
+    #[error("patch line {line}: the patch is not valid UTF-8")]
+    InvalidUtf8 {
+        /// 1-based line holding the first invalid byte.
+        line: usize,
+    },
+    /// Nothing in the text is an edit in any format we read.
+    #[error(
+        "no edits found: the patch holds no unified diff, `*** Begin Patch` envelope or SEARCH/REPLACE block"
+    )]
+    NoEdits,
+    /// An edit names no file and no `--target` was given.
+    #[error(
+        "patch line {line}: this edit names no file; put the path on the line before the block or pass --target PATH"
+    )]
+    NoTargetPath {
+        /// 1-based line of the patch text where the edit starts.
+        line: usize,
+    },
+}
+
+impl ParseError {
+    /// Stable reason code for reports and JSON.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ParseError::Malformed { .. } | ParseError::InvalidUtf8 { .. } => "malformed_patch",
+            ParseError::NoEdits => "no_edits",
+            ParseError::NoTargetPath { .. } => "no_target_path",
+        }
+    }
+
+    /// The 1-based patch line the error points at, if any.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            ParseError::Malformed { line, .. }
+            | ParseError::InvalidUtf8 { line }
+            | ParseError::NoTargetPath { line } => Some(*line),
+            ParseError::NoEdits => None,
+        }
+    }
+}
