@@ -1,5 +1,83 @@
-//! git-fuzzy-apply: apply the patches language models write, exactly, or refuse with a reason.
+//! git-fuzzy-apply: apply the patches language models write, exactly, or
+//! refuse with a reason.
+//!
+//! The pipeline, one module per stage:
+//!
+//! 1. [`patch`] reads any supported notation into the one [`model`];
+//! 2. [`locate`] finds every hunk in the original file with the tier ladder;
+//! 3. [`plan`] turns located hunks into non-overlapping edits;
+//! 4. [`write`] streams the result and replaces files all or nothing;
+//! 5. [`report`] tells people and tools what happened.
+//!
+//! [`apply`] runs them end to end over a directory. [`source`] holds a target's
+//! bytes and line index. The core (patch, locate, plan) does no I/O.
+//!
+//! ```
+//! use git_fuzzy_apply::{apply_to_text, ApplyOptions};
+//! let file = "def greet():\n    print('hi')\n";
+//! let patch = "--- a/x.py\n+++ b/x.py\n@@\n def greet():\n-    print('hi')\n+    print('hello')\n";
+//! let out = apply_to_text(patch.as_bytes(), file.as_bytes(), &ApplyOptions::default()).unwrap();
+//! assert_eq!(out, b"def greet():\n    print('hello')\n");
+//! ```
 
+pub mod apply;
 pub mod error;
+pub mod locate;
 pub mod model;
 pub mod patch;
+pub mod plan;
+pub mod report;
+pub mod source;
+pub mod write;
+
+pub use apply::{ApplyOptions, PatchPlan, plan_patch};
+pub use error::ParseError;
+pub use report::Report;
+
+use locate::locate_hunks;
+use source::SourceText;
+
+/// Why [`apply_to_text`] did not produce a result.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TextApplyError {
+    /// The patch could not be read.
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    /// The patch does not hold exactly one file's edits.
+    #[error("the patch edits {0} files; apply_to_text takes one")]
+    NotOneFile(usize),
+    /// A hunk could not be placed.
+    #[error("hunk {hunk}: {message} [{code}]")]
+    Hunk {
+        /// 1-based hunk index.
+        hunk: usize,
+        /// Reason code.
+        code: &'static str,
+        /// Explanation.
+        message: String,
+    },
+}
+
+/// Applies a one-file patch to an in-memory text and returns the new bytes.
+pub fn apply_to_text(patch: &[u8], original: &[u8], options: &ApplyOptions) -> Result<Vec<u8>, TextApplyError> {
+    let parsed = patch::parse_patch(patch, &options.parse)?;
+    let [file] = parsed.files.as_slice() else {
+        return Err(TextApplyError::NotOneFile(parsed.files.len()));
+    };
+    let source = SourceText::new(original);
+    let mut located = Vec::new();
+    for result in locate_hunks(&source, &file.hunks, &options.matching) {
+        match result {
+            Ok(loc) => located.push(loc),
+            Err(f) => {
+                return Err(TextApplyError::Hunk {
+                    hunk: f.hunk + 1,
+                    code: f.reason.code(),
+                    message: f.message,
+                });
+            }
+        }
+    }
+    let plan = plan::plan_file(&source, &file.hunks, &mut located);
+    Ok(write::render_to_vec(&source, &plan))
+}

@@ -1,0 +1,181 @@
+//! Choosing among the candidates of one tier.
+//!
+//! Candidates are ranked by quality (fewer structural deviations, then more
+//! byte-exact lines, then similarity). Only *explicit* hints may separate
+//! candidates of equal quality: a line number that clearly points at one of
+//! them, Codex `@@` anchors, or `*** End of File`. Anything else is ambiguous
+//! and is refused with every candidate listed; the engine never guesses.
+
+use super::search::Candidate;
+
+/// Lines around a line hint inside which a candidate may be chosen by the hint.
+pub const HINT_WINDOW: usize = 100;
+
+/// What the patch says about where a hunk belongs.
+#[derive(Debug, Clone, Default)]
+pub struct Hints {
+    /// Expected first line (0-based), already corrected by earlier hunks' offsets.
+    pub line: Option<usize>,
+    /// Lines (0-based) of the innermost Codex anchor; the hunk lies at or after one.
+    pub anchors: Option<Vec<usize>>,
+    /// The hunk belongs at the end of the file.
+    pub at_eof: bool,
+}
+
+/// The outcome of choosing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Choice {
+    /// Index into the candidate list.
+    One(usize),
+    /// Equally good candidates nothing separates (their first lines, 0-based).
+    Ambiguous(Vec<usize>),
+    /// No candidate is acceptable under the hints (e.g. none after the anchor).
+    Nothing,
+}
+
+/// Picks one candidate or reports ambiguity.
+pub fn choose(cands: &[Candidate], hints: &Hints, file_len: usize) -> Choice {
+    let mut pool: Vec<usize> = (0..cands.len()).collect();
+    if let Some(anchors) = &hints.anchors {
+        let mut pointed: Vec<usize> = Vec::new();
+        for &a in anchors {
+            let first_after = pool
+                .iter()
+                .copied()
+                .filter(|&c| cands[c].start >= a)
+                .min_by_key(|&c| cands[c].start);
+            if let Some(c) = first_after {
+                if !pointed.contains(&c) {
+                    pointed.push(c);
+                }
+            }
+        }
+        pool = pointed;
+    }
+    if pool.is_empty() {
+        return Choice::Nothing;
+    }
+    let best = pool
+        .iter()
+        .map(|&c| cands[c].quality())
+        .max()
+        .unwrap_or_default();
+    pool.retain(|&c| cands[c].quality() == best);
+    if hints.at_eof && pool.len() > 1 {
+        let tail: Vec<usize> = pool
+            .iter()
+            .copied()
+            .filter(|&c| cands[c].end == file_len)
+            .collect();
+        if !tail.is_empty() {
+            pool = tail;
+        }
+    }
+    if pool.len() == 1 {
+        return Choice::One(pool[0]);
+    }
+    if let Some(line) = hints.line {
+        let mut by_distance: Vec<(usize, usize)> = pool
+            .iter()
+            .map(|&c| (cands[c].start.abs_diff(line), c))
+            .collect();
+        by_distance.sort_unstable();
+        let (d1, c1) = by_distance[0];
+        let d2 = by_distance[1].0;
+        if points_at(d1, d2) {
+            return Choice::One(c1);
+        }
+    }
+    let mut starts: Vec<usize> = pool.iter().map(|&c| cands[c].start).collect();
+    starts.sort_unstable();
+    Choice::Ambiguous(starts)
+}
+
+/// A line hint points at the nearest candidate when that one is within the
+/// window and clearly nearer than the next (at less than half its distance).
+pub fn points_at(nearest: usize, second: usize) -> bool {
+    nearest <= HINT_WINDOW && second > 2 * nearest + 2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cand(start: usize, len: usize) -> Candidate {
+        Candidate {
+            start,
+            end: start + len,
+            slots: Vec::new(),
+            exact: len,
+            deviations: 0,
+            similarity: 1.0,
+            normalizations: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_single_candidate_wins() {
+        assert_eq!(choose(&[cand(4, 2)], &Hints::default(), 10), Choice::One(0));
+    }
+
+    #[test]
+    fn ties_without_hints_are_ambiguous() {
+        let c = [cand(10, 2), cand(40, 2)];
+        assert_eq!(
+            choose(&c, &Hints::default(), 100),
+            Choice::Ambiguous(vec![10, 40])
+        );
+    }
+
+    #[test]
+    fn a_clear_line_hint_separates_ties() {
+        let c = [cand(10, 2), cand(40, 2)];
+        let hints = Hints {
+            line: Some(38),
+            ..Hints::default()
+        };
+        assert_eq!(choose(&c, &hints, 100), Choice::One(1));
+    }
+
+    #[test]
+    fn a_hint_halfway_between_is_not_enough() {
+        let c = [cand(10, 2), cand(40, 2)];
+        let hints = Hints {
+            line: Some(24),
+            ..Hints::default()
+        };
+        assert_eq!(choose(&c, &hints, 100), Choice::Ambiguous(vec![10, 40]));
+    }
+
+    #[test]
+    fn anchors_pick_the_first_candidate_after_them() {
+        let c = [cand(10, 2), cand(40, 2), cand(70, 2)];
+        let hints = Hints {
+            anchors: Some(vec![30]),
+            ..Hints::default()
+        };
+        assert_eq!(choose(&c, &hints, 100), Choice::One(1));
+    }
+
+    #[test]
+    fn ambiguous_anchors_stay_ambiguous() {
+        let c = [cand(10, 2), cand(40, 2)];
+        let hints = Hints {
+            anchors: Some(vec![5, 30]),
+            ..Hints::default()
+        };
+        assert_eq!(choose(&c, &hints, 100), Choice::Ambiguous(vec![10, 40]));
+    }
+
+    #[test]
+    fn better_quality_beats_proximity() {
+        let mut near = cand(10, 3);
+        near.exact = 1;
+        let far = cand(50, 3);
+        let hints = Hints {
+            line: Some(10),
+            ..Hints::default()
+        };
+        assert_eq!(choose(&[near, far], &hints, 100), Choice::One(1));
+    }
+}

@@ -1,0 +1,124 @@
+//! Per-line comparison keys, for the file (computed once, lazily, per tier)
+//! and for a hunk's old side.
+
+use super::normalize::{LineMatch, fuzzy_key, keys_match, resilient_key};
+use super::Tier;
+use crate::model::{Hunk, LineKind};
+use crate::source::SourceText;
+use std::borrow::Cow;
+use std::cell::OnceCell;
+
+/// The lines of a target file with their normalised keys.
+pub struct FileKeys<'s> {
+    source: &'s SourceText<'s>,
+    texts: OnceCell<Vec<Cow<'s, str>>>,
+    resilient: OnceCell<Vec<String>>,
+    fuzzy: OnceCell<Vec<String>>,
+}
+
+impl<'s> FileKeys<'s> {
+    /// Wraps a source; keys are computed on first use.
+    pub fn new(source: &'s SourceText<'s>) -> Self {
+        FileKeys {
+            source,
+            texts: OnceCell::new(),
+            resilient: OnceCell::new(),
+            fuzzy: OnceCell::new(),
+        }
+    }
+
+    /// Number of lines.
+    pub fn len(&self) -> usize {
+        self.source.len()
+    }
+
+    /// Line `i` as text.
+    pub fn text(&self, i: usize) -> &str {
+        &self.texts()[i]
+    }
+
+    fn texts(&self) -> &[Cow<'s, str>] {
+        self.texts
+            .get_or_init(|| (0..self.source.len()).map(|i| self.source.line_text(i)).collect())
+    }
+
+    /// The resilient key of line `i`.
+    pub fn resilient(&self, i: usize) -> &str {
+        &self
+            .resilient
+            .get_or_init(|| self.texts().iter().map(|t| resilient_key(t)).collect())[i]
+    }
+
+    /// The fuzzy key of line `i`.
+    pub fn fuzzy(&self, i: usize) -> &str {
+        &self
+            .fuzzy
+            .get_or_init(|| self.texts().iter().map(|t| fuzzy_key(t)).collect())[i]
+    }
+
+    /// Compares file line `i` with a patch line under `tier`'s line rules.
+    pub fn compare(&self, tier: Tier, i: usize, line: &OldLine) -> LineMatch {
+        if self.source.line(i) == line.text.as_bytes() {
+            return LineMatch::Exact;
+        }
+        if tier == Tier::Exact {
+            return LineMatch::No;
+        }
+        let removed = line.kind == LineKind::Remove;
+        if keys_match(self.resilient(i), &line.resilient, removed) {
+            return LineMatch::Normalized;
+        }
+        if tier == Tier::Resilient {
+            return LineMatch::No;
+        }
+        if keys_match(self.fuzzy(i), &line.fuzzy, removed) {
+            return LineMatch::Normalized;
+        }
+        LineMatch::No
+    }
+}
+
+/// One line of a hunk's old side with its keys.
+#[derive(Debug, Clone)]
+pub struct OldLine<'h> {
+    /// Context or removed.
+    pub kind: LineKind,
+    /// The patch's text.
+    pub text: &'h str,
+    /// Resilient key.
+    pub resilient: String,
+    /// Fuzzy key.
+    pub fuzzy: String,
+    /// True when the line is blank.
+    pub blank: bool,
+}
+
+/// The old side (context and removed lines) of a hunk, with keys.
+pub fn old_side(hunk: &Hunk) -> Vec<OldLine<'_>> {
+    hunk.lines
+        .iter()
+        .filter(|l| l.is_old())
+        .map(|l| OldLine {
+            kind: l.kind,
+            text: &l.text,
+            resilient: resilient_key(&l.text),
+            fuzzy: fuzzy_key(&l.text),
+            blank: l.text.trim().is_empty(),
+        })
+        .collect()
+}
+
+/// The new side (context and added lines) of a hunk, as old lines to search for.
+pub fn new_side(hunk: &Hunk) -> Vec<OldLine<'_>> {
+    hunk.lines
+        .iter()
+        .filter(|l| l.is_new())
+        .map(|l| OldLine {
+            kind: LineKind::Context,
+            text: &l.text,
+            resilient: resilient_key(&l.text),
+            fuzzy: fuzzy_key(&l.text),
+            blank: l.text.trim().is_empty(),
+        })
+        .collect()
+}

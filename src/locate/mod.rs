@@ -1,0 +1,637 @@
+//! Locating hunks in a file: the tier ladder.
+//!
+//! Each hunk's old side (context and removed lines) is searched tier by tier,
+//! strictest first; a tier is tried only when the stricter ones found nothing:
+//!
+//! 1. [`Tier::Exact`]: byte for byte;
+//! 2. [`Tier::Resilient`]: whitespace, Markdown headings, truncated lines;
+//! 3. [`Tier::Fuzzy`]: also case, punctuation, quotes, backticks;
+//! 4. [`Tier::Structural`]: fuzzy lines with bounded slack (blank context,
+//!    omitted structural lines, dropped context, EOF overhang);
+//! 5. [`Tier::Similarity`]: Levenshtein ratio of the block, removed lines
+//!    still required.
+//!
+//! All hunks are located against the original file, never against a
+//! half-edited one, so their order in the patch does not matter; hunks may not
+//! overlap. See `docs/matching.md` for the rules and why.
+
+mod choose;
+mod keys;
+pub mod normalize;
+mod search;
+
+pub use choose::HINT_WINDOW;
+pub use search::Slot;
+
+use crate::model::{Hunk, LineKind};
+use crate::source::SourceText;
+use choose::{Choice, Hints, choose};
+use keys::{FileKeys, OldLine, new_side, old_side};
+use search::{Candidate, Slack, contiguous, score_block, similar, structural};
+use serde::Serialize;
+use std::ops::Range;
+
+/// The tiers of the matching ladder, strictest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tier {
+    /// Byte-for-byte lines.
+    Exact,
+    /// Whitespace-insensitive lines, headings, truncated fragments.
+    Resilient,
+    /// Also case-, punctuation- and quote-insensitive lines.
+    Fuzzy,
+    /// Fuzzy lines plus bounded structural slack.
+    Structural,
+    /// Block similarity above a threshold, removed lines still required.
+    Similarity,
+}
+
+impl Tier {
+    /// All tiers in the order they are tried.
+    pub const LADDER: [Tier; 5] = [
+        Tier::Exact,
+        Tier::Resilient,
+        Tier::Fuzzy,
+        Tier::Structural,
+        Tier::Similarity,
+    ];
+
+    /// A short name for reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Exact => "exact",
+            Tier::Resilient => "resilient",
+            Tier::Fuzzy => "fuzzy",
+            Tier::Structural => "structural",
+            Tier::Similarity => "similarity",
+        }
+    }
+}
+
+/// A tolerance the engine needed to place a hunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Normalization {
+    /// The hunk was found away from its header's line number.
+    ReanchoredHeader,
+    /// Whitespace, heading markers or a truncated line differed.
+    Whitespace,
+    /// Case, punctuation, quotes or backticks differed.
+    CaseAndPunctuation,
+    /// A blank context line without a blank in the file became an added line.
+    BlankAsAddition,
+    /// A blank context line at a hunk edge without a blank in the file was ignored.
+    DroppedBlankContext,
+    /// An internal context line the file does not have was ignored.
+    DroppedContext,
+    /// File lines the patch omitted were kept in place.
+    SkippedFileLines,
+    /// Context lines past the end of the file were ignored.
+    EofOverhang,
+    /// Context lines matched by similarity only.
+    Similarity,
+    /// Added lines were re-indented onto the file's indentation.
+    IndentRebased,
+}
+
+impl Normalization {
+    /// A short human description.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Normalization::ReanchoredHeader => "re-anchored line number",
+            Normalization::Whitespace => "whitespace",
+            Normalization::CaseAndPunctuation => "case/punctuation",
+            Normalization::BlankAsAddition => "blank context added",
+            Normalization::DroppedBlankContext => "blank context ignored",
+            Normalization::DroppedContext => "dropped context line",
+            Normalization::SkippedFileLines => "skipped omitted lines",
+            Normalization::EofOverhang => "context past end of file",
+            Normalization::Similarity => "similar context",
+            Normalization::IndentRebased => "re-indented",
+        }
+    }
+}
+
+/// Tunable matching parameters.
+#[derive(Debug, Clone)]
+pub struct MatchOptions {
+    /// Minimum block similarity (0..=1) of the similarity tier.
+    pub similarity_threshold: f64,
+    /// The strictest tier a hunk may need; weaker tiers are not tried.
+    pub max_tier: Tier,
+    /// Files longer than this get a similarity search only around a line hint.
+    pub similarity_scan_limit: usize,
+}
+
+impl Default for MatchOptions {
+    fn default() -> Self {
+        MatchOptions {
+            similarity_threshold: 0.9,
+            max_tier: Tier::Similarity,
+            similarity_scan_limit: 20_000,
+        }
+    }
+}
+
+/// What became of a hunk that did not fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HunkStatus {
+    /// It will change the file.
+    Applied,
+    /// Its result is already in the file: skipped.
+    AlreadyApplied,
+    /// It changes nothing (only context, or SEARCH equal to REPLACE).
+    NoOp,
+}
+
+/// Where a hunk goes in the original file.
+#[derive(Debug, Clone)]
+pub struct Located {
+    /// Index of the hunk in the file patch.
+    pub hunk: usize,
+    /// First file line the hunk covers (0-based); the insertion point for a pure addition.
+    pub start: usize,
+    /// One past the last file line the hunk covers.
+    pub end: usize,
+    /// One slot per old-side line of the hunk (empty for pure additions).
+    pub slots: Vec<Slot>,
+    /// The tier that found it (`None` for positions given outright).
+    pub tier: Option<Tier>,
+    /// Tolerances used.
+    pub normalizations: Vec<Normalization>,
+    /// Block similarity (1 unless the similarity tier was needed).
+    pub similarity: f64,
+    /// Applied, already applied or no-op.
+    pub status: HunkStatus,
+}
+
+/// Why a hunk could not be placed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// Nothing in the file matches the hunk's old side.
+    ContextNotFound,
+    /// The context is there but a removed line is not: the patch is stale.
+    StaleRemovedLine,
+    /// Several places match equally well and nothing points at one.
+    Ambiguous,
+    /// The only match overlaps another hunk of the same patch.
+    Overlap,
+}
+
+impl Reason {
+    /// Stable reason code.
+    pub fn code(self) -> &'static str {
+        match self {
+            Reason::ContextNotFound => "context_not_found",
+            Reason::StaleRemovedLine => "stale_removed_line",
+            Reason::Ambiguous => "ambiguous",
+            Reason::Overlap => "overlap",
+        }
+    }
+}
+
+/// The closest block of the file to a hunk that failed.
+#[derive(Debug, Clone, Serialize)]
+pub struct NearMatch {
+    /// First line of the block (1-based).
+    pub start_line: usize,
+    /// The file's lines there.
+    pub lines: Vec<String>,
+    /// Block similarity in 0..=1.
+    pub similarity: f64,
+    /// The first patch line that does not match, with the file line (1-based) it was compared to.
+    pub first_difference: Option<(String, usize)>,
+}
+
+/// A hunk that could not be placed, and what the file looks like near its intent.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    /// Index of the hunk in the file patch.
+    pub hunk: usize,
+    /// Why.
+    pub reason: Reason,
+    /// A one-line explanation.
+    pub message: String,
+    /// For ambiguity: the first line (1-based) of every candidate.
+    pub candidates: Vec<usize>,
+    /// The best near-match, for failures to find.
+    pub near: Option<NearMatch>,
+}
+
+/// Locates every hunk of one file. Results are in hunk order.
+pub fn locate_hunks(source: &SourceText, hunks: &[Hunk], options: &MatchOptions) -> Vec<Result<Located, Failure>> {
+    let keys = FileKeys::new(source);
+    let mut state = FileState::default();
+    let mut results = Vec::with_capacity(hunks.len());
+    for (index, hunk) in hunks.iter().enumerate() {
+        let result = locate_one(&keys, hunks, index, hunk, &mut state, options);
+        if let Ok(loc) = &result {
+            if loc.status == HunkStatus::Applied {
+                state.placed.push((loc.start..loc.end, index));
+            }
+            if loc.status != HunkStatus::NoOp {
+                state.prev_end = loc.end;
+            }
+            if let Some(hint) = hunk.line_hint {
+                state.offset = loc.start as isize - hint.saturating_sub(1) as isize;
+            }
+        }
+        results.push(result);
+    }
+    results
+}
+
+#[derive(Default)]
+struct FileState {
+    placed: Vec<(Range<usize>, usize)>,
+    prev_end: usize,
+    offset: isize,
+}
+
+impl FileState {
+    fn overlapping(&self, start: usize, end: usize) -> Option<usize> {
+        self.placed.iter().find_map(|(r, hunk)| {
+            let overlaps = if start == end {
+                r.start < start && start < r.end
+            } else {
+                start < r.end && r.start < end
+            };
+            overlaps.then_some(*hunk)
+        })
+    }
+}
+
+fn locate_one(
+    keys: &FileKeys,
+    hunks: &[Hunk],
+    index: usize,
+    hunk: &Hunk,
+    state: &mut FileState,
+    options: &MatchOptions,
+) -> Result<Located, Failure> {
+    let n = keys.len();
+    let fail = |reason: Reason, message: String| Failure {
+        hunk: index,
+        reason,
+        message,
+        candidates: Vec::new(),
+        near: None,
+    };
+    let anchors = if hunk.anchors.is_empty() {
+        None
+    } else {
+        Some(resolve_anchors(keys, &hunk.anchors, state.prev_end).map_err(|a| {
+            fail(
+                Reason::ContextNotFound,
+                format!("the `@@ {a}` anchor is not in the file"),
+            )
+        })?)
+    };
+    let hints = Hints {
+        line: hunk
+            .line_hint
+            .map(|l| (l.saturating_sub(1) as isize + state.offset).clamp(0, n as isize) as usize),
+        anchors,
+        at_eof: hunk.at_eof,
+    };
+    let old = old_side(hunk);
+    if hunk.is_noop() && !old.is_empty() {
+        return Ok(fixed(index, 0, 0, HunkStatus::NoOp));
+    }
+    if old.is_empty() {
+        return place_pure_addition(keys, hunk, index, &hints, state).map_err(|(reason, message, candidates)| Failure {
+            candidates,
+            ..fail(reason, message)
+        });
+    }
+    let mut overlap_with = None;
+    for tier in Tier::LADDER {
+        if tier > options.max_tier {
+            break;
+        }
+        let mut cands = search_tier(keys, &old, tier, &hints, options);
+        cands.retain(|c| {
+            let hit = state.overlapping(c.start, c.end);
+            if hit.is_some() {
+                overlap_with = hit;
+            }
+            hit.is_none()
+        });
+        if cands.is_empty() {
+            continue;
+        }
+        match choose(&cands, &hints, n) {
+            Choice::One(c) => return Ok(located(index, hunk, &hints, tier, cands.swap_remove(c))),
+            Choice::Nothing => continue,
+            Choice::Ambiguous(starts) => {
+                if let Some(pick) = in_order_pick(hunks, index, &starts) {
+                    if let Some(c) = cands.iter().position(|c| c.start == pick) {
+                        return Ok(located(index, hunk, &hints, tier, cands.swap_remove(c)));
+                    }
+                }
+                let lines: Vec<usize> = starts.iter().map(|s| s + 1).collect();
+                let list = lines
+                    .iter()
+                    .map(|l| l.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                return Err(Failure {
+                    candidates: lines,
+                    ..fail(
+                        Reason::Ambiguous,
+                        format!(
+                            "the hunk matches {} places equally well (lines {list}) and nothing points at one; add a line number or more context",
+                            starts.len()
+                        ),
+                    )
+                });
+            }
+        }
+    }
+    if let Some(loc) = already_applied(keys, hunk, index, &hints, state) {
+        return Ok(loc);
+    }
+    if let Some(other) = overlap_with {
+        return Err(fail(
+            Reason::Overlap,
+            format!("the hunk's only match overlaps hunk {}", other + 1),
+        ));
+    }
+    Err(diagnose(keys, &old, index, &hints, options))
+}
+
+fn fixed(hunk: usize, start: usize, end: usize, status: HunkStatus) -> Located {
+    Located {
+        hunk,
+        start,
+        end,
+        slots: Vec::new(),
+        tier: None,
+        normalizations: Vec::new(),
+        similarity: 1.0,
+        status,
+    }
+}
+
+fn located(index: usize, hunk: &Hunk, hints: &Hints, tier: Tier, cand: Candidate) -> Located {
+    let mut normalizations = cand.normalizations;
+    if let (Some(hint), Some(line)) = (hunk.line_hint, hints.line) {
+        if cand.start != line || cand.start + 1 != hint {
+            normalizations.insert(0, Normalization::ReanchoredHeader);
+        }
+    }
+    Located {
+        hunk: index,
+        start: cand.start,
+        end: cand.end,
+        slots: cand.slots,
+        tier: Some(tier),
+        normalizations,
+        similarity: cand.similarity,
+        status: HunkStatus::Applied,
+    }
+}
+
+type PlaceError = (Reason, String, Vec<usize>);
+
+/// A hunk with no old lines goes after its anchor, at its line hint, or at the end.
+fn place_pure_addition(
+    keys: &FileKeys,
+    hunk: &Hunk,
+    index: usize,
+    hints: &Hints,
+    state: &FileState,
+) -> Result<Located, PlaceError> {
+    let n = keys.len();
+    let at = if let Some(anchors) = &hints.anchors {
+        match anchors.as_slice() {
+            [one] => one + 1,
+            many => {
+                let lines: Vec<usize> = many.iter().map(|a| a + 1).collect();
+                return Err((
+                    Reason::Ambiguous,
+                    format!("the `@@` anchor matches {} lines; name a more specific one", many.len()),
+                    lines,
+                ));
+            }
+        }
+    } else if hunk.at_eof || hunk.line_hint.is_none() {
+        n
+    } else {
+        // `@@ -a,0 +c,d @@` inserts after line a.
+        let hint = hunk.line_hint.unwrap_or(0) as isize + state.offset;
+        hint.clamp(0, n as isize) as usize
+    };
+    if let Some(start) = addition_present(keys, hunk, at) {
+        return Ok(fixed(index, start, start + hunk.lines.len(), HunkStatus::AlreadyApplied));
+    }
+    if let Some(other) = state.overlapping(at, at) {
+        return Err((
+            Reason::Overlap,
+            format!("the insertion point overlaps hunk {}", other + 1),
+            Vec::new(),
+        ));
+    }
+    Ok(Located {
+        tier: None,
+        ..fixed(index, at, at, HunkStatus::Applied)
+    })
+}
+
+/// The first line of a copy of a pure addition's lines right after or right
+/// before its insertion point, when they are there already.
+fn addition_present(keys: &FileKeys, hunk: &Hunk, at: usize) -> Option<usize> {
+    let added = new_side(hunk);
+    let k = added.len();
+    if added.iter().all(|l| normalize::is_structural(l.text)) {
+        return None;
+    }
+    let fits = |start: usize| {
+        start + k <= keys.len()
+            && added
+                .iter()
+                .enumerate()
+                .all(|(i, l)| keys.compare(Tier::Resilient, start + i, l) != normalize::LineMatch::No)
+    };
+    [Some(at), at.checked_sub(k)].into_iter().flatten().find(|&s| fits(s))
+}
+
+/// Searches one tier: the whole file for the line-by-line tiers, around the
+/// line hint (or the whole file when it is small) for similarity.
+fn search_tier(keys: &FileKeys, old: &[OldLine], tier: Tier, hints: &Hints, options: &MatchOptions) -> Vec<Candidate> {
+    let n = keys.len();
+    match tier {
+        Tier::Exact | Tier::Resilient | Tier::Fuzzy => contiguous(keys, old, tier, 0..n),
+        Tier::Structural => structural(keys, old, 0..n, Slack::default()),
+        Tier::Similarity => match similarity_range(hints, n, old.len(), options) {
+            Some(range) => similar(keys, old, range, options.similarity_threshold),
+            None => Vec::new(),
+        },
+    }
+}
+
+fn similarity_range(hints: &Hints, n: usize, m: usize, options: &MatchOptions) -> Option<Range<usize>> {
+    if let Some(line) = hints.line {
+        return Some(line.saturating_sub(HINT_WINDOW)..(line + HINT_WINDOW + m).min(n));
+    }
+    if let Some(anchors) = &hints.anchors {
+        let first = anchors.iter().copied().min().unwrap_or(0);
+        return Some(first..n);
+    }
+    (n <= options.similarity_scan_limit).then_some(0..n)
+}
+
+/// Finds the lines (0-based) of the innermost anchor, each anchor searched
+/// at or after the previous one and after the previous hunk (Codex's
+/// sequential seek). Returns the anchor text that was not found on failure.
+fn resolve_anchors(keys: &FileKeys, anchors: &[String], from: usize) -> Result<Vec<usize>, String> {
+    let mut positions = vec![from];
+    for anchor in anchors {
+        let probe = OldLine {
+            kind: LineKind::Context,
+            text: anchor,
+            resilient: normalize::resilient_key(anchor),
+            fuzzy: normalize::fuzzy_key(anchor),
+            blank: anchor.trim().is_empty(),
+        };
+        let mut next = Vec::new();
+        for tier in [Tier::Exact, Tier::Resilient, Tier::Fuzzy] {
+            for &p in &positions {
+                for j in p..keys.len() {
+                    if keys.compare(tier, j, &probe) != normalize::LineMatch::No {
+                        if !next.contains(&j) {
+                            next.push(j);
+                        }
+                        if anchors.len() > 1 {
+                            break;
+                        }
+                    }
+                }
+            }
+            if !next.is_empty() {
+                break;
+            }
+        }
+        if next.is_empty() {
+            return Err(anchor.clone());
+        }
+        next.sort_unstable();
+        positions = next;
+    }
+    Ok(positions)
+}
+
+/// When several identical hunks each match one of several identical places,
+/// the k-th such hunk takes the k-th place.
+fn in_order_pick(hunks: &[Hunk], index: usize, starts: &[usize]) -> Option<usize> {
+    let key = |h: &Hunk| -> Vec<(LineKind, String)> {
+        h.lines
+            .iter()
+            .filter(|l| l.is_old())
+            .map(|l| (l.kind, l.text.clone()))
+            .collect()
+    };
+    let mine = key(&hunks[index]);
+    let twins: Vec<usize> = (0..hunks.len())
+        .filter(|&i| hunks[i].anchors.is_empty() && key(&hunks[i]) == mine)
+        .collect();
+    if twins.len() != starts.len() || twins.len() < 2 {
+        return None;
+    }
+    let rank = twins.iter().position(|&i| i == index)?;
+    starts.get(rank).copied()
+}
+
+/// A hunk whose old side is gone but whose new side stands where it belongs
+/// has already been applied.
+fn already_applied(keys: &FileKeys, hunk: &Hunk, index: usize, hints: &Hints, state: &FileState) -> Option<Located> {
+    let new = new_side(hunk);
+    if new.len() < 2 {
+        return None;
+    }
+    for tier in [Tier::Exact, Tier::Resilient, Tier::Fuzzy] {
+        let mut cands = contiguous(keys, &new, tier, 0..keys.len());
+        cands.retain(|c| state.overlapping(c.start, c.end).is_none());
+        if cands.is_empty() {
+            continue;
+        }
+        return match choose(&cands, hints, keys.len()) {
+            Choice::One(c) => Some(Located {
+                tier: Some(tier),
+                ..fixed(index, cands[c].start, cands[c].end, HunkStatus::AlreadyApplied)
+            }),
+            _ => None,
+        };
+    }
+    None
+}
+
+/// Explains a failure: the closest block, and whether only removed lines differ.
+fn diagnose(keys: &FileKeys, old: &[OldLine], index: usize, hints: &Hints, options: &MatchOptions) -> Failure {
+    let n = keys.len();
+    let m = old.len();
+    let range = match hints.line {
+        Some(line) => line.saturating_sub(HINT_WINDOW)..(line + HINT_WINDOW).min(n),
+        None => 0..n.min(options.similarity_scan_limit),
+    };
+    let mut best: Option<Candidate> = None;
+    if m <= n {
+        for p in range.start..range.end.min(n - m + 1) {
+            if let Some(c) = score_block(keys, old, p, false) {
+                if best.as_ref().is_none_or(|b| c.similarity > b.similarity) {
+                    best = Some(c);
+                }
+            }
+        }
+    }
+    let Some(best) = best else {
+        return Failure {
+            hunk: index,
+            reason: Reason::ContextNotFound,
+            message: format!("the file has {n} lines, fewer than the hunk's {m} lines to find"),
+            candidates: Vec::new(),
+            near: None,
+        };
+    };
+    let mismatch = |kind: LineKind| {
+        old.iter()
+            .zip(&best.slots)
+            .filter(|(l, s)| l.kind == kind && matches!(s, Slot::Line(_, normalize::LineMatch::No)))
+            .count()
+    };
+    let context_total = old.iter().filter(|l| l.kind == LineKind::Context && !l.blank).count();
+    let stale = mismatch(LineKind::Remove) > 0 && context_total > 0 && mismatch(LineKind::Context) == 0;
+    let first_difference = old.iter().zip(&best.slots).find_map(|(l, s)| match s {
+        Slot::Line(j, normalize::LineMatch::No) => Some((l.text.to_string(), j + 1)),
+        _ => None,
+    });
+    let near = NearMatch {
+        start_line: best.start + 1,
+        lines: (best.start..best.end).map(|j| keys.text(j).to_string()).collect(),
+        similarity: best.similarity,
+        first_difference,
+    };
+    let (reason, what) = if stale {
+        (
+            Reason::StaleRemovedLine,
+            "the context is at this place but a line to remove is not (the file changed since the patch was written?)",
+        )
+    } else {
+        (Reason::ContextNotFound, "no place in the file matches the hunk")
+    };
+    Failure {
+        hunk: index,
+        reason,
+        message: format!(
+            "{what}; closest: lines {}-{} ({:.0}% similar)",
+            best.start + 1,
+            best.end,
+            best.similarity * 100.0
+        ),
+        candidates: Vec::new(),
+        near: Some(near),
+    }
+}

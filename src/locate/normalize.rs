@@ -1,0 +1,217 @@
+//! Line normalisation for each tier of the matching ladder.
+//!
+//! * resilient: trim, collapse runs of spaces and tabs, drop Markdown heading
+//!   markers;
+//! * fuzzy: resilient plus Unicode punctuation folding (smart quotes, dashes,
+//!   NBSP, ellipsis), inline backticks removed, lower case, trailing ASCII
+//!   punctuation ignored.
+//!
+//! Both tiers also accept a *truncated* patch line: the last ≥ 10 characters
+//! of the file's line (starting at a word boundary), or its beginning followed
+//! by `...`/`…`.
+
+/// Minimum length of a truncated fragment that may stand for a whole line.
+pub const MIN_FRAGMENT: usize = 10;
+
+/// How one patch line compared with one file line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LineMatch {
+    /// Not the same line.
+    No,
+    /// The same line after normalisation or as a truncated fragment.
+    Normalized,
+    /// Byte for byte the same.
+    Exact,
+}
+
+/// The resilient key: trimmed, inner whitespace collapsed, heading marks dropped.
+pub fn resilient_key(line: &str) -> String {
+    let trimmed = strip_heading(line.trim());
+    collapse_whitespace(trimmed)
+}
+
+/// The fuzzy key: the resilient key, case-folded, with punctuation folded.
+pub fn fuzzy_key(line: &str) -> String {
+    let mut folded = String::with_capacity(line.len());
+    for ch in line.chars() {
+        match fold_char(ch) {
+            Folded::Keep(c) => folded.extend(c.to_lowercase()),
+            Folded::Str(s) => folded.push_str(s),
+            Folded::Drop => {}
+        }
+    }
+    let key = resilient_key(&folded);
+    let stripped = key.trim_end_matches(|c: char| c.is_ascii_punctuation());
+    // A line of punctuation only (`}`, `);`, `---`) keeps its punctuation.
+    if stripped.is_empty() {
+        key
+    } else {
+        stripped.trim_end().to_string()
+    }
+}
+
+enum Folded {
+    Keep(char),
+    Str(&'static str),
+    Drop,
+}
+
+fn fold_char(ch: char) -> Folded {
+    match ch {
+        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' | '\u{00B4}' => {
+            Folded::Keep('\'')
+        }
+        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' | '\u{00AB}'
+        | '\u{00BB}' => Folded::Keep('"'),
+        '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2014}' | '\u{2015}'
+        | '\u{2212}' => Folded::Keep('-'),
+        '\u{00A0}' | '\u{2007}' | '\u{202F}' | '\u{2009}' | '\u{200A}' | '\u{3000}' => {
+            Folded::Keep(' ')
+        }
+        '\u{200B}' | '\u{FEFF}' | '`' => Folded::Drop,
+        '\u{2026}' => Folded::Str("..."),
+        other => Folded::Keep(other),
+    }
+}
+
+fn strip_heading(line: &str) -> &str {
+    let hashes = line.bytes().take_while(|&b| b == b'#').count();
+    if (1..=6).contains(&hashes) {
+        let rest = &line[hashes..];
+        if rest.is_empty() || rest.starts_with([' ', '\t']) {
+            return rest.trim_start();
+        }
+    }
+    line
+}
+
+fn collapse_whitespace(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut in_space = false;
+    for ch in line.chars() {
+        if ch == ' ' || ch == '\t' {
+            if !in_space {
+                out.push(' ');
+            }
+            in_space = true;
+        } else {
+            out.push(ch);
+            in_space = false;
+        }
+    }
+    out
+}
+
+/// Compares two keys of the same tier, accepting truncated fragments.
+///
+/// `removed` asks for the stricter rule used on lines the patch deletes: a
+/// fragment must then also cover at least half of the file's line.
+pub fn keys_match(file_key: &str, patch_key: &str, removed: bool) -> bool {
+    if file_key == patch_key {
+        return true;
+    }
+    fragment_match(file_key, patch_key, removed)
+}
+
+fn fragment_match(file_key: &str, patch_key: &str, removed: bool) -> bool {
+    let covers = |len: usize| !removed || len * 2 >= file_key.len();
+    // The beginning of the line followed by an ellipsis.
+    for ellipsis in ["...", "\u{2026}"] {
+        if let Some(head) = patch_key.strip_suffix(ellipsis) {
+            let head = head.trim_end();
+            if head.chars().count() >= MIN_FRAGMENT
+                && file_key.len() > head.len()
+                && file_key.starts_with(head)
+                && covers(head.len())
+            {
+                return true;
+            }
+        }
+    }
+    // The end of the line, starting at a word boundary.
+    if patch_key.chars().count() >= MIN_FRAGMENT
+        && file_key.len() > patch_key.len()
+        && file_key.ends_with(patch_key)
+        && covers(patch_key.len())
+    {
+        let cut = file_key.len() - patch_key.len();
+        let before = file_key[..cut].chars().next_back();
+        let first = patch_key.chars().next();
+        let is_word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        return !(is_word(before) && is_word(first));
+    }
+    false
+}
+
+/// True for lines a model often omits: blank lines, closing brackets and commas,
+/// and comment lines.
+pub fn is_structural(line: &str) -> bool {
+    let t = line.trim();
+    if t.is_empty() || t.chars().all(|c| matches!(c, '}' | ']' | ')' | ',' | ';')) {
+        return true;
+    }
+    ["//", "#", "/*", "*", "--", "<!--"]
+        .iter()
+        .any(|p| t.starts_with(p))
+}
+
+/// The leading spaces and tabs of a line.
+pub fn indentation(line: &str) -> &str {
+    let end = line.len() - line.trim_start_matches([' ', '\t']).len();
+    &line[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resilient_trims_and_collapses() {
+        assert_eq!(resilient_key("  let  x =\t1;  "), "let x = 1;");
+        assert_eq!(resilient_key("### Title"), "Title");
+        assert_eq!(resilient_key("#include <x>"), "#include <x>");
+    }
+
+    #[test]
+    fn fuzzy_folds_case_quotes_and_punctuation() {
+        assert_eq!(fuzzy_key("Say \u{201C}Hi\u{201D}."), "say \"hi\"");
+        assert_eq!(fuzzy_key("Use `foo()` here,"), "use foo() here");
+        assert_eq!(fuzzy_key("a\u{00A0}\u{2014} b\u{2026}"), "a - b");
+        assert_eq!(fuzzy_key("});"), "});");
+    }
+
+    #[test]
+    fn suffix_fragments_need_a_word_boundary() {
+        assert!(keys_match(
+            "result = compute_everything(a, b)",
+            "compute_everything(a, b)",
+            false
+        ));
+        assert!(!keys_match("max = compute()", "x = compute()", false));
+        assert!(!keys_match("abc", "bc", false));
+    }
+
+    #[test]
+    fn ellipsis_fragments_match_line_starts() {
+        assert!(keys_match(
+            "print(\"a very long message\", file=sys.stderr)",
+            "print(\"a very long...",
+            false
+        ));
+    }
+
+    #[test]
+    fn removed_fragments_must_cover_half_the_line() {
+        let file = "a fairly long line that goes on and on and on = value";
+        assert!(!keys_match(file, "on and on = value", true));
+        assert!(keys_match(file, "on and on = value", false));
+    }
+
+    #[test]
+    fn structural_lines() {
+        assert!(is_structural("    },"));
+        assert!(is_structural("  // note"));
+        assert!(is_structural(""));
+        assert!(!is_structural("x = 1"));
+    }
+}

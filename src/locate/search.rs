@@ -1,0 +1,427 @@
+//! Candidate search: where in the file a hunk's old side matches under one tier.
+//!
+//! The exact, resilient and fuzzy tiers compare the old side line by line as a
+//! contiguous block. The structural tier aligns it with small, bounded slack
+//! (blank context lines, omitted structural lines, dropped context lines,
+//! context past the end of the file). The similarity tier scores blocks by
+//! Levenshtein ratio but insists that removed lines really are in the file.
+
+use super::keys::{FileKeys, OldLine};
+use super::normalize::{LineMatch, is_structural};
+use super::{Normalization, Tier};
+use crate::model::LineKind;
+use std::ops::Range;
+
+/// Where one old-side line landed in an alignment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Slot {
+    /// Matched file line (0-based) and how.
+    Line(usize, LineMatch),
+    /// A context line the file does not have: ignored.
+    Dropped,
+    /// A blank context line with no blank line in the file: inserted as a new line.
+    AsAddition,
+    /// A context line past the end of the file: ignored.
+    Overhang,
+}
+
+/// One place the old side matches.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// First file line of the match (0-based).
+    pub start: usize,
+    /// One past the last file line of the match.
+    pub end: usize,
+    /// One slot per old-side line.
+    pub slots: Vec<Slot>,
+    /// Lines matched byte for byte.
+    pub exact: usize,
+    /// Structural deviations used (skips, drops, blank conversions, overhang).
+    pub deviations: usize,
+    /// Block similarity in 0..=1 (1 outside the similarity tier).
+    pub similarity: f64,
+    /// What had to be tolerated.
+    pub normalizations: Vec<Normalization>,
+}
+
+impl Candidate {
+    /// Ranking key: fewer deviations, then more exact lines, then higher similarity.
+    pub fn quality(&self) -> (usize, usize, u32) {
+        (
+            usize::MAX - self.deviations,
+            self.exact,
+            (self.similarity * 1000.0).round() as u32,
+        )
+    }
+}
+
+/// Bounds on the slack the structural tier may use in one hunk.
+#[derive(Debug, Clone, Copy)]
+pub struct Slack {
+    /// File lines the patch omitted (structural lines cost 1, others 2).
+    pub skip_budget: usize,
+    /// Internal context lines of the patch that the file lacks.
+    pub max_drops: usize,
+    /// Blank context lines with no blank line in the file.
+    pub max_blanks: usize,
+}
+
+impl Default for Slack {
+    fn default() -> Self {
+        Slack {
+            skip_budget: 2,
+            max_drops: 2,
+            max_blanks: 3,
+        }
+    }
+}
+
+/// Finds all contiguous matches of `old` within `range` under `tier`
+/// (exact, resilient or fuzzy).
+pub fn contiguous(keys: &FileKeys, old: &[OldLine], tier: Tier, range: Range<usize>) -> Vec<Candidate> {
+    let n = keys.len();
+    let m = old.len();
+    let mut out = Vec::new();
+    if m == 0 || m > n {
+        return out;
+    }
+    let last_start = (n - m).min(range.end.saturating_sub(1));
+    for p in range.start..=last_start {
+        if p + m > n {
+            break;
+        }
+        let mut slots = Vec::with_capacity(m);
+        let mut exact = 0;
+        let mut ok = true;
+        for (i, line) in old.iter().enumerate() {
+            match keys.compare(tier, p + i, line) {
+                LineMatch::No => {
+                    ok = false;
+                    break;
+                }
+                how => {
+                    exact += usize::from(how == LineMatch::Exact);
+                    slots.push(Slot::Line(p + i, how));
+                }
+            }
+        }
+        if ok {
+            let normalizations = if exact < m {
+                vec![tier_normalization(tier)]
+            } else {
+                Vec::new()
+            };
+            out.push(Candidate {
+                start: p,
+                end: p + m,
+                slots,
+                exact,
+                deviations: 0,
+                similarity: 1.0,
+                normalizations,
+            });
+        }
+    }
+    out
+}
+
+fn tier_normalization(tier: Tier) -> Normalization {
+    match tier {
+        Tier::Resilient => Normalization::Whitespace,
+        _ => Normalization::CaseAndPunctuation,
+    }
+}
+
+/// Finds matches with bounded structural slack, comparing lines at the fuzzy level.
+pub fn structural(keys: &FileKeys, old: &[OldLine], range: Range<usize>, slack: Slack) -> Vec<Candidate> {
+    let n = keys.len();
+    let mut out: Vec<Candidate> = Vec::new();
+    if old.is_empty() {
+        return out;
+    }
+    let mut aligner = Aligner {
+        keys,
+        old,
+        slack,
+        slots: Vec::with_capacity(old.len()),
+        skipped: Vec::new(),
+        skip_cost: 0,
+        drops: 0,
+        blanks: 0,
+        steps: 0,
+    };
+    for p in range.start..range.end.min(n) {
+        aligner.reset();
+        if aligner.run(0, p) {
+            let cand = aligner.candidate(p);
+            if !out.iter().any(|c| c.start == cand.start && c.end == cand.end) {
+                out.push(cand);
+            }
+        }
+    }
+    out
+}
+
+/// A bounded depth-first alignment of the old side against the file.
+struct Aligner<'a, 'k, 'h> {
+    keys: &'a FileKeys<'k>,
+    old: &'a [OldLine<'h>],
+    slack: Slack,
+    slots: Vec<Slot>,
+    skipped: Vec<usize>,
+    skip_cost: usize,
+    drops: usize,
+    blanks: usize,
+    steps: usize,
+}
+
+/// Upper bound on alignment steps from one start line (keeps the search linear).
+const MAX_STEPS: usize = 4096;
+
+impl Aligner<'_, '_, '_> {
+    fn reset(&mut self) {
+        self.slots.clear();
+        self.skipped.clear();
+        self.skip_cost = 0;
+        self.drops = 0;
+        self.blanks = 0;
+        self.steps = 0;
+    }
+
+    fn matched(&self) -> usize {
+        self.slots
+            .iter()
+            .filter(|s| matches!(s, Slot::Line(..)))
+            .count()
+    }
+
+    fn run(&mut self, i: usize, j: usize) -> bool {
+        self.steps += 1;
+        if self.steps > MAX_STEPS {
+            return false;
+        }
+        let old = self.old;
+        if i == old.len() {
+            return self.acceptable();
+        }
+        let n = self.keys.len();
+        let line = &old[i];
+        if j == n {
+            // Context past the end of the file is dropped as overhang.
+            if self.matched() > 0 && old[i..].iter().all(|l| l.kind == LineKind::Context) {
+                let before = self.slots.len();
+                self.slots.extend(std::iter::repeat_n(Slot::Overhang, old.len() - i));
+                if self.acceptable() {
+                    return true;
+                }
+                self.slots.truncate(before);
+            }
+            return false;
+        }
+        let how = self.keys.compare(Tier::Fuzzy, j, line);
+        if how != LineMatch::No {
+            self.slots.push(Slot::Line(j, how));
+            if self.run(i + 1, j + 1) {
+                return true;
+            }
+            self.slots.pop();
+        }
+        let matched_before = self.slots.iter().any(|s| matches!(s, Slot::Line(..)));
+        // A blank context line that aligns with no blank line.
+        if line.blank && line.kind == LineKind::Context && self.blanks < self.slack.max_blanks {
+            let edge = i == 0 || i + 1 == old.len();
+            self.blanks += 1;
+            self.slots
+                .push(if edge { Slot::Dropped } else { Slot::AsAddition });
+            if self.run(i + 1, j) {
+                return true;
+            }
+            self.slots.pop();
+            self.blanks -= 1;
+        }
+        // A file line the patch omitted, between two matched lines.
+        let inside_removed_run =
+            i > 0 && old[i - 1].kind == LineKind::Remove && line.kind == LineKind::Remove;
+        if matched_before && !inside_removed_run {
+            let cost = if is_structural(self.keys.text(j)) { 1 } else { 2 };
+            if self.skip_cost + cost <= self.slack.skip_budget {
+                self.skip_cost += cost;
+                self.skipped.push(j);
+                if self.run(i, j + 1) {
+                    return true;
+                }
+                self.skipped.pop();
+                self.skip_cost -= cost;
+            }
+        }
+        // An internal context line the file does not have.
+        if matched_before
+            && line.kind == LineKind::Context
+            && !line.blank
+            && i + 1 < old.len()
+            && self.drops < self.slack.max_drops
+        {
+            self.drops += 1;
+            self.slots.push(Slot::Dropped);
+            if self.run(i + 1, j) {
+                return true;
+            }
+            self.slots.pop();
+            self.drops -= 1;
+        }
+        false
+    }
+
+    /// Safety bounds on a complete alignment: every dropped or skipped line
+    /// must sit between matched anchors, and enough anchors must remain.
+    fn acceptable(&self) -> bool {
+        let anchors = self
+            .slots
+            .iter()
+            .zip(self.old)
+            .filter(|(s, l)| matches!(s, Slot::Line(..)) && !l.blank)
+            .count();
+        if anchors == 0 {
+            return false;
+        }
+        let risky = self.drops > 0 || !self.skipped.is_empty();
+        if !risky {
+            return true;
+        }
+        let needed = if self.skip_cost > self.skipped.len() { 3 } else { 2 };
+        if anchors < needed {
+            return false;
+        }
+        // A dropped line must have a matched line after it.
+        let Some(last_line) = self.slots.iter().rposition(|s| matches!(s, Slot::Line(..))) else {
+            return false;
+        };
+        self.slots
+            .iter()
+            .enumerate()
+            .all(|(k, s)| *s != Slot::Dropped || self.old[k].blank || k < last_line)
+    }
+
+    fn candidate(&self, p: usize) -> Candidate {
+        let lines: Vec<usize> = self
+            .slots
+            .iter()
+            .filter_map(|s| match s {
+                Slot::Line(j, _) => Some(*j),
+                _ => None,
+            })
+            .collect();
+        let start = lines.first().copied().unwrap_or(p);
+        let end = lines.last().map_or(p, |l| l + 1);
+        let exact = self
+            .slots
+            .iter()
+            .filter(|s| matches!(s, Slot::Line(_, LineMatch::Exact)))
+            .count();
+        let mut normalizations = Vec::new();
+        if self
+            .slots
+            .iter()
+            .any(|s| matches!(s, Slot::Line(_, LineMatch::Normalized)))
+        {
+            normalizations.push(Normalization::CaseAndPunctuation);
+        }
+        let count = |slot: Slot| self.slots.iter().filter(|s| **s == slot).count();
+        let (as_add, overhang) = (count(Slot::AsAddition), count(Slot::Overhang));
+        let dropped_blank = self
+            .slots
+            .iter()
+            .zip(self.old)
+            .filter(|(s, l)| **s == Slot::Dropped && l.blank)
+            .count();
+        if as_add > 0 {
+            normalizations.push(Normalization::BlankAsAddition);
+        }
+        if dropped_blank > 0 {
+            normalizations.push(Normalization::DroppedBlankContext);
+        }
+        if self.drops > 0 {
+            normalizations.push(Normalization::DroppedContext);
+        }
+        if !self.skipped.is_empty() {
+            normalizations.push(Normalization::SkippedFileLines);
+        }
+        if overhang > 0 {
+            normalizations.push(Normalization::EofOverhang);
+        }
+        Candidate {
+            start,
+            end,
+            slots: self.slots.clone(),
+            exact,
+            deviations: self.skip_cost + self.drops + self.blanks + overhang,
+            similarity: 1.0,
+            normalizations,
+        }
+    }
+}
+
+/// Scores contiguous blocks by Levenshtein similarity of their fuzzy keys.
+///
+/// Removed lines must still match at the fuzzy level (a stale patch is never
+/// applied to a look-alike), at least half of the lines must match outright,
+/// and the block similarity must reach `threshold`.
+pub fn similar(keys: &FileKeys, old: &[OldLine], range: Range<usize>, threshold: f64) -> Vec<Candidate> {
+    let n = keys.len();
+    let m = old.len();
+    let mut out = Vec::new();
+    if m == 0 || m > n {
+        return out;
+    }
+    for p in range.start..range.end.min(n - m + 1) {
+        if let Some(c) = score_block(keys, old, p, true) {
+            if c.similarity >= threshold {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// Scores the block of `old.len()` file lines at `p`. With `strict_removed`,
+/// returns `None` as soon as a removed line does not match.
+pub fn score_block(keys: &FileKeys, old: &[OldLine], p: usize, strict_removed: bool) -> Option<Candidate> {
+    let mut slots = Vec::with_capacity(old.len());
+    let (mut exact, mut matched, mut distance, mut total) = (0, 0, 0usize, 0usize);
+    for (i, line) in old.iter().enumerate() {
+        let j = p + i;
+        let how = keys.compare(Tier::Fuzzy, j, line);
+        if how == LineMatch::No && strict_removed && line.kind == LineKind::Remove {
+            return None;
+        }
+        let (a, b) = (keys.fuzzy(j), line.fuzzy.as_str());
+        let len = a.chars().count().max(b.chars().count());
+        total += len;
+        match how {
+            LineMatch::No => distance += strsim::levenshtein(a, b),
+            LineMatch::Exact => {
+                exact += 1;
+                matched += 1;
+            }
+            LineMatch::Normalized => matched += 1,
+        }
+        slots.push(Slot::Line(j, how));
+    }
+    if strict_removed && matched * 2 < old.len() {
+        return None;
+    }
+    let similarity = if total == 0 {
+        1.0
+    } else {
+        1.0 - distance as f64 / total as f64
+    };
+    Some(Candidate {
+        start: p,
+        end: p + old.len(),
+        slots,
+        exact,
+        deviations: old.len() - matched,
+        similarity,
+        normalizations: vec![Normalization::Similarity],
+    })
+}

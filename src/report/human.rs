@@ -1,0 +1,99 @@
+//! The report as short lines for people: one per file and per hunk, and a
+//! block per failure showing what was expected and the closest lines found.
+
+use super::{FileReport, FileStatus, HunkOutcome, HunkReport, Report};
+use std::fmt::Write;
+
+/// Renders what was done (or would be, with `--check`), one line per file and hunk.
+pub fn summary(report: &Report, verbose: bool) -> String {
+    let mut out = String::new();
+    if !report.ok {
+        return out;
+    }
+    for file in &report.files {
+        let verb = match (file.status, report.check) {
+            (FileStatus::Unchanged, _) => "unchanged",
+            (_, true) => "would patch",
+            (_, false) => "patched",
+        };
+        let _ = write!(out, "{verb} {}", file.path);
+        if let Some(to) = &file.move_to {
+            let _ = write!(out, " -> {to}");
+        }
+        let _ = writeln!(out, " ({}, +{} -{})", file.format.name(), file.added, file.removed);
+        for hunk in &file.hunks {
+            if verbose || hunk.status != HunkOutcome::Applied || !hunk.normalizations.is_empty() {
+                let _ = writeln!(out, "  {}", hunk_line(hunk));
+            }
+        }
+    }
+    out
+}
+
+fn hunk_line(hunk: &HunkReport) -> String {
+    let mut line = format!("hunk {}", hunk.index);
+    if let Some(r) = hunk.lines {
+        if r.end >= r.start {
+            let _ = write!(line, " at L{}-L{}", r.start, r.end);
+        } else {
+            let _ = write!(line, " inserted before L{}", r.start);
+        }
+    }
+    match hunk.status {
+        HunkOutcome::Applied => {}
+        HunkOutcome::AlreadyApplied => line.push_str(": already applied, skipped"),
+        HunkOutcome::NoOp => line.push_str(": changes nothing, skipped"),
+        HunkOutcome::Failed => line.push_str(": failed"),
+    }
+    if let Some(tier) = hunk.tier {
+        let _ = write!(line, " via {}", tier.name());
+    }
+    if !hunk.normalizations.is_empty() {
+        let list: Vec<&str> = hunk.normalizations.iter().map(|n| n.describe()).collect();
+        let _ = write!(line, " ({})", list.join(", "));
+    }
+    line
+}
+
+/// Renders every problem: one `error:` line each, naming file, hunk and patch line,
+/// then the expected lines and the closest lines of the file.
+pub fn errors(report: &Report) -> String {
+    let mut out = String::new();
+    if let Some(p) = &report.error {
+        let _ = writeln!(out, "error: {} [{}]", p.message, p.code);
+    }
+    for file in &report.files {
+        file_errors(file, &mut out);
+    }
+    if !report.ok && report.error.is_none() {
+        let _ = writeln!(out, "nothing was written: every hunk must apply (exit 1)");
+    }
+    out
+}
+
+fn file_errors(file: &FileReport, out: &mut String) {
+    if let Some(p) = &file.error {
+        let _ = writeln!(out, "error: {} [{}]", p.message, p.code);
+    }
+    for hunk in &file.hunks {
+        let Some(f) = &hunk.failure else { continue };
+        let _ = writeln!(
+            out,
+            "error: {}: hunk {} (patch line {}): {} [{}]",
+            file.path, hunk.index, hunk.patch_line, f.message, f.code
+        );
+        let _ = writeln!(out, "  expected:");
+        for line in f.expected.iter().take(12) {
+            let _ = writeln!(out, "    | {line}");
+        }
+        if let Some(near) = &f.near_match {
+            let _ = writeln!(out, "  closest in {} ({:.0}% similar):", file.path, near.similarity * 100.0);
+            for (i, line) in near.lines.iter().enumerate().take(12) {
+                let _ = writeln!(out, "  {:>5} | {line}", near.start_line + i);
+            }
+            if let Some((patch_line, file_line)) = &near.first_difference {
+                let _ = writeln!(out, "  first difference: patch `{patch_line}` vs file line {file_line}");
+            }
+        }
+    }
+}

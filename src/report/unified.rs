@@ -1,0 +1,37 @@
+//! Completion to a standard unified diff: whatever notation the patch was
+//! written in, the located result is printed as a `git apply`-able diff with
+//! correct line numbers.
+
+use crate::apply::FileResult;
+use similar::TextDiff;
+
+/// Standard unified diff (3 lines of context) of every changed file.
+pub fn unified_diff(results: &[FileResult]) -> String {
+    let mut out = String::new();
+    for r in results {
+        if r.old == r.new && r.old_path == r.new_path {
+            continue;
+        }
+        let old = String::from_utf8_lossy(&r.old);
+        let new = String::from_utf8_lossy(&r.new);
+        let a = r.old_path.as_deref().map_or("/dev/null".to_string(), |p| format!("a/{p}"));
+        let b = r.new_path.as_deref().map_or("/dev/null".to_string(), |p| format!("b/{p}"));
+        let git_a = r.old_path.as_deref().or(r.new_path.as_deref()).unwrap_or_default();
+        let git_b = r.new_path.as_deref().or(r.old_path.as_deref()).unwrap_or_default();
+        out.push_str(&format!("diff --git a/{git_a} b/{git_b}\n"));
+        if r.old_path.is_none() {
+            out.push_str("new file mode 100644\n");
+        } else if r.new_path.is_none() {
+            out.push_str("deleted file mode 100644\n");
+        } else if r.old_path != r.new_path {
+            out.push_str(&format!("rename from {git_a}\nrename to {git_b}\n"));
+        }
+        if r.old == r.new {
+            continue;
+        }
+        let diff = TextDiff::from_lines(old.as_ref(), new.as_ref());
+        let text = diff.unified_diff().context_radius(3).header(&a, &b).to_string();
+        out.push_str(&text);
+    }
+    out
+}
