@@ -1,0 +1,349 @@
+//! Unified diffs: numbered (`@@ -a,b +c,d @@`) and numberless (`@@`, `@@ @@`)
+//! hunks, `diff --git` extended headers, `---`/`+++` headers, headerless hunks.
+
+use super::cleanup::{Src, split_line_number, strip_numbered_hunk};
+use super::detect::Ctx;
+use super::paths;
+use crate::error::ParseError;
+use crate::model::{FileOp, FilePatch, Hunk, HunkLine, LineKind, PatchFormat};
+
+fn malformed(line: usize, message: impl Into<String>) -> ParseError {
+    ParseError::Malformed {
+        line,
+        message: message.into(),
+    }
+}
+
+/// True when line `i` is `--- x` directly followed by `+++ y` (a file header).
+pub(crate) fn is_file_header(src: &Src, i: usize) -> bool {
+    src.line(i).is_some_and(|l| l.starts_with("--- "))
+        && src.line(i + 1).is_some_and(|l| l.starts_with("+++ "))
+}
+
+/// True for a hunk header line (`@@ ...`).
+pub(crate) fn is_hunk_header(line: &str) -> bool {
+    line.starts_with("@@")
+}
+
+/// True when a unified diff (git header, file header or hunk) starts at line `i`.
+pub(crate) fn starts_at(src: &Src, i: usize) -> bool {
+    src.line(i)
+        .is_some_and(|l| l.starts_with("diff --git ") || is_hunk_header(l))
+        || is_file_header(src, i)
+}
+
+/// What a hunk header says.
+enum HeaderKind {
+    /// `@@ -a,b +c,d @@`: old start `a`.
+    Numbered(usize),
+    /// `@@`, `@@ @@`, `@@ text @@`.
+    Numberless,
+}
+
+/// Parses a `-a,b` / `+c,d` range; returns the start.
+fn parse_range(tok: &str, sign: char) -> Option<usize> {
+    let t = tok.strip_prefix(sign)?;
+    let (start, count) = match t.split_once(',') {
+        Some((s, c)) => (s, Some(c)),
+        None => (t, None),
+    };
+    if let Some(c) = count {
+        c.parse::<usize>().ok()?;
+    }
+    start.parse().ok()
+}
+
+fn parse_header(line: &str, at: usize) -> Result<HeaderKind, ParseError> {
+    let rest = line.get(2..).unwrap_or("").trim_start();
+    let looks_numbered = rest
+        .strip_prefix('-')
+        .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+    if !looks_numbered {
+        return Ok(HeaderKind::Numberless);
+    }
+    let mut toks = rest.split_whitespace();
+    let old = toks.next().and_then(|t| parse_range(t, '-'));
+    let new = toks.next().and_then(|t| parse_range(t, '+'));
+    let close = toks.next().is_some_and(|t| t.starts_with("@@"));
+    match (old, new, close) {
+        (Some(a), Some(_), true) => Ok(HeaderKind::Numbered(a)),
+        _ => Err(malformed(
+            at,
+            format!("bad hunk header `{line}`: expected `@@ -START,COUNT +START,COUNT @@`"),
+        )),
+    }
+}
+
+/// A `42 | -code` line (number before the marker): returns the marker and the
+/// line rewritten as `42 | code` so the common prefix stripping handles it.
+fn before_form(line: &str) -> Option<(char, String)> {
+    let (n, rest) = split_line_number(line)?;
+    let mut chars = rest.chars();
+    let m = chars.next()?;
+    matches!(m, ' ' | '-' | '+').then(|| (m, format!("{n} | {}", chars.as_str())))
+}
+
+/// True when line `k` continues a hunk body.
+fn is_body_line(src: &Src, k: usize) -> bool {
+    let Some(l) = src.line(k) else { return false };
+    if is_file_header(src, k) {
+        return false;
+    }
+    l.starts_with([' ', '-', '+', '\\']) || before_form(l).is_some()
+}
+
+/// Parses the hunk whose header is at line `i`; returns it, whether it was
+/// numbered, and the index after it.
+fn parse_hunk(src: &Src, i: usize) -> Result<(Hunk, bool, usize), ParseError> {
+    let header = src.line(i).unwrap_or("");
+    let kind = parse_header(header, src.orig(i))?;
+    let (hint, numbered) = match kind {
+        HeaderKind::Numbered(a) => (Some(a), true),
+        HeaderKind::Numberless => (None, false),
+    };
+    let (hunk, next) = parse_body(src, i + 1, src.orig(i))?;
+    let mut hunk = hunk;
+    if hunk.line_hint.is_none() {
+        hunk.line_hint = hint;
+    }
+    Ok((hunk, numbered, next))
+}
+
+/// Reads hunk body lines from `j`; `at` is the patch line reported for the hunk.
+fn parse_body(src: &Src, mut j: usize, at: usize) -> Result<(Hunk, usize), ParseError> {
+    let mut hunk = Hunk {
+        patch_line: at,
+        ..Hunk::default()
+    };
+    let mut before = false;
+    let mut last: Option<LineKind> = None;
+    while let Some(l) = src.line(j) {
+        if l.is_empty() {
+            match src.next_non_empty(j) {
+                Some(k) if is_body_line(src, k) => {
+                    for _ in j..k {
+                        push(&mut hunk, &mut last, LineKind::Context, String::new());
+                    }
+                    j = k;
+                    continue;
+                }
+                _ => break,
+            }
+        }
+        if is_file_header(src, j) {
+            break;
+        }
+        if let Some(rest) = l.strip_prefix(' ') {
+            push(&mut hunk, &mut last, LineKind::Context, rest.to_string());
+        } else if let Some(rest) = l.strip_prefix('-') {
+            push(&mut hunk, &mut last, LineKind::Remove, rest.to_string());
+        } else if let Some(rest) = l.strip_prefix('+') {
+            push(&mut hunk, &mut last, LineKind::Add, rest.to_string());
+        } else if l.starts_with('\\') {
+            match last {
+                Some(LineKind::Remove) => hunk.old_missing_newline = true,
+                Some(LineKind::Add) => hunk.new_missing_newline = true,
+                Some(LineKind::Context) => {
+                    hunk.old_missing_newline = true;
+                    hunk.new_missing_newline = true;
+                }
+                None => {}
+            }
+        } else if let Some((m, text)) = before_form(l) {
+            before = true;
+            let kind = match m {
+                '-' => LineKind::Remove,
+                '+' => LineKind::Add,
+                _ => LineKind::Context,
+            };
+            push(&mut hunk, &mut last, kind, text);
+        } else {
+            break;
+        }
+        j += 1;
+    }
+    if hunk.lines.is_empty() {
+        return Err(malformed(at, "hunk has no lines"));
+    }
+    match strip_numbered_hunk(&mut hunk.lines) {
+        Some(n) => hunk.line_hint = Some(n),
+        None if before => {
+            return Err(malformed(
+                at,
+                "hunk lines carry line numbers (`42 | -code`) that are not consecutive",
+            ));
+        }
+        None => {}
+    }
+    Ok((hunk, j))
+}
+
+fn push(hunk: &mut Hunk, last: &mut Option<LineKind>, kind: LineKind, text: String) {
+    let line = HunkLine::new(kind, text);
+    if line.is_old() {
+        hunk.old_missing_newline = false;
+    }
+    if line.is_new() {
+        hunk.new_missing_newline = false;
+    }
+    *last = Some(kind);
+    hunk.lines.push(line);
+}
+
+/// Splits the two paths of `diff --git a/x b/x`.
+fn git_paths(rest: &str) -> Option<(String, String)> {
+    let rest = rest.trim();
+    if let Some(r) = rest.strip_prefix('"') {
+        let end = r.find('"')?;
+        let a = r.get(..end)?.to_string();
+        let b = r.get(end + 1..)?.trim().trim_matches('"').to_string();
+        return Some((a, b));
+    }
+    // Prefer the split where both sides name the same file.
+    for (k, _) in rest.match_indices(' ') {
+        let (a, b) = (rest.get(..k)?, rest.get(k + 1..)?);
+        let sa = a.strip_prefix("a/").unwrap_or(a);
+        let sb = b.strip_prefix("b/").unwrap_or(b);
+        if sa == sb {
+            return Some((a.to_string(), b.to_string()));
+        }
+    }
+    if let Some(k) = rest.find(" b/") {
+        return Some((rest.get(..k)?.to_string(), rest.get(k + 1..)?.to_string()));
+    }
+    let (a, b) = rest.split_once(' ')?;
+    Some((a.to_string(), b.trim().to_string()))
+}
+
+/// Parses one file's diff starting at line `i` (a `diff --git` line, a
+/// `---`/`+++` header, or a headerless hunk); returns the index after it.
+pub(crate) fn parse_file(src: &Src, i: usize, ctx: &Ctx) -> Result<(FilePatch, usize), ParseError> {
+    let start = i;
+    let at = src.orig(i);
+    let mut j = i;
+    let mut path: Option<String> = None;
+    let mut op = FileOp::Update;
+    let mut move_to = None;
+    let mut new_mode = None;
+    let mut git = false;
+    if let Some(rest) = src.line(j).and_then(|l| l.strip_prefix("diff --git ")) {
+        git = true;
+        let (a, _b) = git_paths(rest)
+            .ok_or_else(|| malformed(at, "cannot read the paths of `diff --git`"))?;
+        path = Some(paths::strip(&a, ctx.strip, at)?);
+        j += 1;
+        while let Some(l) = src.line(j) {
+            let line_no = src.orig(j);
+            if let Some(m) = l.strip_prefix("new file mode ") {
+                op = FileOp::Add;
+                new_mode = u32::from_str_radix(m.trim(), 8).ok();
+            } else if l.starts_with("deleted file mode ") {
+                op = FileOp::Delete;
+            } else if let Some(p) = l.strip_prefix("rename from ") {
+                path = Some(paths::clean(p));
+            } else if let Some(p) = l.strip_prefix("rename to ") {
+                move_to = Some(paths::clean(p));
+            } else if l.starts_with("Binary files ") || l.starts_with("GIT binary patch") {
+                return Err(malformed(
+                    line_no,
+                    "binary patches are not supported: re-create the binary file instead",
+                ));
+            } else if ![
+                "index ",
+                "similarity index ",
+                "dissimilarity index ",
+                "old mode ",
+                "new mode ",
+                "copy from ",
+                "copy to ",
+            ]
+            .iter()
+            .any(|p| l.starts_with(p))
+            {
+                break;
+            }
+            j += 1;
+        }
+    }
+    let mut headered = git;
+    if is_file_header(src, j) {
+        headered = true;
+        let old_rest = src
+            .line(j)
+            .and_then(|l| l.strip_prefix("--- "))
+            .unwrap_or("");
+        let new_rest = src
+            .line(j + 1)
+            .and_then(|l| l.strip_prefix("+++ "))
+            .unwrap_or("");
+        let old = paths::header_path(old_rest, ctx.strip, src.orig(j))?;
+        let new = paths::header_path(new_rest, ctx.strip, src.orig(j + 1))?;
+        match (old, new) {
+            (None, Some(n)) => {
+                op = FileOp::Add;
+                path = Some(n);
+            }
+            (Some(o), None) => {
+                op = FileOp::Delete;
+                path = Some(o);
+            }
+            (Some(o), Some(_)) => {
+                if path.is_none() || move_to.is_none() {
+                    path = Some(o);
+                }
+            }
+            (None, None) => {
+                return Err(malformed(src.orig(j), "both file headers are /dev/null"));
+            }
+        }
+        j += 2;
+    }
+    let path = match path {
+        Some(p) => p,
+        None => match ctx
+            .target
+            .clone()
+            .or_else(|| paths::path_before(src, start))
+        {
+            Some(p) => p,
+            None => return Err(ParseError::NoTargetPath { line: at }),
+        },
+    };
+    let mut fp = FilePatch::new(path, op, PatchFormat::NumberlessDiff, at);
+    fp.move_to = move_to;
+    fp.new_mode = new_mode;
+    let mut any_numbered = false;
+    // A header directly followed by body lines (no `@@`): one numberless hunk.
+    if headered && !git && src.line(j).is_some_and(|l| !is_hunk_header(l)) && is_body_line(src, j) {
+        let (hunk, next) = parse_body(src, j, src.orig(j))?;
+        fp.hunks.push(hunk);
+        j = next;
+    }
+    while let Some(l) = src.line(j) {
+        if l.trim().is_empty() {
+            // Blank lines between two hunks of the same file.
+            match src.next_non_empty(j) {
+                Some(k) if src.line(k).is_some_and(is_hunk_header) => j = k,
+                _ => break,
+            }
+            continue;
+        }
+        if !is_hunk_header(l) {
+            break;
+        }
+        let (hunk, numbered, next) = parse_hunk(src, j)?;
+        any_numbered |= numbered;
+        fp.hunks.push(hunk);
+        j = next;
+    }
+    if fp.hunks.is_empty() && !git {
+        return Err(malformed(
+            at,
+            "file header is not followed by any hunk (`@@ ... @@`)",
+        ));
+    }
+    if any_numbered || (git && fp.hunks.is_empty()) {
+        fp.format = PatchFormat::UnifiedDiff;
+    }
+    Ok((fp, j))
+}
