@@ -49,3 +49,112 @@ pub fn parse_patch(text: &[u8], options: &ParseOptions) -> Result<Patch, ParseEr
     }
     Ok(Patch { files })
 }
+
+/// Helpers shared by the parser tests.
+#[cfg(test)]
+pub(crate) mod test_util {
+    use super::{ParseOptions, parse_patch};
+    use crate::error::ParseError;
+    use crate::model::{Hunk, LineKind, Patch};
+
+    /// Parses with default options.
+    pub fn parse(text: &str) -> Result<Patch, ParseError> {
+        parse_patch(text.as_bytes(), &ParseOptions::default())
+    }
+
+    /// Parses with a `--target`.
+    pub fn parse_target(text: &str, target: &str) -> Result<Patch, ParseError> {
+        let opts = ParseOptions {
+            target: Some(target.into()),
+            ..ParseOptions::default()
+        };
+        parse_patch(text.as_bytes(), &opts)
+    }
+
+    /// A hunk as `" ctx"`, `"-old"`, `"+new"` strings.
+    pub fn show(h: &Hunk) -> Vec<String> {
+        h.lines
+            .iter()
+            .map(|l| {
+                let m = match l.kind {
+                    LineKind::Context => ' ',
+                    LineKind::Remove => '-',
+                    LineKind::Add => '+',
+                };
+                format!("{m}{}", l.text)
+            })
+            .collect()
+    }
+
+    /// The line and message of a Malformed error (panics otherwise: tests only).
+    pub fn malformed(r: Result<Patch, ParseError>) -> (usize, String) {
+        match r {
+            Err(ParseError::Malformed { line, message }) => (line, message),
+            other => panic!("expected Malformed, got {other:?}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_util::*;
+    use super::*;
+    use crate::model::FileOp;
+
+    #[test]
+    fn prose_only_is_no_edits() {
+        assert_eq!(
+            parse("Just some text.\n\n```\ncode\n```\n"),
+            Err(ParseError::NoEdits)
+        );
+        assert_eq!(parse(""), Err(ParseError::NoEdits));
+    }
+
+    #[test]
+    fn mixed_reply_reads_every_format() {
+        let text = "I changed three files.\n\n```diff\n--- a/one.rs\n+++ b/one.rs\n@@ -1,2 +1,2 @@\n fn a() {}\n-fn b() {}\n+fn c() {}\n```\n\nThen:\n\ntwo.py\n```python\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n\n*** Begin Patch\n*** Delete File: three.txt\n*** End Patch\n";
+        let p = parse(text).unwrap();
+        let names: Vec<_> = p
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.format))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("one.rs", PatchFormat::UnifiedDiff),
+                ("two.py", PatchFormat::SearchReplace),
+                ("three.txt", PatchFormat::CodexEnvelope)
+            ]
+        );
+        assert_eq!(p.files[1].patch_line, 16);
+        assert_eq!(p.files[2].op, FileOp::Delete);
+    }
+
+    #[test]
+    fn forced_format_treats_others_as_prose() {
+        let text = "--- a/one.rs\n+++ b/one.rs\n@@ -1 +1 @@\n-a\n+b\n\ntwo.py\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n";
+        let only_sr = ParseOptions {
+            format: Some(PatchFormat::SearchReplace),
+            ..ParseOptions::default()
+        };
+        let p = parse_patch(text.as_bytes(), &only_sr).unwrap();
+        assert_eq!(p.files.len(), 1);
+        assert_eq!(p.files[0].path, "two.py");
+        let only_diff = ParseOptions {
+            format: Some(PatchFormat::UnifiedDiff),
+            ..ParseOptions::default()
+        };
+        let p = parse_patch(text.as_bytes(), &only_diff).unwrap();
+        assert_eq!(p.files.len(), 1);
+        assert_eq!(p.files[0].path, "one.rs");
+        let only_codex = ParseOptions {
+            format: Some(PatchFormat::CodexEnvelope),
+            ..ParseOptions::default()
+        };
+        assert_eq!(
+            parse_patch(text.as_bytes(), &only_codex),
+            Err(ParseError::NoEdits)
+        );
+    }
+}

@@ -347,3 +347,230 @@ pub(crate) fn parse_file(src: &Src, i: usize, ctx: &Ctx) -> Result<(FilePatch, u
     }
     Ok((fp, j))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::*;
+    use super::super::{ParseOptions, parse_patch};
+    use crate::error::ParseError;
+    use crate::model::{FileOp, PatchFormat};
+
+    const GIT: &str = "diff --git a/src/lib.rs b/src/lib.rs\nindex 83db48f..bf269f4 100644\n--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -10,3 +10,3 @@ fn main() {\n fn a() {}\n-fn b() {}\n+fn c() {}\n fn d() {}\n";
+
+    #[test]
+    fn git_diff_numbered_hunk() {
+        let p = parse(GIT).unwrap();
+        let f = &p.files[0];
+        assert_eq!(f.path, "src/lib.rs");
+        assert_eq!(f.op, FileOp::Update);
+        assert_eq!(f.format, PatchFormat::UnifiedDiff);
+        assert_eq!(f.patch_line, 1);
+        let h = &f.hunks[0];
+        assert_eq!(h.line_hint, Some(10));
+        assert_eq!(h.patch_line, 5);
+        assert_eq!(
+            show(h),
+            [" fn a() {}", "-fn b() {}", "+fn c() {}", " fn d() {}"]
+        );
+    }
+
+    #[test]
+    fn plain_headers_with_timestamps() {
+        let p = parse("--- a/x.txt\t2024-01-01 10:00:00\n+++ b/x.txt\t2024-01-02 10:00:00\n@@ -1 +1 @@\n-a\n+b\n").unwrap();
+        assert_eq!(p.files[0].path, "x.txt");
+    }
+
+    #[test]
+    fn dev_null_means_add_or_delete() {
+        let p = parse("--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-gone\n").unwrap();
+        assert_eq!(p.files[0].op, FileOp::Add);
+        assert_eq!(p.files[0].path, "new.txt");
+        assert_eq!(p.files[0].hunks[0].line_hint, Some(0));
+        assert_eq!(show(&p.files[0].hunks[0]), ["+one", "+two"]);
+        assert_eq!(p.files[1].op, FileOp::Delete);
+        assert_eq!(p.files[1].path, "old.txt");
+    }
+
+    #[test]
+    fn git_extended_headers() {
+        let text = "diff --git a/run.sh b/run.sh\nnew file mode 100755\nindex 0000000..e69de29\n--- /dev/null\n+++ b/run.sh\n@@ -0,0 +1 @@\n+echo hi\ndiff --git a/dead.rs b/dead.rs\ndeleted file mode 100644\ndiff --git a/old name.rs b/new.rs\nsimilarity index 100%\nrename from old name.rs\nrename to new.rs\n";
+        let p = parse(text).unwrap();
+        assert_eq!(p.files.len(), 3);
+        assert_eq!(
+            (p.files[0].op, p.files[0].new_mode),
+            (FileOp::Add, Some(0o100755))
+        );
+        assert_eq!(
+            (p.files[1].op, p.files[1].path.as_str()),
+            (FileOp::Delete, "dead.rs")
+        );
+        assert!(p.files[1].hunks.is_empty());
+        assert_eq!(p.files[2].path, "old name.rs");
+        assert_eq!(p.files[2].move_to.as_deref(), Some("new.rs"));
+        assert_eq!(p.files[2].format, PatchFormat::UnifiedDiff);
+    }
+
+    #[test]
+    fn binary_patch_is_refused() {
+        let (line, msg) = malformed(parse(
+            "diff --git a/i.png b/i.png\nindex 1..2 100644\nBinary files a/i.png and b/i.png differ\n",
+        ));
+        assert_eq!(line, 3);
+        assert!(msg.contains("binary patches are not supported"), "{msg}");
+    }
+
+    #[test]
+    fn strip_components() {
+        let text = "--- x/y/src/a.rs\n+++ x/y/src/a.rs\n@@ -1 +1 @@\n-a\n+b\n";
+        let opts = |n| ParseOptions {
+            strip: Some(n),
+            ..ParseOptions::default()
+        };
+        let p = parse_patch(text.as_bytes(), &opts(2)).unwrap();
+        assert_eq!(p.files[0].path, "src/a.rs");
+        let p = parse_patch(text.as_bytes(), &opts(0)).unwrap();
+        assert_eq!(p.files[0].path, "x/y/src/a.rs");
+        let (line, msg) = malformed(parse_patch(text.as_bytes(), &opts(4)));
+        assert_eq!(line, 1);
+        assert!(msg.contains("-p4"), "{msg}");
+        // Without -p only a/ and b/ go.
+        assert_eq!(parse(text).unwrap().files[0].path, "x/y/src/a.rs");
+    }
+
+    #[test]
+    fn counts_do_not_delimit_the_body() {
+        let p = parse("--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n a\n-b\n+c\n d\n e\n").unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), [" a", "-b", "+c", " d", " e"]);
+    }
+
+    #[test]
+    fn no_newline_markers() {
+        let p =
+            parse("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n").unwrap();
+        let h = &p.files[0].hunks[0];
+        assert!(h.old_missing_newline && !h.new_missing_newline);
+        let p =
+            parse("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n\\ No newline at end of file\n").unwrap();
+        let h = &p.files[0].hunks[0];
+        assert!(!h.old_missing_newline && h.new_missing_newline);
+        let p =
+            parse("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n+b\n c\n\\ No newline at end of file\n")
+                .unwrap();
+        let h = &p.files[0].hunks[0];
+        assert!(h.old_missing_newline && h.new_missing_newline);
+    }
+
+    #[test]
+    fn dashes_line_is_removed_unless_a_header_follows() {
+        let p = parse("--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1 @@\n--- old comment\n select 1;\n--- a/r.sql\n+++ b/r.sql\n@@ -1 +1 @@\n-x\n+y\n").unwrap();
+        assert_eq!(p.files.len(), 2);
+        assert_eq!(
+            show(&p.files[0].hunks[0]),
+            ["--- old comment", " select 1;"]
+        );
+        assert_eq!(p.files[1].path, "r.sql");
+    }
+
+    #[test]
+    fn empty_lines_inside_and_after_a_hunk() {
+        let p = parse("```diff\n--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n\n-b\n+c\n\n\n@@ -10 +10 @@\n-x\n+y\n\n```\nDone.\n").unwrap();
+        let f = &p.files[0];
+        assert_eq!(f.hunks.len(), 2);
+        assert_eq!(show(&f.hunks[0]), [" a", " ", "-b", "+c"]);
+        assert_eq!(show(&f.hunks[1]), ["-x", "+y"]);
+    }
+
+    #[test]
+    fn empty_hunk_is_malformed() {
+        let (line, msg) = malformed(parse(
+            "--- a/f\n+++ b/f\n@@ -1 +1 @@\n@@ -5 +5 @@\n-a\n+b\n",
+        ));
+        assert_eq!(line, 3);
+        assert!(msg.contains("no lines"), "{msg}");
+    }
+
+    #[test]
+    fn bad_hunk_header_is_malformed() {
+        let (line, _) = malformed(parse("--- a/f\n+++ b/f\n@@ -1,x +1 @@\n-a\n+b\n"));
+        assert_eq!(line, 3);
+    }
+
+    #[test]
+    fn header_without_hunk_is_malformed() {
+        let (line, _) = malformed(parse("--- a/f\n+++ b/f\nThat's all.\n"));
+        assert_eq!(line, 1);
+    }
+
+    #[test]
+    fn several_files_and_hunks() {
+        let p = parse("--- a/a\n+++ b/a\n@@ -1 +1 @@\n-1\n+2\n@@ -9 +9 @@\n-3\n+4\n--- a/b\n+++ b/b\n@@ -2,0 +3 @@\n+new\n").unwrap();
+        assert_eq!(p.files.len(), 2);
+        assert_eq!(p.files[0].hunks.len(), 2);
+        assert_eq!(p.files[0].hunks[1].line_hint, Some(9));
+        assert_eq!(p.files[1].hunks[0].line_hint, Some(2));
+    }
+
+    #[test]
+    fn filename_headers_and_numberless_hunks() {
+        let p = parse("--- filename: src/x.py\n+++ filename: src/x.py\n@@ ... @@\n-a\n+b\n@@ @@\n c\n-d\n@@\n-e\n").unwrap();
+        let f = &p.files[0];
+        assert_eq!(f.path, "src/x.py");
+        assert_eq!(f.format, PatchFormat::NumberlessDiff);
+        assert_eq!(f.hunks.len(), 3);
+        assert!(f.hunks.iter().all(|h| h.line_hint.is_none()));
+        // Text after the second @@ is ignored.
+        let p = parse("--- a/y\n+++ b/y\n@@ class Foo: @@ def bar\n-a\n+b\n").unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), ["-a", "+b"]);
+    }
+
+    #[test]
+    fn headerless_hunk_paths() {
+        let text = "Change this:\n\n**src/foo.rs**\n```diff\n@@\n-a\n+b\n```\n";
+        assert_eq!(parse(text).unwrap().files[0].path, "src/foo.rs");
+        assert_eq!(parse_target(text, "t.rs").unwrap().files[0].path, "t.rs");
+        for head in [
+            "src/foo.rs",
+            "`src/foo.rs`",
+            "File: src/foo.rs",
+            "# src/foo.rs",
+        ] {
+            let t = format!("{head}\n@@ @@\n-a\n+b\n");
+            assert_eq!(parse(&t).unwrap().files[0].path, "src/foo.rs", "{head}");
+        }
+        assert_eq!(
+            parse("Here is the fix:\n```diff\n@@\n-a\n+b\n```\n"),
+            Err(ParseError::NoTargetPath { line: 3 })
+        );
+    }
+
+    #[test]
+    fn numbered_view_prefixes_after_the_marker() {
+        let p = parse(
+            "--- a/f\n+++ b/f\n@@ @@\n 41 | fn a() {\n-42 |     old();\n+    new();\n 43 | }\n",
+        )
+        .unwrap();
+        let h = &p.files[0].hunks[0];
+        assert_eq!(show(h), [" fn a() {", "-    old();", "+    new();", " }"]);
+        assert_eq!(h.line_hint, Some(41));
+    }
+
+    #[test]
+    fn numbered_view_prefixes_before_the_marker() {
+        let p = parse("--- a/f\n+++ b/f\n@@ -40,3 +40,3 @@\n41 |  fn a() {\n42 | -    old();\n42 | +    new();\n43 |  }\n").unwrap();
+        let h = &p.files[0].hunks[0];
+        assert_eq!(show(h), [" fn a() {", "-    old();", "+    new();", " }"]);
+        assert_eq!(h.line_hint, Some(41));
+    }
+
+    #[test]
+    fn yaml_numbers_survive() {
+        let p =
+            parse("--- a/c.yaml\n+++ b/c.yaml\n@@ -1,2 +1,2 @@\n 10: foo\n-20: bar\n+20: baz\n")
+                .unwrap();
+        assert_eq!(
+            show(&p.files[0].hunks[0]),
+            [" 10: foo", "-20: bar", "+20: baz"]
+        );
+        assert_eq!(p.files[0].hunks[0].line_hint, Some(1));
+    }
+}
