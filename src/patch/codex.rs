@@ -260,3 +260,91 @@ fn finish(cur: &mut Option<Hunk>, fp: &mut FilePatch) -> Result<(), ParseError> 
     fp.hunks.push(h);
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::*;
+    use crate::model::{FileOp, PatchFormat};
+
+    #[test]
+    fn full_envelope() {
+        let text = "Here you go:\n*** Begin Patch\n*** Add File: docs/new.md\n+# Title\n+\n+body\n*** Delete File: old.txt\n*** Update File: src/app.py\n*** Move to: src/main.py\n@@ class App:\n@@     def run(self):\n-        return 1\n+        return 2\n@@\n tail\n-x\n+y\n*** End of File\n*** End Patch\nThanks!\n";
+        let p = parse(text).unwrap();
+        assert_eq!(p.files.len(), 3);
+        let add = &p.files[0];
+        assert_eq!(
+            (add.op, add.path.as_str(), add.format),
+            (FileOp::Add, "docs/new.md", PatchFormat::CodexEnvelope)
+        );
+        assert_eq!(show(&add.hunks[0]), ["+# Title", "+", "+body"]);
+        assert_eq!(p.files[1].op, FileOp::Delete);
+        let up = &p.files[2];
+        assert_eq!(up.move_to.as_deref(), Some("src/main.py"));
+        assert_eq!(up.hunks.len(), 2);
+        assert_eq!(up.hunks[0].anchors, ["class App:", "    def run(self):"]);
+        assert_eq!(up.hunks[0].patch_line, 10);
+        assert_eq!(
+            show(&up.hunks[0]),
+            ["-        return 1", "+        return 2"]
+        );
+        assert!(up.hunks[1].anchors.is_empty());
+        assert!(up.hunks[1].at_eof && !up.hunks[0].at_eof);
+    }
+
+    #[test]
+    fn decorated_markers_and_first_chunk_without_header() {
+        let p = parse("  *** Begin Patch ***  \n*** Update File: a.rs\n fn a() {\n-    1\n+    2\n\n }\n   *** End Patch ***\n").unwrap();
+        let h = &p.files[0].hunks[0];
+        assert_eq!(show(h), [" fn a() {", "-    1", "+    2", " ", " }"]);
+    }
+
+    #[test]
+    fn numbered_header_is_a_hint() {
+        let p = parse(
+            "*** Begin Patch\n*** Update File: a.rs\n@@ -12,3 +12,4 @@\n-a\n+b\n*** End Patch\n",
+        )
+        .unwrap();
+        let h = &p.files[0].hunks[0];
+        assert_eq!(h.line_hint, Some(12));
+        assert!(h.anchors.is_empty());
+    }
+
+    #[test]
+    fn add_body_empty_lines_and_fences() {
+        let p = parse("*** Begin Patch\n*** Add File: README.md\n+intro\n\n```sh\n+make\n```\n+end\n\n*** End Patch\n").unwrap();
+        assert_eq!(
+            show(&p.files[0].hunks[0]),
+            ["+intro", "+", "+```sh", "+make", "+```", "+end"]
+        );
+    }
+
+    #[test]
+    fn missing_end_points_at_begin() {
+        let (line, msg) = malformed(parse(
+            "intro\n*** Begin Patch\n*** Update File: a\n-x\n+y\n",
+        ));
+        assert_eq!(line, 2);
+        assert!(msg.contains("End Patch"), "{msg}");
+    }
+
+    #[test]
+    fn update_without_chunks_is_malformed() {
+        let (line, _) = malformed(parse(
+            "*** Begin Patch\n*** Update File: a\n*** End Patch\n",
+        ));
+        assert_eq!(line, 2);
+    }
+
+    #[test]
+    fn unknown_marker_is_malformed() {
+        let (line, msg) = malformed(parse(
+            "*** Begin Patch\n*** Update File: a\n-x\n+y\n*** Rename File: b\n*** End Patch\n",
+        ));
+        assert_eq!(line, 5);
+        assert!(msg.contains("*** Rename File: b"), "{msg}");
+        let (line, _) = malformed(parse(
+            "*** Begin Patch\n*** Update File: a\n-x\nnot a diff line\n*** End Patch\n",
+        ));
+        assert_eq!(line, 4);
+    }
+}

@@ -459,3 +459,242 @@ fn blocks_in(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::*;
+    use crate::error::ParseError;
+    use crate::model::PatchFormat;
+
+    fn block(search: &str, replace: &str) -> String {
+        format!("<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n")
+    }
+
+    #[test]
+    fn basic_block_is_a_line_diff() {
+        let text = format!(
+            "src/a.py\n```python\n{}```\n",
+            block(
+                "def f():\n    return 1\n# end\n",
+                "def f():\n    return 2\n# end\n"
+            )
+        );
+        let p = parse(&text).unwrap();
+        let f = &p.files[0];
+        assert_eq!(
+            (f.path.as_str(), f.format),
+            ("src/a.py", PatchFormat::SearchReplace)
+        );
+        assert_eq!(
+            show(&f.hunks[0]),
+            [" def f():", "-    return 1", "+    return 2", " # end"]
+        );
+        assert_eq!(f.hunks[0].patch_line, 3);
+        assert!(!f.create_if_missing);
+    }
+
+    #[test]
+    fn path_line_variants() {
+        for head in [
+            "**src/a.py**",
+            "`src/a.py`",
+            "## src/a.py",
+            "File: src/a.py",
+            "src/a.py:",
+            "Path: `src/a.py`",
+        ] {
+            let text = format!("{head}\n```\n{}```\n", block("a\n", "b\n"));
+            assert_eq!(parse(&text).unwrap().files[0].path, "src/a.py", "{head}");
+        }
+        let text = format!("**My Docs/notes file.md**\n{}", block("a\n", "b\n"));
+        assert_eq!(parse(&text).unwrap().files[0].path, "My Docs/notes file.md");
+    }
+
+    #[test]
+    fn sentence_is_not_a_path() {
+        let text = format!(
+            "Here is the change:\n```python\n{}```\n",
+            block("a\n", "b\n")
+        );
+        assert_eq!(parse(&text), Err(ParseError::NoTargetPath { line: 3 }));
+        assert_eq!(parse_target(&text, "t.py").unwrap().files[0].path, "t.py");
+        // A target does not override a named file.
+        let named = format!("x.py\n{}", block("a\n", "b\n"));
+        assert_eq!(parse_target(&named, "t.py").unwrap().files[0].path, "x.py");
+    }
+
+    #[test]
+    fn path_reuse_and_grouping() {
+        let text = format!(
+            "a.py\n```python\n{}\n{}```\n\n```python\n{}```\nb.py\n{}\nNow some prose.\n\n{}",
+            block("1\n", "2\n"),
+            block("3\n", "4\n"),
+            block("5\n", "6\n"),
+            block("7\n", "8\n"),
+            block("9\n", "10\n"),
+        );
+        assert_eq!(parse(&text), Err(ParseError::NoTargetPath { line: 32 }));
+        let p = parse_target(&text, "t.py").unwrap();
+        let files: Vec<_> = p
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.hunks.len()))
+            .collect();
+        assert_eq!(files, [("a.py", 3), ("b.py", 1), ("t.py", 1)]);
+    }
+
+    #[test]
+    fn start_line_and_dashes() {
+        let p = parse(
+            "x.rs\n<<<<<<< SEARCH\n:start_line:42\n-------\na\n=======\nb\n>>>>>>> REPLACE\n",
+        )
+        .unwrap();
+        let h = &p.files[0].hunks[0];
+        assert_eq!(h.line_hint, Some(42));
+        assert_eq!(show(h), ["-a", "+b"]);
+        let (line, msg) = malformed(parse(
+            "x.rs\n<<<<<<< SEARCH\n:start_line:abc\na\n=======\nb\n>>>>>>> REPLACE\n",
+        ));
+        assert_eq!(line, 3);
+        assert!(msg.contains("abc"), "{msg}");
+    }
+
+    #[test]
+    fn marker_variants() {
+        let text = "x.rs\n  <<<<< SEARCH>\na\n =========  \nb\n>>>>>>>>>REPLACE \n";
+        assert_eq!(show(&parse(text).unwrap().files[0].hunks[0]), ["-a", "+b"]);
+    }
+
+    #[test]
+    fn marker_order_errors() {
+        let (line, msg) = malformed(parse("x.rs\n=======\nfoo\n>>>>>>> REPLACE\n"));
+        assert_eq!(line, 2);
+        assert!(msg.contains("before `<<<<<<< SEARCH`"), "{msg}");
+        let (line, msg) = malformed(parse(
+            "x.rs\n<<<<<<< SEARCH\na\n<<<<<<< SEARCH\n=======\n>>>>>>> REPLACE\n",
+        ));
+        assert_eq!(line, 4);
+        assert!(
+            msg.contains("expected `=======` (block opened at line 2)"),
+            "{msg}"
+        );
+        let (line, msg) = malformed(parse("x.rs\n<<<<<<< SEARCH\na\n=======\nb\n"));
+        assert_eq!(line, 2);
+        assert!(
+            msg.contains("block opened at line 2 has no `>>>>>>> REPLACE`"),
+            "{msg}"
+        );
+        let (line, _) = malformed(parse("text\n>>>>>>> REPLACE\n"));
+        assert_eq!(line, 2);
+        let (line, msg) = malformed(parse(
+            "x.rs\n<<<<<<< SEARCH\na\n=======\n:start_line:3\nb\n>>>>>>> REPLACE\n",
+        ));
+        assert_eq!(line, 5);
+        assert!(msg.contains(":start_line:"), "{msg}");
+    }
+
+    #[test]
+    fn stray_divider_without_replace_is_prose() {
+        let text = format!("Title\n=======\n\nx.rs\n{}", block("a\n", "b\n"));
+        assert_eq!(parse(&text).unwrap().files.len(), 1);
+    }
+
+    #[test]
+    fn escaped_markers_are_content() {
+        let p = parse(&format!(
+            "x.txt\n{}",
+            block(
+                "\\<<<<<<< HEAD\n\\=======\n",
+                "  \\>>>>>>> theirs\n\\-------\n\\:start_line:1\n"
+            )
+        ))
+        .unwrap();
+        assert_eq!(
+            show(&p.files[0].hunks[0]),
+            [
+                "-<<<<<<< HEAD",
+                "-=======",
+                "+  >>>>>>> theirs",
+                "+-------",
+                "+:start_line:1"
+            ]
+        );
+    }
+
+    #[test]
+    fn fences_inside_sections_are_content() {
+        let p = parse(&format!(
+            "README.md\n````\n{}````\n",
+            block("```sh\nmake\n```\n", "```sh\nmake all\n```\n")
+        ))
+        .unwrap();
+        assert_eq!(
+            show(&p.files[0].hunks[0]),
+            [" ```sh", "-make", "+make all", " ```"]
+        );
+    }
+
+    #[test]
+    fn identical_and_empty_search() {
+        let p = parse(&format!("x.rs\n{}", block("a\nb\n", "a\nb\n"))).unwrap();
+        assert!(p.files[0].hunks[0].is_noop());
+        let p = parse(&format!("new.rs\n{}", block("", "fn main() {}\n"))).unwrap();
+        assert!(p.files[0].create_if_missing);
+        assert_eq!(show(&p.files[0].hunks[0]), ["+fn main() {}"]);
+        let (line, _) = malformed(parse(&format!("x.rs\n{}", block("", ""))));
+        assert_eq!(line, 2);
+    }
+
+    #[test]
+    fn numbered_sections_are_stripped() {
+        let p = parse(&format!(
+            "x.rs\n{}",
+            block(
+                "10 | fn a() {\n11 |     1\n12 | }\n",
+                "10 | fn a() {\n11 |     2\n12 | }\n"
+            )
+        ))
+        .unwrap();
+        let h = &p.files[0].hunks[0];
+        assert_eq!(show(h), [" fn a() {", "-    1", "+    2", " }"]);
+        assert_eq!(h.line_hint, Some(10));
+        // Not consecutive: YAML content survives.
+        let p = parse(&format!(
+            "c.yaml\n{}",
+            block("10: a\n20: b\n", "10: a\n20: c\n")
+        ))
+        .unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), [" 10: a", "-20: b", "+20: c"]);
+        assert_eq!(p.files[0].hunks[0].line_hint, None);
+    }
+
+    #[test]
+    fn roo_multi_file_xml() {
+        let text = "<apply_diff>\n<args>\n<file>\n<path>src/a.ts</path>\n<diff>\n<content><![CDATA[\n<<<<<<< SEARCH\nif (a &lt; b) {}\n=======\nif (a <= b) {}\n>>>>>>> REPLACE\n]]></content>\n<start_line>7</start_line>\n</diff>\n<diff>\n<content>\n<<<<<<< SEARCH\n:start_line:30\n-------\nx\n=======\ny\n>>>>>>> REPLACE\n</content>\n</diff>\n</file>\n<file>\n<path>b.ts</path>\n<diff>\n<content>\n<<<<<<< SEARCH\nq\n=======\nr\n>>>>>>> REPLACE\n</content>\n</diff>\n</file>\n</args>\n</apply_diff>\n";
+        let p = parse(text).unwrap();
+        assert_eq!(p.files.len(), 2);
+        let a = &p.files[0];
+        assert_eq!(a.path, "src/a.ts");
+        assert_eq!(a.hunks.len(), 2);
+        assert_eq!(show(&a.hunks[0]), ["-if (a &lt; b) {}", "+if (a <= b) {}"]);
+        assert_eq!((a.hunks[0].line_hint, a.hunks[0].patch_line), (Some(7), 7));
+        assert_eq!(
+            (a.hunks[1].line_hint, a.hunks[1].patch_line),
+            (Some(30), 17)
+        );
+        assert_eq!(p.files[1].path, "b.ts");
+    }
+
+    #[test]
+    fn roo_single_form() {
+        let text = "I'll fix it.\n<apply_diff>\n<path>main.py</path>\n<diff>\n<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n</diff>\n<start_line>5</start_line>\n</apply_diff>\n";
+        let p = parse(text).unwrap();
+        assert_eq!(p.files[0].path, "main.py");
+        assert_eq!(p.files[0].hunks[0].line_hint, Some(5));
+        assert_eq!(p.files[0].hunks[0].patch_line, 5);
+        let (line, _) = malformed(parse(
+            "<apply_diff>\n<path>a</path>\n<diff>\nnothing\n</diff>\n",
+        ));
+        assert_eq!(line, 1);
+    }
+}
