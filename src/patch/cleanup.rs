@@ -309,3 +309,82 @@ pub(crate) fn is_fence(line: &str) -> bool {
     let t = line.trim();
     t.starts_with("```") || t.starts_with("~~~")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::*;
+    use super::super::{ParseOptions, parse_patch};
+    use super::split_line_number;
+    use crate::error::ParseError;
+
+    const DIFF: &str = "Fix:\n--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n\n-b\n+c\n";
+
+    #[test]
+    fn invalid_utf8_reports_its_line() {
+        let bytes = b"--- a/f\n+++ b/f\r\n@@ -1 +1 @@\n-\xff\n+x\n";
+        assert_eq!(
+            parse_patch(bytes, &ParseOptions::default()),
+            Err(ParseError::InvalidUtf8 { line: 4 })
+        );
+    }
+
+    #[test]
+    fn bom_crlf_and_lone_cr_match_lf() {
+        let lf = parse(DIFF).unwrap();
+        assert_eq!(parse(&DIFF.replace('\n', "\r\n")).unwrap(), lf);
+        assert_eq!(parse(&DIFF.replace('\n', "\r")).unwrap(), lf);
+        assert_eq!(parse(&format!("\u{feff}{DIFF}")).unwrap(), lf);
+        // Reported lines stay the original ones.
+        let (line, _) = malformed(parse("x\r\n\r\n--- a/f\r\n+++ b/f\r\n@@ -1 +1 @@\r\n"));
+        assert_eq!(line, 5);
+    }
+
+    #[test]
+    fn json_patch_lines_embedded_newlines_equal_per_line() {
+        let per_line =
+            r#"{"path": "f.txt", "patch_lines": ["@@ -1,3 +1,3 @@", " a", "", "-b", "+c"]}"#;
+        let embedded =
+            r#"{"path": "f.txt", "patch_lines": ["@@ -1,3 +1,3 @@\n a\r\n", "\n-b\n+c"]}"#;
+        let a = parse(per_line).unwrap();
+        assert_eq!(a, parse(embedded).unwrap());
+        assert_eq!(a.files[0].path, "f.txt");
+        assert_eq!(show(&a.files[0].hunks[0]), [" a", " ", "-b", "+c"]);
+    }
+
+    #[test]
+    fn json_request_forms() {
+        // `patch` as one string, `file_path` key, a header that names the file.
+        let one =
+            r#"{"file_path": "ignored.txt", "patch": "--- a/f.txt\n+++ b/f.txt\n@@\n-b\n+c\n"}"#;
+        assert_eq!(parse(one).unwrap().files[0].path, "f.txt");
+        // An array of requests, numberless and SEARCH/REPLACE bodies.
+        let many = r#"[
+            {"file": "a.rs", "patch_lines": ["@@", "-x", "+y"]},
+            {"path": "b.rs", "patch_lines": ["<<<<<<< SEARCH", "p", "=======", "q", ">>>>>>> REPLACE"]}
+        ]"#;
+        let p = parse(many).unwrap();
+        let paths: Vec<_> = p.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["a.rs", "b.rs"]);
+        // Entry lines are reported at their JSON line.
+        let bad =
+            "{\"path\": \"a\",\n \"patch_lines\": [\n  \"@@\",\n  \"@@ -1 +1 @@\",\n  \"-x\"]}";
+        assert_eq!(malformed(parse(bad)).0, 3);
+        // JSON that is not a request is plain text.
+        assert_eq!(parse(r#"{"a": 1}"#), Err(ParseError::NoEdits));
+    }
+
+    #[test]
+    fn line_number_prefix_forms() {
+        assert_eq!(split_line_number("42 | code"), Some((42, "code")));
+        assert_eq!(split_line_number("  42 |code"), Some((42, "code")));
+        assert_eq!(split_line_number("42: code"), Some((42, "code")));
+        assert_eq!(split_line_number("42\t| code"), Some((42, "code")));
+        assert_eq!(split_line_number("    42\tcode"), Some((42, "code")));
+        assert_eq!(
+            split_line_number("42 |     indented"),
+            Some((42, "    indented"))
+        );
+        assert_eq!(split_line_number("x = 42"), None);
+        assert_eq!(split_line_number("42 code"), None);
+    }
+}
