@@ -2,7 +2,7 @@
 //! Markdown fences and other text are skipped) and hands each to its parser.
 
 use super::cleanup::{Src, is_fence};
-use super::{codex, paths, search_replace as sr, unified};
+use super::{codex, paths, roo, search_replace as sr, unified};
 use crate::error::ParseError;
 use crate::model::{FilePatch, PatchFormat};
 
@@ -42,8 +42,8 @@ pub(crate) fn scan(src: &Src, ctx: &Ctx, files: &mut Vec<FilePatch>) -> Result<(
             let (found, next) = codex::parse(src, i)?;
             files.extend(found);
             i = next;
-        } else if sr_on && sr::is_apply_diff(l) {
-            i = sr::parse_apply_diff(src, i, ctx.target.as_deref(), files)?;
+        } else if sr_on && roo::is_apply_diff(l) {
+            i = roo::parse_apply_diff(src, i, ctx.target.as_deref(), files)?;
         } else if sr_on && sr::is_search(l) {
             let (block, next) = sr::parse_block(src, i)?;
             let fence = in_fence.then_some(fence_count);

@@ -9,7 +9,9 @@
 mod cleanup;
 mod codex;
 mod detect;
+mod hunk;
 mod paths;
+mod roo;
 mod search_replace;
 mod unified;
 
