@@ -159,7 +159,12 @@ pub struct FilePatch {
 
 impl FilePatch {
     /// A file patch with no hunks yet.
-    pub fn new(path: impl Into<String>, op: FileOp, format: PatchFormat, patch_line: usize) -> Self {
+    pub fn new(
+        path: impl Into<String>,
+        op: FileOp,
+        format: PatchFormat,
+        patch_line: usize,
+    ) -> Self {
         FilePatch {
             path: path.into(),
             op,

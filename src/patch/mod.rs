@@ -1,4 +1,20 @@
-//! Patch parsing (placeholder until the parsers land).
+//! Patch parsing: every format a model writes, read into one [`Patch`].
+//!
+//! A whole model reply is a valid patch: prose and Markdown fences are skipped,
+//! and unified diffs (numbered or numberless), Codex `*** Begin Patch`
+//! envelopes, SEARCH/REPLACE blocks and Roo `<apply_diff>` envelopes may be
+//! mixed in one reply. JSON edit requests (`{"path", "patch_lines"}`) are
+//! unwrapped first.
+
+mod cleanup;
+mod codex;
+mod detect;
+mod hunk;
+mod paths;
+mod roo;
+mod search_replace;
+mod unified;
+
 use crate::error::ParseError;
 use crate::model::{Patch, PatchFormat};
 
@@ -13,7 +29,134 @@ pub struct ParseOptions {
     pub target: Option<String>,
 }
 
-/// Parses a patch text.
-pub fn parse_patch(_text: &[u8], _options: &ParseOptions) -> Result<Patch, ParseError> {
-    Err(ParseError::NoEdits)
+/// Parses a patch text (a whole model reply) into a [`Patch`].
+///
+/// Errors: [`ParseError::InvalidUtf8`] for non-UTF-8 input,
+/// [`ParseError::Malformed`] for an edit that is started but cannot be read,
+/// [`ParseError::NoTargetPath`] for an edit naming no file without a target,
+/// and [`ParseError::NoEdits`] when the text holds no edit at all.
+pub fn parse_patch(text: &[u8], options: &ParseOptions) -> Result<Patch, ParseError> {
+    let segments = cleanup::prepare(text)?;
+    let mut files = Vec::new();
+    for segment in segments {
+        let ctx = detect::Ctx {
+            format: options.format,
+            strip: options.strip,
+            target: segment.path.or_else(|| options.target.clone()),
+        };
+        detect::scan(&segment.src, &ctx, &mut files)?;
+    }
+    if files.is_empty() {
+        return Err(ParseError::NoEdits);
+    }
+    Ok(Patch { files })
+}
+
+/// Helpers shared by the parser tests.
+#[cfg(test)]
+pub(crate) mod test_util {
+    use super::{ParseOptions, parse_patch};
+    use crate::error::ParseError;
+    use crate::model::{Hunk, LineKind, Patch};
+
+    /// Parses with default options.
+    pub fn parse(text: &str) -> Result<Patch, ParseError> {
+        parse_patch(text.as_bytes(), &ParseOptions::default())
+    }
+
+    /// Parses with a `--target`.
+    pub fn parse_target(text: &str, target: &str) -> Result<Patch, ParseError> {
+        let opts = ParseOptions {
+            target: Some(target.into()),
+            ..ParseOptions::default()
+        };
+        parse_patch(text.as_bytes(), &opts)
+    }
+
+    /// A hunk as `" ctx"`, `"-old"`, `"+new"` strings.
+    pub fn show(h: &Hunk) -> Vec<String> {
+        h.lines
+            .iter()
+            .map(|l| {
+                let m = match l.kind {
+                    LineKind::Context => ' ',
+                    LineKind::Remove => '-',
+                    LineKind::Add => '+',
+                };
+                format!("{m}{}", l.text)
+            })
+            .collect()
+    }
+
+    /// The line and message of a Malformed error (panics otherwise: tests only).
+    pub fn malformed(r: Result<Patch, ParseError>) -> (usize, String) {
+        match r {
+            Err(ParseError::Malformed { line, message }) => (line, message),
+            other => panic!("expected Malformed, got {other:?}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_util::*;
+    use super::*;
+    use crate::model::FileOp;
+
+    #[test]
+    fn prose_only_is_no_edits() {
+        assert_eq!(
+            parse("Just some text.\n\n```\ncode\n```\n"),
+            Err(ParseError::NoEdits)
+        );
+        assert_eq!(parse(""), Err(ParseError::NoEdits));
+    }
+
+    #[test]
+    fn mixed_reply_reads_every_format() {
+        let text = "I changed three files.\n\n```diff\n--- a/one.rs\n+++ b/one.rs\n@@ -1,2 +1,2 @@\n fn a() {}\n-fn b() {}\n+fn c() {}\n```\n\nThen:\n\ntwo.py\n```python\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n\n*** Begin Patch\n*** Delete File: three.txt\n*** End Patch\n";
+        let p = parse(text).unwrap();
+        let names: Vec<_> = p
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.format))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("one.rs", PatchFormat::UnifiedDiff),
+                ("two.py", PatchFormat::SearchReplace),
+                ("three.txt", PatchFormat::CodexEnvelope)
+            ]
+        );
+        assert_eq!(p.files[1].patch_line, 16);
+        assert_eq!(p.files[2].op, FileOp::Delete);
+    }
+
+    #[test]
+    fn forced_format_treats_others_as_prose() {
+        let text = "--- a/one.rs\n+++ b/one.rs\n@@ -1 +1 @@\n-a\n+b\n\ntwo.py\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n";
+        let only_sr = ParseOptions {
+            format: Some(PatchFormat::SearchReplace),
+            ..ParseOptions::default()
+        };
+        let p = parse_patch(text.as_bytes(), &only_sr).unwrap();
+        assert_eq!(p.files.len(), 1);
+        assert_eq!(p.files[0].path, "two.py");
+        let only_diff = ParseOptions {
+            format: Some(PatchFormat::UnifiedDiff),
+            ..ParseOptions::default()
+        };
+        let p = parse_patch(text.as_bytes(), &only_diff).unwrap();
+        assert_eq!(p.files.len(), 1);
+        assert_eq!(p.files[0].path, "one.rs");
+        let only_codex = ParseOptions {
+            format: Some(PatchFormat::CodexEnvelope),
+            ..ParseOptions::default()
+        };
+        assert_eq!(
+            parse_patch(text.as_bytes(), &only_codex),
+            Err(ParseError::NoEdits)
+        );
+    }
 }

@@ -1,0 +1,390 @@
+//! Clean-up shared by every format: UTF-8 check, BOM, line ends, JSON edit
+//! requests, and detection of line-number prefixes copied from file views.
+
+use crate::error::ParseError;
+use serde_json::Value;
+
+/// Patch text split into lines, with the original 1-based line of each.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Src {
+    /// Lines without terminators.
+    pub lines: Vec<String>,
+    /// `map[i]` is the 1-based line of the original patch text for `lines[i]`.
+    pub map: Vec<usize>,
+}
+
+impl Src {
+    /// Splits `text` into lines (LF, CRLF or lone CR ends); line `i` maps to `first + i`.
+    pub fn from_text(text: &str, first: usize) -> Src {
+        let mut src = Src::default();
+        for (k, line) in split_lines(text).into_iter().enumerate() {
+            src.lines.push(line.to_string());
+            src.map.push(first + k);
+        }
+        src
+    }
+
+    /// Line `i`, if it exists.
+    pub fn line(&self, i: usize) -> Option<&str> {
+        self.lines.get(i).map(String::as_str)
+    }
+
+    /// Number of lines.
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// The original 1-based patch line of line `i` (past the end: one after the last).
+    pub fn orig(&self, i: usize) -> usize {
+        match self.map.get(i) {
+            Some(n) => *n,
+            None => self.map.last().map_or(1, |n| n + 1),
+        }
+    }
+
+    /// Index of the first non-empty (not whitespace-only) line at or after `i`.
+    pub fn next_non_empty(&self, i: usize) -> Option<usize> {
+        (i..self.len()).find(|&k| self.line(k).is_some_and(|l| !l.trim().is_empty()))
+    }
+
+    /// Index of the last non-empty line strictly before `i`.
+    pub fn prev_non_empty(&self, i: usize) -> Option<usize> {
+        (0..i)
+            .rev()
+            .find(|&k| self.line(k).is_some_and(|l| !l.trim().is_empty()))
+    }
+}
+
+/// One independently parsed piece of input: the whole text, or one JSON edit request.
+#[derive(Debug, Clone)]
+pub(crate) struct Segment {
+    /// The lines to scan.
+    pub src: Src,
+    /// The path a JSON request names; serves every edit of the segment that names no file.
+    pub path: Option<String>,
+}
+
+/// Splits on LF, CRLF and lone CR; a final terminator does not start an extra line.
+fn split_lines(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    let mut k = 0;
+    while k < bytes.len() {
+        match bytes.get(k) {
+            Some(b'\n') => {
+                out.push(text.get(start..k).unwrap_or(""));
+                start = k + 1;
+            }
+            Some(b'\r') => {
+                out.push(text.get(start..k).unwrap_or(""));
+                if bytes.get(k + 1) == Some(&b'\n') {
+                    k += 1;
+                }
+                start = k + 1;
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    if start < bytes.len() {
+        out.push(text.get(start..).unwrap_or(""));
+    }
+    out
+}
+
+/// Decodes the patch (UTF-8 check, BOM) and splits it into segments (JSON requests).
+pub(crate) fn prepare(bytes: &[u8]) -> Result<Vec<Segment>, ParseError> {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let upto = bytes.get(..e.valid_up_to()).unwrap_or(&[]);
+            let line = 1 + count_line_ends(upto);
+            return Err(ParseError::InvalidUtf8 { line });
+        }
+    };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if let Some(segments) = json_requests(text)? {
+        return Ok(segments);
+    }
+    Ok(vec![Segment {
+        src: Src::from_text(text, 1),
+        path: None,
+    }])
+}
+
+/// Counts line ends the way [`split_lines`] does (CRLF counts once).
+fn count_line_ends(bytes: &[u8]) -> usize {
+    let mut n = 0;
+    let mut prev_cr = false;
+    for &b in bytes {
+        if b == b'\n' && !prev_cr || b == b'\r' {
+            n += 1;
+        }
+        prev_cr = b == b'\r';
+    }
+    n
+}
+
+/// Reads `{"path": .., "patch_lines": [..]}` requests (or an array of them).
+/// Returns `None` when the text is not such a request.
+fn json_requests(text: &str) -> Result<Option<Vec<Segment>>, ParseError> {
+    let trimmed = text.trim();
+    if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
+        return Ok(None);
+    }
+    let Ok(value) = serde_json::from_str::<Value>(trimmed) else {
+        return Ok(None);
+    };
+    let objects: Vec<&Value> = match &value {
+        Value::Array(items) if !items.is_empty() => items.iter().collect(),
+        Value::Object(_) => vec![&value],
+        _ => return Ok(None),
+    };
+    if !objects.iter().all(|o| is_request(o)) {
+        return Ok(None);
+    }
+    // Offset of `text` inside the untrimmed input, for line numbers.
+    let lead = text.len() - text.trim_start().len();
+    let base_line = 1 + count_line_ends(text.as_bytes().get(..lead).unwrap_or(&[]));
+    let mut cursor = 0usize;
+    let mut segments = Vec::new();
+    for obj in objects {
+        let path = ["path", "file", "file_path"]
+            .iter()
+            .find_map(|k| obj.get(*k).and_then(Value::as_str))
+            .map(str::to_string);
+        let mut src = Src::default();
+        if let Some(lines) = obj.get("patch_lines").and_then(Value::as_array) {
+            for (n, entry) in lines.iter().enumerate() {
+                let Some(s) = entry.as_str() else {
+                    return Err(ParseError::Malformed {
+                        line: base_line,
+                        message: format!("`patch_lines` entry {} is not a string", n + 1),
+                    });
+                };
+                // Locate the entry in the JSON text to report its own line.
+                let line = match serde_json::to_string(s)
+                    .ok()
+                    .and_then(|enc| trimmed.get(cursor..)?.find(&enc).map(|p| (p, enc.len())))
+                {
+                    Some((p, len)) => {
+                        let at = cursor + p;
+                        cursor = at + len;
+                        base_line + count_line_ends(trimmed.as_bytes().get(..at).unwrap_or(&[]))
+                    }
+                    None => src.map.last().copied().unwrap_or(base_line),
+                };
+                let body = strip_one_terminator(s);
+                if body.is_empty() && s.len() == body.len() {
+                    src.lines.push(String::new());
+                    src.map.push(line);
+                    continue;
+                }
+                let parts = split_lines(body);
+                if parts.is_empty() {
+                    src.lines.push(String::new());
+                    src.map.push(line);
+                }
+                for part in parts {
+                    src.lines.push(part.to_string());
+                    src.map.push(line);
+                }
+            }
+        } else if let Some(s) = obj.get("patch").and_then(Value::as_str) {
+            src = Src::from_text(s, base_line);
+            for m in &mut src.map {
+                *m = base_line;
+            }
+        }
+        segments.push(Segment { src, path });
+    }
+    Ok(Some(segments))
+}
+
+/// Removes one trailing line terminator (an entry `"foo\n"` is the line `foo`).
+fn strip_one_terminator(s: &str) -> &str {
+    s.strip_suffix("\r\n")
+        .or_else(|| s.strip_suffix('\n'))
+        .or_else(|| s.strip_suffix('\r'))
+        .unwrap_or(s)
+}
+
+fn is_request(v: &Value) -> bool {
+    v.as_object().is_some_and(|o| {
+        o.get("patch_lines").is_some_and(Value::is_array)
+            || o.get("patch").is_some_and(Value::is_string)
+    })
+}
+
+/// Splits a line-number prefix copied from a numbered file view: `42 | code`,
+/// `42: code`, `  42 |code`, `42\t| code`, `    42\tcode` (`cat -n`).
+/// Returns the number and the rest of the line (one space after the separator dropped).
+pub(crate) fn split_line_number(s: &str) -> Option<(usize, &str)> {
+    let t = s.trim_start_matches([' ', '\t']);
+    let rest = t.trim_start_matches(|c: char| c.is_ascii_digit());
+    let digits = t.len() - rest.len();
+    if digits == 0 || digits > 9 {
+        return None;
+    }
+    let n: usize = t.get(..digits)?.parse().ok()?;
+    let after_ws = rest.trim_start_matches([' ', '\t']);
+    if let Some(r) = after_ws
+        .strip_prefix('|')
+        .or_else(|| after_ws.strip_prefix(':'))
+    {
+        let r = r
+            .strip_prefix(' ')
+            .or_else(|| r.strip_prefix('\t'))
+            .unwrap_or(r);
+        return Some((n, r));
+    }
+    rest.strip_prefix('\t').map(|r| (n, r))
+}
+
+/// Checks that the numbers of the non-empty lines (given with their indexes) are
+/// consecutive, counting empty lines in between as possibly numberless.
+fn consecutive(numbers: &[(usize, usize)]) -> bool {
+    numbers.windows(2).all(|w| match w {
+        [(i0, n0), (i1, n1)] => *n1 == n0 + 1 || *n1 == n0 + (i1 - i0),
+        _ => true,
+    })
+}
+
+/// Strips line-number prefixes from a SEARCH or REPLACE section when every
+/// non-empty line carries one; with `need_consecutive` the numbers must also be
+/// consecutive ascending. Returns the stripped lines and the first number.
+pub(crate) fn strip_numbered_section(
+    lines: &[String],
+    need_consecutive: bool,
+) -> Option<(Vec<String>, usize)> {
+    let mut out = Vec::with_capacity(lines.len());
+    let mut numbers = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        if l.trim().is_empty() {
+            out.push(String::new());
+            continue;
+        }
+        let (n, rest) = split_line_number(l)?;
+        numbers.push((i, n));
+        out.push(rest.to_string());
+    }
+    let first = numbers.first()?.1;
+    if need_consecutive && !consecutive(&numbers) {
+        return None;
+    }
+    Some((out, first))
+}
+
+/// Strips line-number prefixes from hunk lines (text after the marker) when every
+/// non-empty context and removed line carries one and their numbers are consecutive;
+/// added lines lose a prefix when they have one. Returns the first old line's number.
+pub(crate) fn strip_numbered_hunk(lines: &mut [crate::model::HunkLine]) -> Option<usize> {
+    let mut numbers = Vec::new();
+    let mut old_index = 0usize;
+    for l in lines.iter() {
+        if !l.is_old() {
+            continue;
+        }
+        if !l.text.trim().is_empty() {
+            let (n, _) = split_line_number(&l.text)?;
+            numbers.push((old_index, n));
+        }
+        old_index += 1;
+    }
+    let first = numbers.first()?.1;
+    if !consecutive(&numbers) {
+        return None;
+    }
+    for l in lines.iter_mut() {
+        if let Some((_, rest)) = split_line_number(&l.text) {
+            l.text = rest.to_string();
+        }
+    }
+    Some(first)
+}
+
+/// True for a Markdown fence line (```` ``` ````, ```` ```diff ````, `~~~`).
+pub(crate) fn is_fence(line: &str) -> bool {
+    let t = line.trim();
+    t.starts_with("```") || t.starts_with("~~~")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::*;
+    use super::super::{ParseOptions, parse_patch};
+    use super::split_line_number;
+    use crate::error::ParseError;
+
+    const DIFF: &str = "Fix:\n--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n\n-b\n+c\n";
+
+    #[test]
+    fn invalid_utf8_reports_its_line() {
+        let bytes = b"--- a/f\n+++ b/f\r\n@@ -1 +1 @@\n-\xff\n+x\n";
+        assert_eq!(
+            parse_patch(bytes, &ParseOptions::default()),
+            Err(ParseError::InvalidUtf8 { line: 4 })
+        );
+    }
+
+    #[test]
+    fn bom_crlf_and_lone_cr_match_lf() {
+        let lf = parse(DIFF).unwrap();
+        assert_eq!(parse(&DIFF.replace('\n', "\r\n")).unwrap(), lf);
+        assert_eq!(parse(&DIFF.replace('\n', "\r")).unwrap(), lf);
+        assert_eq!(parse(&format!("\u{feff}{DIFF}")).unwrap(), lf);
+        // Reported lines stay the original ones.
+        let (line, _) = malformed(parse("x\r\n\r\n--- a/f\r\n+++ b/f\r\n@@ -1 +1 @@\r\n"));
+        assert_eq!(line, 5);
+    }
+
+    #[test]
+    fn json_patch_lines_embedded_newlines_equal_per_line() {
+        let per_line =
+            r#"{"path": "f.txt", "patch_lines": ["@@ -1,3 +1,3 @@", " a", "", "-b", "+c"]}"#;
+        let embedded =
+            r#"{"path": "f.txt", "patch_lines": ["@@ -1,3 +1,3 @@\n a\r\n", "\n-b\n+c"]}"#;
+        let a = parse(per_line).unwrap();
+        assert_eq!(a, parse(embedded).unwrap());
+        assert_eq!(a.files[0].path, "f.txt");
+        assert_eq!(show(&a.files[0].hunks[0]), [" a", " ", "-b", "+c"]);
+    }
+
+    #[test]
+    fn json_request_forms() {
+        // `patch` as one string, `file_path` key, a header that names the file.
+        let one =
+            r#"{"file_path": "ignored.txt", "patch": "--- a/f.txt\n+++ b/f.txt\n@@\n-b\n+c\n"}"#;
+        assert_eq!(parse(one).unwrap().files[0].path, "f.txt");
+        // An array of requests, numberless and SEARCH/REPLACE bodies.
+        let many = r#"[
+            {"file": "a.rs", "patch_lines": ["@@", "-x", "+y"]},
+            {"path": "b.rs", "patch_lines": ["<<<<<<< SEARCH", "p", "=======", "q", ">>>>>>> REPLACE"]}
+        ]"#;
+        let p = parse(many).unwrap();
+        let paths: Vec<_> = p.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["a.rs", "b.rs"]);
+        // Entry lines are reported at their JSON line.
+        let bad =
+            "{\"path\": \"a\",\n \"patch_lines\": [\n  \"@@\",\n  \"@@ -1 +1 @@\",\n  \"-x\"]}";
+        assert_eq!(malformed(parse(bad)).0, 3);
+        // JSON that is not a request is plain text.
+        assert_eq!(parse(r#"{"a": 1}"#), Err(ParseError::NoEdits));
+    }
+
+    #[test]
+    fn line_number_prefix_forms() {
+        assert_eq!(split_line_number("42 | code"), Some((42, "code")));
+        assert_eq!(split_line_number("  42 |code"), Some((42, "code")));
+        assert_eq!(split_line_number("42: code"), Some((42, "code")));
+        assert_eq!(split_line_number("42\t| code"), Some((42, "code")));
+        assert_eq!(split_line_number("    42\tcode"), Some((42, "code")));
+        assert_eq!(
+            split_line_number("42 |     indented"),
+            Some((42, "    indented"))
+        );
+        assert_eq!(split_line_number("x = 42"), None);
+        assert_eq!(split_line_number("42 code"), None);
+    }
+}

@@ -1,0 +1,350 @@
+//! The Codex / OpenCode envelope: `*** Begin Patch` … `*** End Patch` with
+//! `*** Add File:`, `*** Delete File:`, `*** Update File:` (+ `*** Move to:`)
+//! sections; Update chunks start with `@@` or `@@ <anchor>`.
+
+use super::cleanup::{Src, is_fence, strip_numbered_hunk};
+use super::paths;
+use crate::error::ParseError;
+use crate::model::{FileOp, FilePatch, Hunk, HunkLine, LineKind, PatchFormat};
+
+fn malformed(line: usize, message: impl Into<String>) -> ParseError {
+    ParseError::Malformed {
+        line,
+        message: message.into(),
+    }
+}
+
+/// The words of a `*** Words ***` marker line, or `None` if it is not one.
+fn marker_words(line: &str) -> Option<&str> {
+    let t = line.trim();
+    let inner = t.strip_prefix("***")?;
+    Some(inner.trim_matches(|c: char| c == '*' || c.is_whitespace()))
+}
+
+/// True for `*** Begin Patch` (tolerating whitespace and `***` decorations).
+pub(crate) fn is_begin(line: &str) -> bool {
+    marker_words(line).is_some_and(|w| w.eq_ignore_ascii_case("begin patch"))
+}
+
+fn is_end(line: &str) -> bool {
+    marker_words(line).is_some_and(|w| w.eq_ignore_ascii_case("end patch"))
+}
+
+/// `*** Label: value` → value, matching the label case-insensitively.
+fn labelled<'a>(line: &'a str, label: &str) -> Option<&'a str> {
+    let t = line.trim().strip_prefix("***")?.trim_start();
+    let head = t.get(..label.len())?;
+    if !head.eq_ignore_ascii_case(label) {
+        return None;
+    }
+    let rest = t.get(label.len()..)?.trim_start().strip_prefix(':')?;
+    Some(rest.trim().trim_end_matches('*').trim())
+}
+
+fn file_path(value: &str, line: usize) -> Result<String, ParseError> {
+    let p = paths::clean(value);
+    if p.is_empty() {
+        return Err(malformed(line, "file operation names no path"));
+    }
+    Ok(p)
+}
+
+/// Parses the envelope whose `*** Begin Patch` is at line `i`; returns the file
+/// patches and the index after `*** End Patch`.
+pub(crate) fn parse(src: &Src, i: usize) -> Result<(Vec<FilePatch>, usize), ParseError> {
+    let begin = src.orig(i);
+    let mut files = Vec::new();
+    let mut j = i + 1;
+    loop {
+        let Some(l) = src.line(j) else {
+            return Err(malformed(
+                begin,
+                "`*** Begin Patch` has no `*** End Patch` (was the reply cut off?)",
+            ));
+        };
+        let at = src.orig(j);
+        if is_end(l) {
+            return Ok((files, j + 1));
+        }
+        if l.trim().is_empty() {
+            j += 1;
+        } else if let Some(p) = labelled(l, "Add File") {
+            let mut fp = FilePatch::new(
+                file_path(p, at)?,
+                FileOp::Add,
+                PatchFormat::CodexEnvelope,
+                at,
+            );
+            let (hunk, next) = add_body(src, j + 1, at);
+            fp.hunks.push(hunk);
+            files.push(fp);
+            j = next;
+        } else if let Some(p) = labelled(l, "Delete File") {
+            files.push(FilePatch::new(
+                file_path(p, at)?,
+                FileOp::Delete,
+                PatchFormat::CodexEnvelope,
+                at,
+            ));
+            j += 1;
+        } else if let Some(p) = labelled(l, "Update File") {
+            let mut fp = FilePatch::new(
+                file_path(p, at)?,
+                FileOp::Update,
+                PatchFormat::CodexEnvelope,
+                at,
+            );
+            j += 1;
+            if let Some(q) = src.line(j).and_then(|l| labelled(l, "Move to")) {
+                fp.move_to = Some(file_path(q, src.orig(j))?);
+                j += 1;
+            }
+            j = update_body(src, j, &mut fp)?;
+            if fp.hunks.is_empty() {
+                return Err(malformed(
+                    at,
+                    format!("`*** Update File: {}` has no changes", fp.path),
+                ));
+            }
+            files.push(fp);
+        } else if l.trim_start().starts_with("***") {
+            return Err(malformed(
+                at,
+                format!("unknown envelope line `{}`", l.trim()),
+            ));
+        } else {
+            return Err(malformed(
+                at,
+                format!(
+                    "expected `*** Add File:`, `*** Update File:`, `*** Delete File:` or `*** End Patch`, found `{}`",
+                    l.trim()
+                ),
+            ));
+        }
+    }
+}
+
+/// True when a `+` line follows at or after `j` before the next marker line.
+fn more_plus_lines(src: &Src, j: usize) -> bool {
+    let mut k = j;
+    while let Some(l) = src.line(k) {
+        if l.starts_with('+') {
+            return true;
+        }
+        if !(l.trim().is_empty() || is_fence(l)) {
+            return false;
+        }
+        k += 1;
+    }
+    false
+}
+
+/// Reads the `+` lines of an Add File body.
+fn add_body(src: &Src, mut j: usize, at: usize) -> (Hunk, usize) {
+    let mut hunk = Hunk {
+        patch_line: at,
+        ..Hunk::default()
+    };
+    while let Some(l) = src.line(j) {
+        if let Some(rest) = l.strip_prefix('+') {
+            hunk.lines.push(HunkLine::new(LineKind::Add, rest));
+        } else if (l.trim().is_empty() || is_fence(l)) && more_plus_lines(src, j + 1) {
+            hunk.lines.push(HunkLine::new(LineKind::Add, l));
+        } else {
+            break;
+        }
+        j += 1;
+    }
+    (hunk, j)
+}
+
+/// Reads the chunks of an Update File section into `fp`; returns the index of
+/// the first line after them (a `***` line).
+fn update_body(src: &Src, mut j: usize, fp: &mut FilePatch) -> Result<usize, ParseError> {
+    let mut cur: Option<Hunk> = None;
+    // Whether the current chunk has had a body line since its last `@@` line.
+    let mut has_body = false;
+    while let Some(l) = src.line(j) {
+        let at = src.orig(j);
+        if l.trim_start().starts_with("***") {
+            let words = marker_words(l).unwrap_or("");
+            if words.eq_ignore_ascii_case("end of file") {
+                match cur.as_mut() {
+                    Some(h) if has_body => h.at_eof = true,
+                    _ => return Err(malformed(at, "`*** End of File` does not follow a chunk")),
+                }
+                finish(&mut cur, fp)?;
+                has_body = false;
+                j += 1;
+                continue;
+            }
+            break;
+        }
+        if let Some(rest) = l.strip_prefix("@@") {
+            if has_body {
+                finish(&mut cur, fp)?;
+                has_body = false;
+            }
+            let h = cur.get_or_insert_with(|| Hunk {
+                patch_line: at,
+                ..Hunk::default()
+            });
+            let text = rest.trim();
+            if let Some(hint) = numbered_header(text) {
+                h.line_hint = Some(hint);
+            } else if !text.is_empty() && text != "@@" {
+                h.anchors
+                    .push(rest.strip_prefix(' ').unwrap_or(rest).to_string());
+            }
+        } else {
+            let (kind, text) = if let Some(r) = l.strip_prefix(' ') {
+                (LineKind::Context, r)
+            } else if let Some(r) = l.strip_prefix('-') {
+                (LineKind::Remove, r)
+            } else if let Some(r) = l.strip_prefix('+') {
+                (LineKind::Add, r)
+            } else if l.trim().is_empty() {
+                (LineKind::Context, "")
+            } else {
+                return Err(malformed(
+                    at,
+                    format!(
+                        "expected a line starting with ' ', '-', '+' or `@@` in `*** Update File: {}`, found `{l}`",
+                        fp.path
+                    ),
+                ));
+            };
+            let h = cur.get_or_insert_with(|| Hunk {
+                patch_line: at,
+                ..Hunk::default()
+            });
+            h.lines.push(HunkLine::new(kind, text));
+            has_body = true;
+        }
+        j += 1;
+    }
+    finish(&mut cur, fp)?;
+    Ok(j)
+}
+
+/// `-12,3 +12,4 @@` → `Some(12)`.
+fn numbered_header(text: &str) -> Option<usize> {
+    let mut toks = text.split_whitespace();
+    let old = toks.next()?.strip_prefix('-')?;
+    let start = old.split(',').next()?.parse().ok()?;
+    toks.next()?.strip_prefix('+')?;
+    Some(start)
+}
+
+/// Closes the current chunk: drops trailing blank context, strips line numbers.
+fn finish(cur: &mut Option<Hunk>, fp: &mut FilePatch) -> Result<(), ParseError> {
+    let Some(mut h) = cur.take() else {
+        return Ok(());
+    };
+    while h
+        .lines
+        .last()
+        .is_some_and(|l| l.kind == LineKind::Context && l.text.trim().is_empty())
+        && !h.at_eof
+    {
+        h.lines.pop();
+    }
+    if h.lines.is_empty() {
+        return Err(malformed(h.patch_line, "chunk has no lines"));
+    }
+    if let Some(n) = strip_numbered_hunk(&mut h.lines)
+        && h.line_hint.is_none()
+    {
+        h.line_hint = Some(n);
+    }
+    fp.hunks.push(h);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::*;
+    use crate::model::{FileOp, PatchFormat};
+
+    #[test]
+    fn full_envelope() {
+        let text = "Here you go:\n*** Begin Patch\n*** Add File: docs/new.md\n+# Title\n+\n+body\n*** Delete File: old.txt\n*** Update File: src/app.py\n*** Move to: src/main.py\n@@ class App:\n@@     def run(self):\n-        return 1\n+        return 2\n@@\n tail\n-x\n+y\n*** End of File\n*** End Patch\nThanks!\n";
+        let p = parse(text).unwrap();
+        assert_eq!(p.files.len(), 3);
+        let add = &p.files[0];
+        assert_eq!(
+            (add.op, add.path.as_str(), add.format),
+            (FileOp::Add, "docs/new.md", PatchFormat::CodexEnvelope)
+        );
+        assert_eq!(show(&add.hunks[0]), ["+# Title", "+", "+body"]);
+        assert_eq!(p.files[1].op, FileOp::Delete);
+        let up = &p.files[2];
+        assert_eq!(up.move_to.as_deref(), Some("src/main.py"));
+        assert_eq!(up.hunks.len(), 2);
+        assert_eq!(up.hunks[0].anchors, ["class App:", "    def run(self):"]);
+        assert_eq!(up.hunks[0].patch_line, 10);
+        assert_eq!(
+            show(&up.hunks[0]),
+            ["-        return 1", "+        return 2"]
+        );
+        assert!(up.hunks[1].anchors.is_empty());
+        assert!(up.hunks[1].at_eof && !up.hunks[0].at_eof);
+    }
+
+    #[test]
+    fn decorated_markers_and_first_chunk_without_header() {
+        let p = parse("  *** Begin Patch ***  \n*** Update File: a.rs\n fn a() {\n-    1\n+    2\n\n }\n   *** End Patch ***\n").unwrap();
+        let h = &p.files[0].hunks[0];
+        assert_eq!(show(h), [" fn a() {", "-    1", "+    2", " ", " }"]);
+    }
+
+    #[test]
+    fn numbered_header_is_a_hint() {
+        let p = parse(
+            "*** Begin Patch\n*** Update File: a.rs\n@@ -12,3 +12,4 @@\n-a\n+b\n*** End Patch\n",
+        )
+        .unwrap();
+        let h = &p.files[0].hunks[0];
+        assert_eq!(h.line_hint, Some(12));
+        assert!(h.anchors.is_empty());
+    }
+
+    #[test]
+    fn add_body_empty_lines_and_fences() {
+        let p = parse("*** Begin Patch\n*** Add File: README.md\n+intro\n\n```sh\n+make\n```\n+end\n\n*** End Patch\n").unwrap();
+        assert_eq!(
+            show(&p.files[0].hunks[0]),
+            ["+intro", "+", "+```sh", "+make", "+```", "+end"]
+        );
+    }
+
+    #[test]
+    fn missing_end_points_at_begin() {
+        let (line, msg) = malformed(parse(
+            "intro\n*** Begin Patch\n*** Update File: a\n-x\n+y\n",
+        ));
+        assert_eq!(line, 2);
+        assert!(msg.contains("End Patch"), "{msg}");
+    }
+
+    #[test]
+    fn update_without_chunks_is_malformed() {
+        let (line, _) = malformed(parse(
+            "*** Begin Patch\n*** Update File: a\n*** End Patch\n",
+        ));
+        assert_eq!(line, 2);
+    }
+
+    #[test]
+    fn unknown_marker_is_malformed() {
+        let (line, msg) = malformed(parse(
+            "*** Begin Patch\n*** Update File: a\n-x\n+y\n*** Rename File: b\n*** End Patch\n",
+        ));
+        assert_eq!(line, 5);
+        assert!(msg.contains("*** Rename File: b"), "{msg}");
+        let (line, _) = malformed(parse(
+            "*** Begin Patch\n*** Update File: a\n-x\nnot a diff line\n*** End Patch\n",
+        ));
+        assert_eq!(line, 4);
+    }
+}

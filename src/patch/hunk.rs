@@ -1,0 +1,275 @@
+//! Hunk headers and hunk bodies of unified diffs (numbered and numberless).
+
+use super::cleanup::{Src, split_line_number, strip_numbered_hunk};
+use crate::error::ParseError;
+use crate::model::{Hunk, HunkLine, LineKind};
+
+fn malformed(line: usize, message: impl Into<String>) -> ParseError {
+    ParseError::Malformed {
+        line,
+        message: message.into(),
+    }
+}
+
+/// True when line `i` is `--- x` directly followed by `+++ y` (a file header).
+pub(crate) fn is_file_header(src: &Src, i: usize) -> bool {
+    src.line(i).is_some_and(|l| l.starts_with("--- "))
+        && src.line(i + 1).is_some_and(|l| l.starts_with("+++ "))
+}
+
+/// True for a hunk header line (`@@ ...`).
+pub(crate) fn is_hunk_header(line: &str) -> bool {
+    line.starts_with("@@")
+}
+
+/// What a hunk header says.
+enum HeaderKind {
+    /// `@@ -a,b +c,d @@`: old start `a`.
+    Numbered(usize),
+    /// `@@`, `@@ @@`, `@@ text @@`.
+    Numberless,
+}
+
+/// Parses a `-a,b` / `+c,d` range; returns the start.
+fn parse_range(tok: &str, sign: char) -> Option<usize> {
+    let t = tok.strip_prefix(sign)?;
+    let (start, count) = match t.split_once(',') {
+        Some((s, c)) => (s, Some(c)),
+        None => (t, None),
+    };
+    if let Some(c) = count {
+        c.parse::<usize>().ok()?;
+    }
+    start.parse().ok()
+}
+
+fn parse_header(line: &str, at: usize) -> Result<HeaderKind, ParseError> {
+    let rest = line.get(2..).unwrap_or("").trim_start();
+    let looks_numbered = rest
+        .strip_prefix('-')
+        .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+    if !looks_numbered {
+        return Ok(HeaderKind::Numberless);
+    }
+    let mut toks = rest.split_whitespace();
+    let old = toks.next().and_then(|t| parse_range(t, '-'));
+    let new = toks.next().and_then(|t| parse_range(t, '+'));
+    let close = toks.next().is_some_and(|t| t.starts_with("@@"));
+    match (old, new, close) {
+        (Some(a), Some(_), true) => Ok(HeaderKind::Numbered(a)),
+        _ => Err(malformed(
+            at,
+            format!("bad hunk header `{line}`: expected `@@ -START,COUNT +START,COUNT @@`"),
+        )),
+    }
+}
+
+/// A `42 | -code` line (number before the marker): returns the marker and the
+/// line rewritten as `42 | code` so the common prefix stripping handles it.
+fn before_form(line: &str) -> Option<(char, String)> {
+    let (n, rest) = split_line_number(line)?;
+    let mut chars = rest.chars();
+    let m = chars.next()?;
+    matches!(m, ' ' | '-' | '+').then(|| (m, format!("{n} | {}", chars.as_str())))
+}
+
+/// True when line `k` continues a hunk body.
+pub(crate) fn is_body_line(src: &Src, k: usize) -> bool {
+    let Some(l) = src.line(k) else { return false };
+    if is_file_header(src, k) {
+        return false;
+    }
+    l.starts_with([' ', '-', '+', '\\']) || before_form(l).is_some()
+}
+
+/// Parses the hunk whose header is at line `i`; returns it, whether it was
+/// numbered, and the index after it.
+pub(crate) fn parse_hunk(src: &Src, i: usize) -> Result<(Hunk, bool, usize), ParseError> {
+    let header = src.line(i).unwrap_or("");
+    let kind = parse_header(header, src.orig(i))?;
+    let (hint, numbered) = match kind {
+        HeaderKind::Numbered(a) => (Some(a), true),
+        HeaderKind::Numberless => (None, false),
+    };
+    let (hunk, next) = parse_body(src, i + 1, src.orig(i))?;
+    let mut hunk = hunk;
+    if hunk.line_hint.is_none() {
+        hunk.line_hint = hint;
+    }
+    Ok((hunk, numbered, next))
+}
+
+/// Reads hunk body lines from `j`; `at` is the patch line reported for the hunk.
+pub(crate) fn parse_body(src: &Src, mut j: usize, at: usize) -> Result<(Hunk, usize), ParseError> {
+    let mut hunk = Hunk {
+        patch_line: at,
+        ..Hunk::default()
+    };
+    let mut before = false;
+    let mut last: Option<LineKind> = None;
+    while let Some(l) = src.line(j) {
+        if l.is_empty() {
+            match src.next_non_empty(j) {
+                Some(k) if is_body_line(src, k) => {
+                    for _ in j..k {
+                        push(&mut hunk, &mut last, LineKind::Context, String::new());
+                    }
+                    j = k;
+                    continue;
+                }
+                _ => break,
+            }
+        }
+        if is_file_header(src, j) {
+            break;
+        }
+        if let Some(rest) = l.strip_prefix(' ') {
+            push(&mut hunk, &mut last, LineKind::Context, rest.to_string());
+        } else if let Some(rest) = l.strip_prefix('-') {
+            push(&mut hunk, &mut last, LineKind::Remove, rest.to_string());
+        } else if let Some(rest) = l.strip_prefix('+') {
+            push(&mut hunk, &mut last, LineKind::Add, rest.to_string());
+        } else if l.starts_with('\\') {
+            match last {
+                Some(LineKind::Remove) => hunk.old_missing_newline = true,
+                Some(LineKind::Add) => hunk.new_missing_newline = true,
+                Some(LineKind::Context) => {
+                    hunk.old_missing_newline = true;
+                    hunk.new_missing_newline = true;
+                }
+                None => {}
+            }
+        } else if let Some((m, text)) = before_form(l) {
+            before = true;
+            let kind = match m {
+                '-' => LineKind::Remove,
+                '+' => LineKind::Add,
+                _ => LineKind::Context,
+            };
+            push(&mut hunk, &mut last, kind, text);
+        } else {
+            break;
+        }
+        j += 1;
+    }
+    if hunk.lines.is_empty() {
+        return Err(malformed(at, "hunk has no lines"));
+    }
+    match strip_numbered_hunk(&mut hunk.lines) {
+        Some(n) => hunk.line_hint = Some(n),
+        None if before => {
+            return Err(malformed(
+                at,
+                "hunk lines carry line numbers (`42 | -code`) that are not consecutive",
+            ));
+        }
+        None => {}
+    }
+    Ok((hunk, j))
+}
+
+fn push(hunk: &mut Hunk, last: &mut Option<LineKind>, kind: LineKind, text: String) {
+    let line = HunkLine::new(kind, text);
+    if line.is_old() {
+        hunk.old_missing_newline = false;
+    }
+    if line.is_new() {
+        hunk.new_missing_newline = false;
+    }
+    *last = Some(kind);
+    hunk.lines.push(line);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::*;
+
+    #[test]
+    fn counts_do_not_delimit_the_body() {
+        let p = parse("--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n a\n-b\n+c\n d\n e\n").unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), [" a", "-b", "+c", " d", " e"]);
+    }
+
+    #[test]
+    fn no_newline_markers() {
+        let p =
+            parse("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n").unwrap();
+        let h = &p.files[0].hunks[0];
+        assert!(h.old_missing_newline && !h.new_missing_newline);
+        let p =
+            parse("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n\\ No newline at end of file\n").unwrap();
+        let h = &p.files[0].hunks[0];
+        assert!(!h.old_missing_newline && h.new_missing_newline);
+        let p =
+            parse("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n+b\n c\n\\ No newline at end of file\n")
+                .unwrap();
+        let h = &p.files[0].hunks[0];
+        assert!(h.old_missing_newline && h.new_missing_newline);
+    }
+
+    #[test]
+    fn dashes_line_is_removed_unless_a_header_follows() {
+        let p = parse("--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1 @@\n--- old comment\n select 1;\n--- a/r.sql\n+++ b/r.sql\n@@ -1 +1 @@\n-x\n+y\n").unwrap();
+        assert_eq!(p.files.len(), 2);
+        assert_eq!(
+            show(&p.files[0].hunks[0]),
+            ["--- old comment", " select 1;"]
+        );
+        assert_eq!(p.files[1].path, "r.sql");
+    }
+
+    #[test]
+    fn empty_lines_inside_and_after_a_hunk() {
+        let p = parse("```diff\n--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n\n-b\n+c\n\n\n@@ -10 +10 @@\n-x\n+y\n\n```\nDone.\n").unwrap();
+        let f = &p.files[0];
+        assert_eq!(f.hunks.len(), 2);
+        assert_eq!(show(&f.hunks[0]), [" a", " ", "-b", "+c"]);
+        assert_eq!(show(&f.hunks[1]), ["-x", "+y"]);
+    }
+
+    #[test]
+    fn empty_hunk_is_malformed() {
+        let (line, msg) = malformed(parse(
+            "--- a/f\n+++ b/f\n@@ -1 +1 @@\n@@ -5 +5 @@\n-a\n+b\n",
+        ));
+        assert_eq!(line, 3);
+        assert!(msg.contains("no lines"), "{msg}");
+    }
+
+    #[test]
+    fn bad_hunk_header_is_malformed() {
+        let (line, _) = malformed(parse("--- a/f\n+++ b/f\n@@ -1,x +1 @@\n-a\n+b\n"));
+        assert_eq!(line, 3);
+    }
+
+    #[test]
+    fn numbered_view_prefixes_after_the_marker() {
+        let p = parse(
+            "--- a/f\n+++ b/f\n@@ @@\n 41 | fn a() {\n-42 |     old();\n+    new();\n 43 | }\n",
+        )
+        .unwrap();
+        let h = &p.files[0].hunks[0];
+        assert_eq!(show(h), [" fn a() {", "-    old();", "+    new();", " }"]);
+        assert_eq!(h.line_hint, Some(41));
+    }
+
+    #[test]
+    fn numbered_view_prefixes_before_the_marker() {
+        let p = parse("--- a/f\n+++ b/f\n@@ -40,3 +40,3 @@\n41 |  fn a() {\n42 | -    old();\n42 | +    new();\n43 |  }\n").unwrap();
+        let h = &p.files[0].hunks[0];
+        assert_eq!(show(h), [" fn a() {", "-    old();", "+    new();", " }"]);
+        assert_eq!(h.line_hint, Some(41));
+    }
+
+    #[test]
+    fn yaml_numbers_survive() {
+        let p =
+            parse("--- a/c.yaml\n+++ b/c.yaml\n@@ -1,2 +1,2 @@\n 10: foo\n-20: bar\n+20: baz\n")
+                .unwrap();
+        assert_eq!(
+            show(&p.files[0].hunks[0]),
+            [" 10: foo", "-20: bar", "+20: baz"]
+        );
+        assert_eq!(p.files[0].hunks[0].line_hint, Some(1));
+    }
+}

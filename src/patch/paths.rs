@@ -1,0 +1,159 @@
+//! Path clean-up: header paths, `-pN` stripping, and path-like lines that name
+//! the file of the edit below them.
+
+use super::cleanup::{Src, is_fence};
+use crate::error::ParseError;
+
+/// Normalizes a path: trims, unquotes, turns `\` into `/`, drops a leading `./`.
+pub(crate) fn clean(path: &str) -> String {
+    let mut p = path.trim();
+    if p.len() >= 2
+        && ((p.starts_with('"') && p.ends_with('"')) || (p.starts_with('\'') && p.ends_with('\'')))
+    {
+        p = p.get(1..p.len() - 1).unwrap_or(p);
+    }
+    let mut s = p.replace('\\', "/");
+    while let Some(rest) = s.strip_prefix("./") {
+        s = rest.to_string();
+    }
+    s
+}
+
+/// Applies `-pN` to a header path: `Some(n)` drops `n` leading components (error
+/// when there are too few); `None` drops a leading `a/` or `b/` only.
+pub(crate) fn strip(path: &str, strip: Option<usize>, line: usize) -> Result<String, ParseError> {
+    let path = clean(path);
+    match strip {
+        None => Ok(path
+            .strip_prefix("a/")
+            .or_else(|| path.strip_prefix("b/"))
+            .unwrap_or(&path)
+            .to_string()),
+        Some(0) => Ok(path),
+        Some(n) => {
+            let comps: Vec<&str> = path.split('/').collect();
+            if comps.len() <= n {
+                return Err(ParseError::Malformed {
+                    line,
+                    message: format!(
+                        "cannot strip {n} leading path component(s) from `{path}` (-p{n}): it has only {}",
+                        comps.len().saturating_sub(1)
+                    ),
+                });
+            }
+            Ok(comps.get(n..).unwrap_or(&[]).join("/"))
+        }
+    }
+}
+
+/// Reads a path from a header such as `--- a/x\t2024-01-01` or `+++ filename: x`.
+/// Returns `None` for `/dev/null`.
+pub(crate) fn header_path(
+    rest: &str,
+    strip_n: Option<usize>,
+    line: usize,
+) -> Result<Option<String>, ParseError> {
+    let mut r = rest.trim();
+    if r.len() >= 9
+        && r.get(..9)
+            .is_some_and(|p| p.eq_ignore_ascii_case("filename:"))
+    {
+        r = r.get(9..).unwrap_or("").trim();
+    }
+    let r = r.split('\t').next().unwrap_or("").trim();
+    let cleaned = clean(r);
+    if cleaned == "/dev/null" || cleaned == "dev/null" {
+        return Ok(None);
+    }
+    if cleaned.is_empty() {
+        return Err(ParseError::Malformed {
+            line,
+            message: "file header names no path".into(),
+        });
+    }
+    strip(&cleaned, strip_n, line).map(Some)
+}
+
+const BARE_NAMES: &[&str] = &[
+    "Makefile",
+    "Dockerfile",
+    "Gemfile",
+    "Rakefile",
+    "Procfile",
+    "Justfile",
+    "Jenkinsfile",
+    "Vagrantfile",
+    "LICENSE",
+    "README",
+    "CHANGELOG",
+];
+
+/// Reads a line that only names a file: `src/foo.rs`, `**src/foo.rs**`,
+/// `` `src/foo.rs` ``, `File: src/foo.rs`, `# src/foo.rs`, `src/foo.rs:`.
+/// Sentences (`Here is the change:`) are not paths.
+pub(crate) fn path_line(line: &str) -> Option<String> {
+    let mut s = line.trim();
+    let mut decorated = false;
+    loop {
+        let before = s;
+        if let Some(r) = s.strip_prefix('#') {
+            s = r.trim_start_matches('#').trim();
+            decorated = true;
+        }
+        for label in ["file:", "path:", "filename:", "filepath:"] {
+            if s.len() > label.len()
+                && s.get(..label.len())
+                    .is_some_and(|p| p.eq_ignore_ascii_case(label))
+            {
+                s = s.get(label.len()..).unwrap_or("").trim();
+                decorated = true;
+            }
+        }
+        for wrap in ["**", "__", "`", "\"", "'", "*"] {
+            if s.len() >= 2 * wrap.len() && s.starts_with(wrap) && s.ends_with(wrap) {
+                s = s.get(wrap.len()..s.len() - wrap.len()).unwrap_or("").trim();
+                decorated = true;
+            }
+        }
+        if let Some(r) = s.strip_suffix(':') {
+            s = r.trim_end();
+        }
+        if s == before {
+            break;
+        }
+    }
+    let p = clean(s);
+    if p.is_empty() || p.contains("://") || p.ends_with('.') || p.ends_with('/') {
+        return None;
+    }
+    if !p
+        .chars()
+        .all(|c| c.is_alphanumeric() || " ._-/~+@=,()[]{}$%".contains(c))
+    {
+        return None;
+    }
+    let last = p.rsplit('/').next().unwrap_or("");
+    let has_ext = last.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !ext.is_empty()
+            && ext.len() <= 12
+            && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            && (!stem.is_empty() || last.starts_with('.'))
+    });
+    if p.contains(' ') {
+        return (decorated && has_ext).then_some(p);
+    }
+    if has_ext || p.contains('/') || BARE_NAMES.contains(&last) {
+        return Some(p);
+    }
+    None
+}
+
+/// The path named by the nearest non-empty line before line `i`, skipping one
+/// fence line (```` ```python ````) standing right before it.
+pub(crate) fn path_before(src: &Src, i: usize) -> Option<String> {
+    let mut k = src.prev_non_empty(i)?;
+    if is_fence(src.line(k)?) {
+        k = src.prev_non_empty(k)?;
+    }
+    path_line(src.line(k)?)
+}

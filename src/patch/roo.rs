@@ -1,0 +1,236 @@
+//! The Roo-Code `<apply_diff>` XML envelope around SEARCH/REPLACE blocks:
+//! `<args><file><path>P</path><diff><content>…</content><start_line>N</start_line></diff></file></args>`
+//! and the older `<path>P</path><diff>…</diff>` form.
+
+use super::cleanup::Src;
+use super::search_replace::{
+    block_hunk, is_divider, is_replace, is_search, parse_block, push_hunk,
+};
+use crate::error::ParseError;
+use crate::model::FilePatch;
+
+fn malformed(line: usize, message: impl Into<String>) -> ParseError {
+    ParseError::Malformed {
+        line,
+        message: message.into(),
+    }
+}
+
+/// True when a line opens a Roo `<apply_diff>` envelope.
+pub(crate) fn is_apply_diff(line: &str) -> bool {
+    line.trim_start().starts_with("<apply_diff>")
+}
+
+/// Finds `<name>…</name>` in `text[from..to]`; returns the inner range and the
+/// index after the closing tag. A `<![CDATA[ … ]]>` inner is skipped whole, so a
+/// closing tag inside it does not end the element.
+fn element(text: &str, from: usize, to: usize, name: &str) -> Option<(usize, usize, usize)> {
+    let open = format!("<{name}>");
+    let close = format!("</{name}>");
+    let hay = text.get(from..to)?;
+    let inner_start = from + hay.find(&open)? + open.len();
+    let rest = text.get(inner_start..to)?;
+    let mut search_from = inner_start;
+    let lead = rest.len() - rest.trim_start().len();
+    if rest.trim_start().starts_with("<![CDATA[") {
+        let cdata_end = rest.find("]]>")?;
+        search_from = inner_start + cdata_end.max(lead) + 3;
+    }
+    let inner_end = search_from + text.get(search_from..to)?.find(&close)?;
+    Some((inner_start, inner_end, inner_end + close.len()))
+}
+
+/// Strips a `<![CDATA[ … ]]>` wrapper, returning the byte range of the content.
+/// XML entities (`&lt;`, `&amp;`) are deliberately NOT decoded: models write code
+/// verbatim inside these tags, and decoding would damage code that contains them.
+fn unwrap_cdata(text: &str, start: usize, end: usize) -> (usize, usize) {
+    let Some(inner) = text.get(start..end) else {
+        return (start, end);
+    };
+    let t = inner.trim();
+    if let (Some(_), Some(_)) = (t.strip_prefix("<![CDATA["), t.strip_suffix("]]>")) {
+        let s = start + inner.find("<![CDATA[").unwrap_or(0) + 9;
+        let e = start + inner.rfind("]]>").unwrap_or(inner.len());
+        if s <= e {
+            return (s, e);
+        }
+    }
+    (start, end)
+}
+
+/// The lines of `text[start..end]` as a [`Src`] mapped to original patch lines
+/// (`text` is `src` joined from line `first`). The rest of the opening tag's line
+/// and the closing tag's line are dropped when blank.
+fn sub_src(src: &Src, first: usize, text: &str, start: usize, end: usize) -> Src {
+    let mut out = Src::default();
+    let Some(inner) = text.get(start..end) else {
+        return out;
+    };
+    let base = text.get(..start).map_or(0, |t| t.matches('\n').count());
+    let parts: Vec<&str> = inner.split('\n').collect();
+    let count = parts.len();
+    for (k, l) in parts.into_iter().enumerate() {
+        if (k == 0 || k + 1 == count) && l.trim().is_empty() {
+            continue;
+        }
+        out.lines.push(l.to_string());
+        out.map.push(src.orig(first + base + k));
+    }
+    out
+}
+
+/// Parses a Roo `<apply_diff>` envelope starting at line `i` (multi-file `<args>`
+/// form or the older `<path>` + `<diff>` form); returns the index after it.
+pub(crate) fn parse_apply_diff(
+    src: &Src,
+    i: usize,
+    target: Option<&str>,
+    files: &mut Vec<FilePatch>,
+) -> Result<usize, ParseError> {
+    let at = src.orig(i);
+    let end = (i..src.len())
+        .find(|&k| src.line(k).is_some_and(|l| l.contains("</apply_diff>")))
+        .ok_or_else(|| malformed(at, "`<apply_diff>` has no `</apply_diff>`"))?;
+    let text = src.lines.get(i..=end).unwrap_or(&[]).join("\n");
+    let len = text.len();
+    let line_at = |off: usize| src.orig(i + text.get(..off).map_or(0, |t| t.matches('\n').count()));
+    let path_of = |from: usize, to: usize| -> Result<String, ParseError> {
+        match element(&text, from, to, "path") {
+            Some((s, e, _)) => {
+                let (s, e) = unwrap_cdata(&text, s, e);
+                let p = super::paths::clean(text.get(s..e).unwrap_or(""));
+                if p.is_empty() {
+                    Err(malformed(line_at(s), "empty `<path>`"))
+                } else {
+                    Ok(p)
+                }
+            }
+            None => target.map(str::to_string).ok_or(ParseError::NoTargetPath {
+                line: line_at(from),
+            }),
+        }
+    };
+    let hint_of = |from: usize, to: usize| -> Result<Option<usize>, ParseError> {
+        match element(&text, from, to, "start_line") {
+            Some((s, e, _)) => {
+                let v = text.get(s..e).unwrap_or("").trim();
+                v.parse()
+                    .map(Some)
+                    .map_err(|_| malformed(line_at(s), format!("bad `<start_line>` value `{v}`")))
+            }
+            None => Ok(None),
+        }
+    };
+    if text.contains("<file>") {
+        let mut pos = 0;
+        while let Some((fs, fe, after)) = element(&text, pos, len, "file") {
+            let path = path_of(fs, fe)?;
+            let mut dpos = fs;
+            let mut any = false;
+            while let Some((ds, de, dafter)) = element(&text, dpos, fe, "diff") {
+                let (cs, ce) = match element(&text, ds, de, "content") {
+                    Some((cs, ce, _)) => unwrap_cdata(&text, cs, ce),
+                    None => unwrap_cdata(&text, ds, de),
+                };
+                let hint = hint_of(ds, de)?;
+                blocks_in(
+                    &sub_src(src, i, &text, cs, ce),
+                    &path,
+                    hint,
+                    line_at(ds),
+                    files,
+                )?;
+                any = true;
+                dpos = dafter;
+            }
+            if !any {
+                return Err(malformed(
+                    line_at(fs),
+                    format!("`<file>` for `{path}` holds no `<diff>`"),
+                ));
+            }
+            pos = after;
+        }
+    } else {
+        let path = path_of(0, len)?;
+        let (ds, de, _) = element(&text, 0, len, "diff")
+            .ok_or_else(|| malformed(at, "`<apply_diff>` holds no `<diff>`"))?;
+        let (cs, ce) = unwrap_cdata(&text, ds, de);
+        let hint = hint_of(0, len)?;
+        blocks_in(
+            &sub_src(src, i, &text, cs, ce),
+            &path,
+            hint,
+            line_at(ds),
+            files,
+        )?;
+    }
+    Ok(end + 1)
+}
+
+/// Reads every SEARCH/REPLACE block of one `<diff>` into `files` for `path`.
+fn blocks_in(
+    sub: &Src,
+    path: &str,
+    hint: Option<usize>,
+    at: usize,
+    files: &mut Vec<FilePatch>,
+) -> Result<(), ParseError> {
+    let mut j = 0;
+    let mut any = false;
+    while let Some(l) = sub.line(j) {
+        if is_search(l) {
+            let (block, next) = parse_block(sub, j)?;
+            let (hunk, create) = block_hunk(sub, block, hint)?;
+            push_hunk(files, path.to_string(), hunk, create, true);
+            any = true;
+            j = next;
+        } else if is_replace(l) || is_divider(l) {
+            return Err(malformed(
+                sub.orig(j),
+                format!("found `{}` before `<<<<<<< SEARCH`", l.trim()),
+            ));
+        } else {
+            j += 1;
+        }
+    }
+    if !any {
+        return Err(malformed(at, "`<diff>` holds no `<<<<<<< SEARCH` block"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::*;
+
+    #[test]
+    fn roo_multi_file_xml() {
+        let text = "<apply_diff>\n<args>\n<file>\n<path>src/a.ts</path>\n<diff>\n<content><![CDATA[\n<<<<<<< SEARCH\nif (a &lt; b) {}\n=======\nif (a <= b) {}\n>>>>>>> REPLACE\n]]></content>\n<start_line>7</start_line>\n</diff>\n<diff>\n<content>\n<<<<<<< SEARCH\n:start_line:30\n-------\nx\n=======\ny\n>>>>>>> REPLACE\n</content>\n</diff>\n</file>\n<file>\n<path>b.ts</path>\n<diff>\n<content>\n<<<<<<< SEARCH\nq\n=======\nr\n>>>>>>> REPLACE\n</content>\n</diff>\n</file>\n</args>\n</apply_diff>\n";
+        let p = parse(text).unwrap();
+        assert_eq!(p.files.len(), 2);
+        let a = &p.files[0];
+        assert_eq!(a.path, "src/a.ts");
+        assert_eq!(a.hunks.len(), 2);
+        assert_eq!(show(&a.hunks[0]), ["-if (a &lt; b) {}", "+if (a <= b) {}"]);
+        assert_eq!((a.hunks[0].line_hint, a.hunks[0].patch_line), (Some(7), 7));
+        assert_eq!(
+            (a.hunks[1].line_hint, a.hunks[1].patch_line),
+            (Some(30), 17)
+        );
+        assert_eq!(p.files[1].path, "b.ts");
+    }
+
+    #[test]
+    fn roo_single_form() {
+        let text = "I'll fix it.\n<apply_diff>\n<path>main.py</path>\n<diff>\n<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n</diff>\n<start_line>5</start_line>\n</apply_diff>\n";
+        let p = parse(text).unwrap();
+        assert_eq!(p.files[0].path, "main.py");
+        assert_eq!(p.files[0].hunks[0].line_hint, Some(5));
+        assert_eq!(p.files[0].hunks[0].patch_line, 5);
+        let (line, _) = malformed(parse(
+            "<apply_diff>\n<path>a</path>\n<diff>\nnothing\n</diff>\n",
+        ));
+        assert_eq!(line, 1);
+    }
+}

@@ -1,0 +1,486 @@
+//! SEARCH/REPLACE blocks (Aider, Roo-Code) and the Roo `<apply_diff>` XML envelope.
+//!
+//! A block is `<<<<<<< SEARCH`, optional `:start_line:N`, optional `-------`,
+//! search lines, `=======`, replace lines, `>>>>>>> REPLACE`. Each block becomes
+//! one hunk: a line diff of the search lines against the replace lines.
+
+use super::cleanup::{Src, strip_numbered_section};
+use crate::error::ParseError;
+use crate::model::{FileOp, FilePatch, Hunk, HunkLine, LineKind, PatchFormat};
+use similar::{Algorithm, DiffOp, capture_diff_slices};
+
+fn malformed(line: usize, message: impl Into<String>) -> ParseError {
+    ParseError::Malformed {
+        line,
+        message: message.into(),
+    }
+}
+
+/// `count` (5 to 9) copies of `c` at the start of `t`, and the rest.
+fn run_of(t: &str, c: char) -> Option<&str> {
+    let rest = t.trim_start_matches(c);
+    let n = t.len() - rest.len();
+    (5..=9).contains(&n).then_some(rest)
+}
+
+/// True for `<<<<<<< SEARCH` (5–9 `<`, optional space, optional trailing `>`).
+pub(crate) fn is_search(line: &str) -> bool {
+    run_of(line.trim(), '<').is_some_and(|r| {
+        let w = r.trim_start().trim_end_matches('>').trim_end();
+        w.eq_ignore_ascii_case("search")
+    })
+}
+
+/// True for `=======` (5–9 `=`).
+pub(crate) fn is_divider(line: &str) -> bool {
+    run_of(line.trim(), '=').is_some_and(str::is_empty)
+}
+
+/// True for `>>>>>>> REPLACE` (5–9 `>`).
+pub(crate) fn is_replace(line: &str) -> bool {
+    run_of(line.trim(), '>').is_some_and(|r| r.trim().eq_ignore_ascii_case("replace"))
+}
+
+/// `-------` (5–9 `-`) right after the SEARCH marker (Roo).
+fn is_dashes(line: &str) -> bool {
+    run_of(line.trim(), '-').is_some_and(str::is_empty)
+}
+
+/// Unescapes `\<<<<<<<`, `\=======`, `\>>>>>>>`, `\-------`, `\:start_line:`.
+fn unescape(line: &str) -> String {
+    let t = line.trim_start();
+    let indent = line.get(..line.len() - t.len()).unwrap_or("");
+    if let Some(rest) = t.strip_prefix('\\')
+        && [
+            "<<<<<",
+            "=====",
+            ">>>>>",
+            "-----",
+            ":start_line:",
+            ":end_line:",
+        ]
+        .iter()
+        .any(|m| rest.starts_with(m))
+    {
+        return format!("{indent}{rest}");
+    }
+    line.to_string()
+}
+
+/// One parsed block.
+#[derive(Debug)]
+pub(crate) struct Block {
+    /// Search section lines (unescaped).
+    pub search: Vec<String>,
+    /// Replace section lines (unescaped).
+    pub replace: Vec<String>,
+    /// `:start_line:N`.
+    pub start_line: Option<usize>,
+    /// Index of the SEARCH marker line.
+    pub open: usize,
+}
+
+/// Parses the block whose `<<<<<<< SEARCH` is at line `i`; returns it and the
+/// index after `>>>>>>> REPLACE`.
+pub(crate) fn parse_block(src: &Src, i: usize) -> Result<(Block, usize), ParseError> {
+    let opened = src.orig(i);
+    let mut j = i + 1;
+    let mut start_line = None;
+    if let Some(l) = src.line(j)
+        && let Some(v) = l.trim().strip_prefix(":start_line:")
+    {
+        let n = v.trim().parse::<usize>().map_err(|_| {
+            malformed(
+                src.orig(j),
+                format!("bad `:start_line:` value `{}`", v.trim()),
+            )
+        })?;
+        start_line = Some(n);
+        j += 1;
+        if src
+            .line(j)
+            .is_some_and(|l| l.trim().starts_with(":end_line:"))
+        {
+            j += 1;
+        }
+    }
+    if src.line(j).is_some_and(is_dashes) {
+        j += 1;
+    }
+    let mut search = Vec::new();
+    loop {
+        let Some(l) = src.line(j) else {
+            return Err(malformed(
+                opened,
+                format!("block opened at line {opened} has no `=======`"),
+            ));
+        };
+        if is_divider(l) {
+            break;
+        }
+        if is_search(l) || is_replace(l) {
+            return Err(malformed(
+                src.orig(j),
+                format!(
+                    "found `{}` at line {}, expected `=======` (block opened at line {opened})",
+                    l.trim(),
+                    src.orig(j)
+                ),
+            ));
+        }
+        search.push(unescape(l));
+        j += 1;
+    }
+    j += 1;
+    let mut replace = Vec::new();
+    loop {
+        let Some(l) = src.line(j) else {
+            return Err(malformed(
+                opened,
+                format!("block opened at line {opened} has no `>>>>>>> REPLACE`"),
+            ));
+        };
+        if is_replace(l) {
+            break;
+        }
+        if is_search(l) || is_divider(l) {
+            return Err(malformed(
+                src.orig(j),
+                format!(
+                    "found `{}` at line {}, expected `>>>>>>> REPLACE` (block opened at line {opened})",
+                    l.trim(),
+                    src.orig(j)
+                ),
+            ));
+        }
+        if l.trim().starts_with(":start_line:") {
+            return Err(malformed(
+                src.orig(j),
+                "`:start_line:` inside the REPLACE section: it belongs right after `<<<<<<< SEARCH`",
+            ));
+        }
+        replace.push(unescape(l));
+        j += 1;
+    }
+    Ok((
+        Block {
+            search,
+            replace,
+            start_line,
+            open: i,
+        },
+        j + 1,
+    ))
+}
+
+/// Turns a block into one hunk (line diff of search vs replace). Returns the
+/// hunk and whether the search section was empty (create or append).
+pub(crate) fn block_hunk(
+    src: &Src,
+    block: Block,
+    default_hint: Option<usize>,
+) -> Result<(Hunk, bool), ParseError> {
+    let at = src.orig(block.open);
+    let mut search = block.search;
+    let mut replace = block.replace;
+    let mut hint = block.start_line;
+    if let Some((s, n)) = strip_numbered_section(&search, true) {
+        search = s;
+        hint = hint.or(Some(n));
+        if let Some((r, _)) = strip_numbered_section(&replace, false) {
+            replace = r;
+        }
+    } else if search.iter().all(|l| l.trim().is_empty())
+        && let Some((r, _)) = strip_numbered_section(&replace, true)
+    {
+        replace = r;
+    }
+    let empty_search = search.iter().all(|l| l.trim().is_empty());
+    if empty_search && replace.is_empty() {
+        return Err(malformed(at, "SEARCH and REPLACE sections are both empty"));
+    }
+    let mut hunk = Hunk {
+        patch_line: at,
+        line_hint: hint.or(default_hint),
+        ..Hunk::default()
+    };
+    if empty_search {
+        hunk.lines = replace
+            .into_iter()
+            .map(|t| HunkLine::new(LineKind::Add, t))
+            .collect();
+        return Ok((hunk, true));
+    }
+    let old: Vec<&str> = search.iter().map(String::as_str).collect();
+    let new: Vec<&str> = replace.iter().map(String::as_str).collect();
+    for op in capture_diff_slices(Algorithm::Myers, &old, &new) {
+        let (o, n) = match op {
+            DiffOp::Equal { old_index, len, .. } => {
+                let lines = old.get(old_index..old_index + len).unwrap_or(&[]);
+                hunk.lines
+                    .extend(lines.iter().map(|t| HunkLine::new(LineKind::Context, *t)));
+                continue;
+            }
+            DiffOp::Delete {
+                old_index, old_len, ..
+            } => (old_index..old_index + old_len, 0..0),
+            DiffOp::Insert {
+                new_index, new_len, ..
+            } => (0..0, new_index..new_index + new_len),
+            DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
+            } => (
+                old_index..old_index + old_len,
+                new_index..new_index + new_len,
+            ),
+        };
+        let removed = old.get(o).unwrap_or(&[]);
+        hunk.lines
+            .extend(removed.iter().map(|t| HunkLine::new(LineKind::Remove, *t)));
+        let added = new.get(n).unwrap_or(&[]);
+        hunk.lines
+            .extend(added.iter().map(|t| HunkLine::new(LineKind::Add, *t)));
+    }
+    Ok((hunk, false))
+}
+
+/// Adds a block's hunk for `path` to `files`, merging into the last file patch
+/// when it is the same path's SEARCH/REPLACE edits.
+pub(crate) fn push_hunk(
+    files: &mut Vec<FilePatch>,
+    path: String,
+    hunk: Hunk,
+    create: bool,
+    merge: bool,
+) {
+    if merge
+        && let Some(last) = files.last_mut()
+        && last.format == PatchFormat::SearchReplace
+        && last.path == path
+    {
+        last.create_if_missing |= create;
+        last.hunks.push(hunk);
+        return;
+    }
+    let mut fp = FilePatch::new(
+        path,
+        FileOp::Update,
+        PatchFormat::SearchReplace,
+        hunk.patch_line,
+    );
+    fp.create_if_missing = create;
+    fp.hunks.push(hunk);
+    files.push(fp);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::*;
+    use crate::error::ParseError;
+    use crate::model::PatchFormat;
+
+    fn block(search: &str, replace: &str) -> String {
+        format!("<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n")
+    }
+
+    #[test]
+    fn basic_block_is_a_line_diff() {
+        let text = format!(
+            "src/a.py\n```python\n{}```\n",
+            block(
+                "def f():\n    return 1\n# end\n",
+                "def f():\n    return 2\n# end\n"
+            )
+        );
+        let p = parse(&text).unwrap();
+        let f = &p.files[0];
+        assert_eq!(
+            (f.path.as_str(), f.format),
+            ("src/a.py", PatchFormat::SearchReplace)
+        );
+        assert_eq!(
+            show(&f.hunks[0]),
+            [" def f():", "-    return 1", "+    return 2", " # end"]
+        );
+        assert_eq!(f.hunks[0].patch_line, 3);
+        assert!(!f.create_if_missing);
+    }
+
+    #[test]
+    fn path_line_variants() {
+        for head in [
+            "**src/a.py**",
+            "`src/a.py`",
+            "## src/a.py",
+            "File: src/a.py",
+            "src/a.py:",
+            "Path: `src/a.py`",
+        ] {
+            let text = format!("{head}\n```\n{}```\n", block("a\n", "b\n"));
+            assert_eq!(parse(&text).unwrap().files[0].path, "src/a.py", "{head}");
+        }
+        let text = format!("**My Docs/notes file.md**\n{}", block("a\n", "b\n"));
+        assert_eq!(parse(&text).unwrap().files[0].path, "My Docs/notes file.md");
+    }
+
+    #[test]
+    fn sentence_is_not_a_path() {
+        let text = format!(
+            "Here is the change:\n```python\n{}```\n",
+            block("a\n", "b\n")
+        );
+        assert_eq!(parse(&text), Err(ParseError::NoTargetPath { line: 3 }));
+        assert_eq!(parse_target(&text, "t.py").unwrap().files[0].path, "t.py");
+        // A target does not override a named file.
+        let named = format!("x.py\n{}", block("a\n", "b\n"));
+        assert_eq!(parse_target(&named, "t.py").unwrap().files[0].path, "x.py");
+    }
+
+    #[test]
+    fn path_reuse_and_grouping() {
+        let text = format!(
+            "a.py\n```python\n{}\n{}```\n\n```python\n{}```\nb.py\n{}\nNow some prose.\n\n{}",
+            block("1\n", "2\n"),
+            block("3\n", "4\n"),
+            block("5\n", "6\n"),
+            block("7\n", "8\n"),
+            block("9\n", "10\n"),
+        );
+        assert_eq!(parse(&text), Err(ParseError::NoTargetPath { line: 32 }));
+        let p = parse_target(&text, "t.py").unwrap();
+        let files: Vec<_> = p
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.hunks.len()))
+            .collect();
+        assert_eq!(files, [("a.py", 3), ("b.py", 1), ("t.py", 1)]);
+    }
+
+    #[test]
+    fn start_line_and_dashes() {
+        let p = parse(
+            "x.rs\n<<<<<<< SEARCH\n:start_line:42\n-------\na\n=======\nb\n>>>>>>> REPLACE\n",
+        )
+        .unwrap();
+        let h = &p.files[0].hunks[0];
+        assert_eq!(h.line_hint, Some(42));
+        assert_eq!(show(h), ["-a", "+b"]);
+        let (line, msg) = malformed(parse(
+            "x.rs\n<<<<<<< SEARCH\n:start_line:abc\na\n=======\nb\n>>>>>>> REPLACE\n",
+        ));
+        assert_eq!(line, 3);
+        assert!(msg.contains("abc"), "{msg}");
+    }
+
+    #[test]
+    fn marker_variants() {
+        let text = "x.rs\n  <<<<< SEARCH>\na\n =========  \nb\n>>>>>>>>>REPLACE \n";
+        assert_eq!(show(&parse(text).unwrap().files[0].hunks[0]), ["-a", "+b"]);
+    }
+
+    #[test]
+    fn marker_order_errors() {
+        let (line, msg) = malformed(parse("x.rs\n=======\nfoo\n>>>>>>> REPLACE\n"));
+        assert_eq!(line, 2);
+        assert!(msg.contains("before `<<<<<<< SEARCH`"), "{msg}");
+        let (line, msg) = malformed(parse(
+            "x.rs\n<<<<<<< SEARCH\na\n<<<<<<< SEARCH\n=======\n>>>>>>> REPLACE\n",
+        ));
+        assert_eq!(line, 4);
+        assert!(
+            msg.contains("expected `=======` (block opened at line 2)"),
+            "{msg}"
+        );
+        let (line, msg) = malformed(parse("x.rs\n<<<<<<< SEARCH\na\n=======\nb\n"));
+        assert_eq!(line, 2);
+        assert!(
+            msg.contains("block opened at line 2 has no `>>>>>>> REPLACE`"),
+            "{msg}"
+        );
+        let (line, _) = malformed(parse("text\n>>>>>>> REPLACE\n"));
+        assert_eq!(line, 2);
+        let (line, msg) = malformed(parse(
+            "x.rs\n<<<<<<< SEARCH\na\n=======\n:start_line:3\nb\n>>>>>>> REPLACE\n",
+        ));
+        assert_eq!(line, 5);
+        assert!(msg.contains(":start_line:"), "{msg}");
+    }
+
+    #[test]
+    fn stray_divider_without_replace_is_prose() {
+        let text = format!("Title\n=======\n\nx.rs\n{}", block("a\n", "b\n"));
+        assert_eq!(parse(&text).unwrap().files.len(), 1);
+    }
+
+    #[test]
+    fn escaped_markers_are_content() {
+        let p = parse(&format!(
+            "x.txt\n{}",
+            block(
+                "\\<<<<<<< HEAD\n\\=======\n",
+                "  \\>>>>>>> theirs\n\\-------\n\\:start_line:1\n"
+            )
+        ))
+        .unwrap();
+        assert_eq!(
+            show(&p.files[0].hunks[0]),
+            [
+                "-<<<<<<< HEAD",
+                "-=======",
+                "+  >>>>>>> theirs",
+                "+-------",
+                "+:start_line:1"
+            ]
+        );
+    }
+
+    #[test]
+    fn fences_inside_sections_are_content() {
+        let p = parse(&format!(
+            "README.md\n````\n{}````\n",
+            block("```sh\nmake\n```\n", "```sh\nmake all\n```\n")
+        ))
+        .unwrap();
+        assert_eq!(
+            show(&p.files[0].hunks[0]),
+            [" ```sh", "-make", "+make all", " ```"]
+        );
+    }
+
+    #[test]
+    fn identical_and_empty_search() {
+        let p = parse(&format!("x.rs\n{}", block("a\nb\n", "a\nb\n"))).unwrap();
+        assert!(p.files[0].hunks[0].is_noop());
+        let p = parse(&format!("new.rs\n{}", block("", "fn main() {}\n"))).unwrap();
+        assert!(p.files[0].create_if_missing);
+        assert_eq!(show(&p.files[0].hunks[0]), ["+fn main() {}"]);
+        let (line, _) = malformed(parse(&format!("x.rs\n{}", block("", ""))));
+        assert_eq!(line, 2);
+    }
+
+    #[test]
+    fn numbered_sections_are_stripped() {
+        let p = parse(&format!(
+            "x.rs\n{}",
+            block(
+                "10 | fn a() {\n11 |     1\n12 | }\n",
+                "10 | fn a() {\n11 |     2\n12 | }\n"
+            )
+        ))
+        .unwrap();
+        let h = &p.files[0].hunks[0];
+        assert_eq!(show(h), [" fn a() {", "-    1", "+    2", " }"]);
+        assert_eq!(h.line_hint, Some(10));
+        // Not consecutive: YAML content survives.
+        let p = parse(&format!(
+            "c.yaml\n{}",
+            block("10: a\n20: b\n", "10: a\n20: c\n")
+        ))
+        .unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), [" 10: a", "-20: b", "+20: c"]);
+        assert_eq!(p.files[0].hunks[0].line_hint, None);
+    }
+}

@@ -1,0 +1,319 @@
+//! Unified diffs: numbered (`@@ -a,b +c,d @@`) and numberless (`@@`, `@@ @@`)
+//! hunks, `diff --git` extended headers, `---`/`+++` headers, headerless hunks.
+
+use super::cleanup::Src;
+use super::detect::Ctx;
+use super::hunk::{is_body_line, is_file_header, is_hunk_header, parse_body, parse_hunk};
+use super::paths;
+use crate::error::ParseError;
+use crate::model::{FileOp, FilePatch, PatchFormat};
+
+fn malformed(line: usize, message: impl Into<String>) -> ParseError {
+    ParseError::Malformed {
+        line,
+        message: message.into(),
+    }
+}
+
+/// True when a unified diff (git header, file header or hunk) starts at line `i`.
+pub(crate) fn starts_at(src: &Src, i: usize) -> bool {
+    src.line(i)
+        .is_some_and(|l| l.starts_with("diff --git ") || is_hunk_header(l))
+        || is_file_header(src, i)
+}
+
+/// Splits the two paths of `diff --git a/x b/x`.
+fn git_paths(rest: &str) -> Option<(String, String)> {
+    let rest = rest.trim();
+    if let Some(r) = rest.strip_prefix('"') {
+        let end = r.find('"')?;
+        let a = r.get(..end)?.to_string();
+        let b = r.get(end + 1..)?.trim().trim_matches('"').to_string();
+        return Some((a, b));
+    }
+    // Prefer the split where both sides name the same file.
+    for (k, _) in rest.match_indices(' ') {
+        let (a, b) = (rest.get(..k)?, rest.get(k + 1..)?);
+        let sa = a.strip_prefix("a/").unwrap_or(a);
+        let sb = b.strip_prefix("b/").unwrap_or(b);
+        if sa == sb {
+            return Some((a.to_string(), b.to_string()));
+        }
+    }
+    if let Some(k) = rest.find(" b/") {
+        return Some((rest.get(..k)?.to_string(), rest.get(k + 1..)?.to_string()));
+    }
+    let (a, b) = rest.split_once(' ')?;
+    Some((a.to_string(), b.trim().to_string()))
+}
+
+/// Parses one file's diff starting at line `i` (a `diff --git` line, a
+/// `---`/`+++` header, or a headerless hunk); returns the index after it.
+pub(crate) fn parse_file(src: &Src, i: usize, ctx: &Ctx) -> Result<(FilePatch, usize), ParseError> {
+    let start = i;
+    let at = src.orig(i);
+    let mut j = i;
+    let mut path: Option<String> = None;
+    let mut op = FileOp::Update;
+    let mut move_to = None;
+    let mut new_mode = None;
+    let mut git = false;
+    if let Some(rest) = src.line(j).and_then(|l| l.strip_prefix("diff --git ")) {
+        git = true;
+        let (a, _b) = git_paths(rest)
+            .ok_or_else(|| malformed(at, "cannot read the paths of `diff --git`"))?;
+        path = Some(paths::strip(&a, ctx.strip, at)?);
+        j += 1;
+        while let Some(l) = src.line(j) {
+            let line_no = src.orig(j);
+            if let Some(m) = l.strip_prefix("new file mode ") {
+                op = FileOp::Add;
+                new_mode = u32::from_str_radix(m.trim(), 8).ok();
+            } else if l.starts_with("deleted file mode ") {
+                op = FileOp::Delete;
+            } else if let Some(p) = l.strip_prefix("rename from ") {
+                path = Some(paths::clean(p));
+            } else if let Some(p) = l.strip_prefix("rename to ") {
+                move_to = Some(paths::clean(p));
+            } else if l.starts_with("Binary files ") || l.starts_with("GIT binary patch") {
+                return Err(malformed(
+                    line_no,
+                    "binary patches are not supported: re-create the binary file instead",
+                ));
+            } else if ![
+                "index ",
+                "similarity index ",
+                "dissimilarity index ",
+                "old mode ",
+                "new mode ",
+                "copy from ",
+                "copy to ",
+            ]
+            .iter()
+            .any(|p| l.starts_with(p))
+            {
+                break;
+            }
+            j += 1;
+        }
+    }
+    let mut headered = git;
+    if is_file_header(src, j) {
+        headered = true;
+        let old_rest = src
+            .line(j)
+            .and_then(|l| l.strip_prefix("--- "))
+            .unwrap_or("");
+        let new_rest = src
+            .line(j + 1)
+            .and_then(|l| l.strip_prefix("+++ "))
+            .unwrap_or("");
+        let old = paths::header_path(old_rest, ctx.strip, src.orig(j))?;
+        let new = paths::header_path(new_rest, ctx.strip, src.orig(j + 1))?;
+        match (old, new) {
+            (None, Some(n)) => {
+                op = FileOp::Add;
+                path = Some(n);
+            }
+            (Some(o), None) => {
+                op = FileOp::Delete;
+                path = Some(o);
+            }
+            (Some(o), Some(_)) => {
+                if path.is_none() || move_to.is_none() {
+                    path = Some(o);
+                }
+            }
+            (None, None) => {
+                return Err(malformed(src.orig(j), "both file headers are /dev/null"));
+            }
+        }
+        j += 2;
+    }
+    let path = match path {
+        Some(p) => p,
+        None => match ctx
+            .target
+            .clone()
+            .or_else(|| paths::path_before(src, start))
+        {
+            Some(p) => p,
+            None => return Err(ParseError::NoTargetPath { line: at }),
+        },
+    };
+    let mut fp = FilePatch::new(path, op, PatchFormat::NumberlessDiff, at);
+    fp.move_to = move_to;
+    fp.new_mode = new_mode;
+    let mut any_numbered = false;
+    // A header directly followed by body lines (no `@@`): one numberless hunk.
+    if headered && !git && src.line(j).is_some_and(|l| !is_hunk_header(l)) && is_body_line(src, j) {
+        let (hunk, next) = parse_body(src, j, src.orig(j))?;
+        fp.hunks.push(hunk);
+        j = next;
+    }
+    while let Some(l) = src.line(j) {
+        if l.trim().is_empty() {
+            // Blank lines between two hunks of the same file.
+            match src.next_non_empty(j) {
+                Some(k) if src.line(k).is_some_and(is_hunk_header) => j = k,
+                _ => break,
+            }
+            continue;
+        }
+        if !is_hunk_header(l) {
+            break;
+        }
+        let (hunk, numbered, next) = parse_hunk(src, j)?;
+        any_numbered |= numbered;
+        fp.hunks.push(hunk);
+        j = next;
+    }
+    if fp.hunks.is_empty() && !git {
+        return Err(malformed(
+            at,
+            "file header is not followed by any hunk (`@@ ... @@`)",
+        ));
+    }
+    if any_numbered || (git && fp.hunks.is_empty()) {
+        fp.format = PatchFormat::UnifiedDiff;
+    }
+    Ok((fp, j))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::*;
+    use super::super::{ParseOptions, parse_patch};
+    use crate::error::ParseError;
+    use crate::model::{FileOp, PatchFormat};
+
+    const GIT: &str = "diff --git a/src/lib.rs b/src/lib.rs\nindex 83db48f..bf269f4 100644\n--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -10,3 +10,3 @@ fn main() {\n fn a() {}\n-fn b() {}\n+fn c() {}\n fn d() {}\n";
+
+    #[test]
+    fn git_diff_numbered_hunk() {
+        let p = parse(GIT).unwrap();
+        let f = &p.files[0];
+        assert_eq!(f.path, "src/lib.rs");
+        assert_eq!(f.op, FileOp::Update);
+        assert_eq!(f.format, PatchFormat::UnifiedDiff);
+        assert_eq!(f.patch_line, 1);
+        let h = &f.hunks[0];
+        assert_eq!(h.line_hint, Some(10));
+        assert_eq!(h.patch_line, 5);
+        assert_eq!(
+            show(h),
+            [" fn a() {}", "-fn b() {}", "+fn c() {}", " fn d() {}"]
+        );
+    }
+
+    #[test]
+    fn plain_headers_with_timestamps() {
+        let p = parse("--- a/x.txt\t2024-01-01 10:00:00\n+++ b/x.txt\t2024-01-02 10:00:00\n@@ -1 +1 @@\n-a\n+b\n").unwrap();
+        assert_eq!(p.files[0].path, "x.txt");
+    }
+
+    #[test]
+    fn dev_null_means_add_or_delete() {
+        let p = parse("--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-gone\n").unwrap();
+        assert_eq!(p.files[0].op, FileOp::Add);
+        assert_eq!(p.files[0].path, "new.txt");
+        assert_eq!(p.files[0].hunks[0].line_hint, Some(0));
+        assert_eq!(show(&p.files[0].hunks[0]), ["+one", "+two"]);
+        assert_eq!(p.files[1].op, FileOp::Delete);
+        assert_eq!(p.files[1].path, "old.txt");
+    }
+
+    #[test]
+    fn git_extended_headers() {
+        let text = "diff --git a/run.sh b/run.sh\nnew file mode 100755\nindex 0000000..e69de29\n--- /dev/null\n+++ b/run.sh\n@@ -0,0 +1 @@\n+echo hi\ndiff --git a/dead.rs b/dead.rs\ndeleted file mode 100644\ndiff --git a/old name.rs b/new.rs\nsimilarity index 100%\nrename from old name.rs\nrename to new.rs\n";
+        let p = parse(text).unwrap();
+        assert_eq!(p.files.len(), 3);
+        assert_eq!(
+            (p.files[0].op, p.files[0].new_mode),
+            (FileOp::Add, Some(0o100755))
+        );
+        assert_eq!(
+            (p.files[1].op, p.files[1].path.as_str()),
+            (FileOp::Delete, "dead.rs")
+        );
+        assert!(p.files[1].hunks.is_empty());
+        assert_eq!(p.files[2].path, "old name.rs");
+        assert_eq!(p.files[2].move_to.as_deref(), Some("new.rs"));
+        assert_eq!(p.files[2].format, PatchFormat::UnifiedDiff);
+    }
+
+    #[test]
+    fn binary_patch_is_refused() {
+        let (line, msg) = malformed(parse(
+            "diff --git a/i.png b/i.png\nindex 1..2 100644\nBinary files a/i.png and b/i.png differ\n",
+        ));
+        assert_eq!(line, 3);
+        assert!(msg.contains("binary patches are not supported"), "{msg}");
+    }
+
+    #[test]
+    fn strip_components() {
+        let text = "--- x/y/src/a.rs\n+++ x/y/src/a.rs\n@@ -1 +1 @@\n-a\n+b\n";
+        let opts = |n| ParseOptions {
+            strip: Some(n),
+            ..ParseOptions::default()
+        };
+        let p = parse_patch(text.as_bytes(), &opts(2)).unwrap();
+        assert_eq!(p.files[0].path, "src/a.rs");
+        let p = parse_patch(text.as_bytes(), &opts(0)).unwrap();
+        assert_eq!(p.files[0].path, "x/y/src/a.rs");
+        let (line, msg) = malformed(parse_patch(text.as_bytes(), &opts(4)));
+        assert_eq!(line, 1);
+        assert!(msg.contains("-p4"), "{msg}");
+        // Without -p only a/ and b/ go.
+        assert_eq!(parse(text).unwrap().files[0].path, "x/y/src/a.rs");
+    }
+
+    #[test]
+    fn header_without_hunk_is_malformed() {
+        let (line, _) = malformed(parse("--- a/f\n+++ b/f\nThat's all.\n"));
+        assert_eq!(line, 1);
+    }
+
+    #[test]
+    fn several_files_and_hunks() {
+        let p = parse("--- a/a\n+++ b/a\n@@ -1 +1 @@\n-1\n+2\n@@ -9 +9 @@\n-3\n+4\n--- a/b\n+++ b/b\n@@ -2,0 +3 @@\n+new\n").unwrap();
+        assert_eq!(p.files.len(), 2);
+        assert_eq!(p.files[0].hunks.len(), 2);
+        assert_eq!(p.files[0].hunks[1].line_hint, Some(9));
+        assert_eq!(p.files[1].hunks[0].line_hint, Some(2));
+    }
+
+    #[test]
+    fn filename_headers_and_numberless_hunks() {
+        let p = parse("--- filename: src/x.py\n+++ filename: src/x.py\n@@ ... @@\n-a\n+b\n@@ @@\n c\n-d\n@@\n-e\n").unwrap();
+        let f = &p.files[0];
+        assert_eq!(f.path, "src/x.py");
+        assert_eq!(f.format, PatchFormat::NumberlessDiff);
+        assert_eq!(f.hunks.len(), 3);
+        assert!(f.hunks.iter().all(|h| h.line_hint.is_none()));
+        // Text after the second @@ is ignored.
+        let p = parse("--- a/y\n+++ b/y\n@@ class Foo: @@ def bar\n-a\n+b\n").unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), ["-a", "+b"]);
+    }
+
+    #[test]
+    fn headerless_hunk_paths() {
+        let text = "Change this:\n\n**src/foo.rs**\n```diff\n@@\n-a\n+b\n```\n";
+        assert_eq!(parse(text).unwrap().files[0].path, "src/foo.rs");
+        assert_eq!(parse_target(text, "t.rs").unwrap().files[0].path, "t.rs");
+        for head in [
+            "src/foo.rs",
+            "`src/foo.rs`",
+            "File: src/foo.rs",
+            "# src/foo.rs",
+        ] {
+            let t = format!("{head}\n@@ @@\n-a\n+b\n");
+            assert_eq!(parse(&t).unwrap().files[0].path, "src/foo.rs", "{head}");
+        }
+        assert_eq!(
+            parse("Here is the fix:\n```diff\n@@\n-a\n+b\n```\n"),
+            Err(ParseError::NoTargetPath { line: 3 })
+        );
+    }
+}
