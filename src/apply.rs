@@ -7,7 +7,8 @@ use crate::model::{FileOp, FilePatch, Hunk, LineKind, Patch};
 use crate::patch::{ParseOptions, parse_patch};
 use crate::plan::plan_file;
 use crate::report::{
-    FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, LineRange, Problem, REPORT_VERSION, Report,
+    FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, LineRange, Problem,
+    REPORT_VERSION, Report,
 };
 use crate::source::{SourceText, looks_binary};
 use crate::write::{FileChange, commit, render_to_vec};
@@ -114,7 +115,11 @@ fn merge_same_paths(patch: Patch) -> Result<Vec<FilePatch>, Problem> {
     let mut out: Vec<FilePatch> = Vec::new();
     for file in patch.files {
         match out.iter_mut().find(|f| f.path == file.path) {
-            Some(prev) if prev.op == FileOp::Update && file.op == FileOp::Update && prev.move_to == file.move_to => {
+            Some(prev)
+                if prev.op == FileOp::Update
+                    && file.op == FileOp::Update
+                    && prev.move_to == file.move_to =>
+            {
                 prev.create_if_missing &= file.create_if_missing;
                 prev.hunks.extend(file.hunks);
             }
@@ -124,7 +129,9 @@ fn merge_same_paths(patch: Patch) -> Result<Vec<FilePatch>, Problem> {
                     format!(
                         "{}: the patch changes this file twice in incompatible ways (patch lines {} and {})",
                         file.path,
-                        out.iter().find(|f| f.path == file.path).map_or(0, |f| f.patch_line),
+                        out.iter()
+                            .find(|f| f.path == file.path)
+                            .map_or(0, |f| f.patch_line),
                         file.patch_line
                     ),
                     Some(file.patch_line),
@@ -172,7 +179,10 @@ fn plan_one_inner(
     match (file.op, existing) {
         (FileOp::Add, Some(_)) => Err(Problem::new(
             "file_exists",
-            format!("{}: the patch adds this file but it already exists", file.path),
+            format!(
+                "{}: the patch adds this file but it already exists",
+                file.path
+            ),
             line,
         )),
         (FileOp::Add, None) => Ok(Some(create(file, path, report))),
@@ -211,7 +221,10 @@ fn update(
     if looks_binary(&old) {
         return Err(Problem::new(
             "binary_file",
-            format!("{}: the file is binary; only text files are patched", file.path),
+            format!(
+                "{}: the file is binary; only text files are patched",
+                file.path
+            ),
             line,
         ));
     }
@@ -250,7 +263,11 @@ fn update(
     for loc in located.iter().filter(|l| l.status == HunkStatus::Applied) {
         if let Some(h) = file.hunks.get(loc.hunk) {
             report.added += h.lines.iter().filter(|l| l.kind == LineKind::Add).count();
-            report.removed += h.lines.iter().filter(|l| l.kind == LineKind::Remove).count();
+            report.removed += h
+                .lines
+                .iter()
+                .filter(|l| l.kind == LineKind::Remove)
+                .count();
         }
     }
     let moved = file.move_to.as_ref().filter(|to| **to != file.path);
@@ -262,7 +279,8 @@ fn update(
     let mut changes = Vec::new();
     let new_path = match moved {
         Some(to) => {
-            let dest = resolve(root, to).map_err(|m| Problem::new("path_outside_tree", m, Some(file.patch_line)))?;
+            let dest = resolve(root, to)
+                .map_err(|m| Problem::new("path_outside_tree", m, Some(file.patch_line)))?;
             if dest.exists() {
                 return Err(Problem::new(
                     "file_exists",
@@ -322,7 +340,11 @@ fn hunk_report(
 }
 
 /// Content of an added file: its added (and context) lines.
-fn create(file: &FilePatch, path: PathBuf, report: &mut FileReport) -> (Vec<FileChange>, FileResult) {
+fn create(
+    file: &FilePatch,
+    path: PathBuf,
+    report: &mut FileReport,
+) -> (Vec<FileChange>, FileResult) {
     let mut bytes = Vec::new();
     let mut count = 0;
     let mut missing_newline = false;
@@ -341,7 +363,10 @@ fn create(file: &FilePatch, path: PathBuf, report: &mut FileReport) -> (Vec<File
     report.status = FileStatus::Patched;
     for (i, hunk) in file.hunks.iter().enumerate() {
         report.hunks.push(HunkReport {
-            lines: Some(LineRange { start: 1, end: count }),
+            lines: Some(LineRange {
+                start: 1,
+                end: count,
+            }),
             ..hunk_report(i, hunk, None, None)
         });
         if let Some(h) = report.hunks.last_mut() {

@@ -59,7 +59,11 @@ pub enum TextApplyError {
 }
 
 /// Applies a one-file patch to an in-memory text and returns the new bytes.
-pub fn apply_to_text(patch: &[u8], original: &[u8], options: &ApplyOptions) -> Result<Vec<u8>, TextApplyError> {
+pub fn apply_to_text(
+    patch: &[u8],
+    original: &[u8],
+    options: &ApplyOptions,
+) -> Result<Vec<u8>, TextApplyError> {
     let parsed = patch::parse_patch(patch, &options.parse)?;
     let [file] = parsed.files.as_slice() else {
         return Err(TextApplyError::NotOneFile(parsed.files.len()));

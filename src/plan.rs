@@ -89,7 +89,8 @@ fn build_edit(hunk: &Hunk, loc: &Located, rebase: Option<&IndentShift>) -> Edit 
     let mut lines = Vec::new();
     let mut cursor = loc.start;
     let mut slots = loc.slots.iter();
-    let insert = |text: &str| NewLine::Insert(rebase.map_or_else(|| text.to_string(), |r| r.apply(text)));
+    let insert =
+        |text: &str| NewLine::Insert(rebase.map_or_else(|| text.to_string(), |r| r.apply(text)));
     for line in &hunk.lines {
         if line.kind == LineKind::Add {
             lines.push(insert(&line.text));
@@ -143,7 +144,10 @@ impl IndentShift {
                     continue;
                 }
                 let file_text = source.line_text(*j);
-                pairs.push((indentation(&file_text).to_string(), indentation(&line.text).to_string()));
+                pairs.push((
+                    indentation(&file_text).to_string(),
+                    indentation(&line.text).to_string(),
+                ));
             }
         }
         if pairs.is_empty() || pairs.iter().all(|(f, p)| f == p) {
@@ -212,9 +216,15 @@ mod tests {
 
     #[test]
     fn shifts_spaces() {
-        let s = IndentShift::Shift { delta: 4, unit: ' ' };
+        let s = IndentShift::Shift {
+            delta: 4,
+            unit: ' ',
+        };
         assert_eq!(s.apply("  x"), "      x");
-        let s = IndentShift::Shift { delta: -2, unit: ' ' };
+        let s = IndentShift::Shift {
+            delta: -2,
+            unit: ' ',
+        };
         assert_eq!(s.apply("    x"), "  x");
         assert_eq!(s.apply("x"), "x");
     }

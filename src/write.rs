@@ -196,7 +196,10 @@ mod tests {
             lines: vec![NewLine::Insert("new".into())],
             hunk: 0,
         };
-        assert_eq!(render_to_vec(&src, &plan(vec![edit], true)), b"a\r\nnew\r\nb\r\n");
+        assert_eq!(
+            render_to_vec(&src, &plan(vec![edit], true)),
+            b"a\r\nnew\r\nb\r\n"
+        );
     }
 
     #[test]

@@ -44,10 +44,10 @@ pub fn choose(cands: &[Candidate], hints: &Hints, file_len: usize) -> Choice {
                 .copied()
                 .filter(|&c| cands[c].start >= a)
                 .min_by_key(|&c| cands[c].start);
-            if let Some(c) = first_after {
-                if !pointed.contains(&c) {
-                    pointed.push(c);
-                }
+            if let Some(c) = first_after
+                && !pointed.contains(&c)
+            {
+                pointed.push(c);
             }
         }
         pool = pointed;

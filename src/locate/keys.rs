@@ -1,8 +1,8 @@
 //! Per-line comparison keys, for the file (computed once, lazily, per tier)
 //! and for a hunk's old side.
 
-use super::normalize::{LineMatch, fuzzy_key, keys_match, resilient_key};
 use super::Tier;
+use super::normalize::{LineMatch, fuzzy_key, keys_match, resilient_key};
 use crate::model::{Hunk, LineKind};
 use crate::source::SourceText;
 use std::borrow::Cow;
@@ -38,8 +38,11 @@ impl<'s> FileKeys<'s> {
     }
 
     fn texts(&self) -> &[Cow<'s, str>] {
-        self.texts
-            .get_or_init(|| (0..self.source.len()).map(|i| self.source.line_text(i)).collect())
+        self.texts.get_or_init(|| {
+            (0..self.source.len())
+                .map(|i| self.source.line_text(i))
+                .collect()
+        })
     }
 
     /// The resilient key of line `i`.

@@ -218,11 +218,15 @@ pub struct Failure {
     /// For ambiguity: the first line (1-based) of every candidate.
     pub candidates: Vec<usize>,
     /// The best near-match, for failures to find.
-    pub near: Option<NearMatch>,
+    pub near: Option<Box<NearMatch>>,
 }
 
 /// Locates every hunk of one file. Results are in hunk order.
-pub fn locate_hunks(source: &SourceText, hunks: &[Hunk], options: &MatchOptions) -> Vec<Result<Located, Failure>> {
+pub fn locate_hunks(
+    source: &SourceText,
+    hunks: &[Hunk],
+    options: &MatchOptions,
+) -> Vec<Result<Located, Failure>> {
     let keys = FileKeys::new(source);
     let mut state = FileState::default();
     let mut results = Vec::with_capacity(hunks.len());
@@ -283,12 +287,14 @@ fn locate_one(
     let anchors = if hunk.anchors.is_empty() {
         None
     } else {
-        Some(resolve_anchors(keys, &hunk.anchors, state.prev_end).map_err(|a| {
-            fail(
-                Reason::ContextNotFound,
-                format!("the `@@ {a}` anchor is not in the file"),
-            )
-        })?)
+        Some(
+            resolve_anchors(keys, &hunk.anchors, state.prev_end).map_err(|a| {
+                fail(
+                    Reason::ContextNotFound,
+                    format!("the `@@ {a}` anchor is not in the file"),
+                )
+            })?,
+        )
     };
     let hints = Hints {
         line: hunk
@@ -302,10 +308,12 @@ fn locate_one(
         return Ok(fixed(index, 0, 0, HunkStatus::NoOp));
     }
     if old.is_empty() {
-        return place_pure_addition(keys, hunk, index, &hints, state).map_err(|(reason, message, candidates)| Failure {
-            candidates,
-            ..fail(reason, message)
-        });
+        return place_pure_addition(keys, hunk, index, &hints, state).map_err(
+            |(reason, message, candidates)| Failure {
+                candidates,
+                ..fail(reason, message)
+            },
+        );
     }
     let mut overlap_with = None;
     for tier in Tier::LADDER {
@@ -324,13 +332,13 @@ fn locate_one(
             continue;
         }
         match choose(&cands, &hints, n) {
-            Choice::One(c) => return Ok(located(index, hunk, &hints, tier, cands.swap_remove(c))),
+            Choice::One(c) => return Ok(located(index, hunk, tier, cands.swap_remove(c))),
             Choice::Nothing => continue,
             Choice::Ambiguous(starts) => {
-                if let Some(pick) = in_order_pick(hunks, index, &starts) {
-                    if let Some(c) = cands.iter().position(|c| c.start == pick) {
-                        return Ok(located(index, hunk, &hints, tier, cands.swap_remove(c)));
-                    }
+                if let Some(pick) = in_order_pick(hunks, index, &starts)
+                    && let Some(c) = cands.iter().position(|c| c.start == pick)
+                {
+                    return Ok(located(index, hunk, tier, cands.swap_remove(c)));
                 }
                 let lines: Vec<usize> = starts.iter().map(|s| s + 1).collect();
                 let list = lines
@@ -376,12 +384,10 @@ fn fixed(hunk: usize, start: usize, end: usize, status: HunkStatus) -> Located {
     }
 }
 
-fn located(index: usize, hunk: &Hunk, hints: &Hints, tier: Tier, cand: Candidate) -> Located {
+fn located(index: usize, hunk: &Hunk, tier: Tier, cand: Candidate) -> Located {
     let mut normalizations = cand.normalizations;
-    if let (Some(hint), Some(line)) = (hunk.line_hint, hints.line) {
-        if cand.start != line || cand.start + 1 != hint {
-            normalizations.insert(0, Normalization::ReanchoredHeader);
-        }
+    if hunk.line_hint.is_some_and(|hint| cand.start + 1 != hint) {
+        normalizations.insert(0, Normalization::ReanchoredHeader);
     }
     Located {
         hunk: index,
@@ -413,7 +419,10 @@ fn place_pure_addition(
                 let lines: Vec<usize> = many.iter().map(|a| a + 1).collect();
                 return Err((
                     Reason::Ambiguous,
-                    format!("the `@@` anchor matches {} lines; name a more specific one", many.len()),
+                    format!(
+                        "the `@@` anchor matches {} lines; name a more specific one",
+                        many.len()
+                    ),
                     lines,
                 ));
             }
@@ -426,7 +435,12 @@ fn place_pure_addition(
         hint.clamp(0, n as isize) as usize
     };
     if let Some(start) = addition_present(keys, hunk, at) {
-        return Ok(fixed(index, start, start + hunk.lines.len(), HunkStatus::AlreadyApplied));
+        return Ok(fixed(
+            index,
+            start,
+            start + hunk.lines.len(),
+            HunkStatus::AlreadyApplied,
+        ));
     }
     if let Some(other) = state.overlapping(at, at) {
         return Err((
@@ -451,17 +465,25 @@ fn addition_present(keys: &FileKeys, hunk: &Hunk, at: usize) -> Option<usize> {
     }
     let fits = |start: usize| {
         start + k <= keys.len()
-            && added
-                .iter()
-                .enumerate()
-                .all(|(i, l)| keys.compare(Tier::Resilient, start + i, l) != normalize::LineMatch::No)
+            && added.iter().enumerate().all(|(i, l)| {
+                keys.compare(Tier::Resilient, start + i, l) != normalize::LineMatch::No
+            })
     };
-    [Some(at), at.checked_sub(k)].into_iter().flatten().find(|&s| fits(s))
+    [Some(at), at.checked_sub(k)]
+        .into_iter()
+        .flatten()
+        .find(|&s| fits(s))
 }
 
 /// Searches one tier: the whole file for the line-by-line tiers, around the
 /// line hint (or the whole file when it is small) for similarity.
-fn search_tier(keys: &FileKeys, old: &[OldLine], tier: Tier, hints: &Hints, options: &MatchOptions) -> Vec<Candidate> {
+fn search_tier(
+    keys: &FileKeys,
+    old: &[OldLine],
+    tier: Tier,
+    hints: &Hints,
+    options: &MatchOptions,
+) -> Vec<Candidate> {
     let n = keys.len();
     match tier {
         Tier::Exact | Tier::Resilient | Tier::Fuzzy => contiguous(keys, old, tier, 0..n),
@@ -473,7 +495,12 @@ fn search_tier(keys: &FileKeys, old: &[OldLine], tier: Tier, hints: &Hints, opti
     }
 }
 
-fn similarity_range(hints: &Hints, n: usize, m: usize, options: &MatchOptions) -> Option<Range<usize>> {
+fn similarity_range(
+    hints: &Hints,
+    n: usize,
+    m: usize,
+    options: &MatchOptions,
+) -> Option<Range<usize>> {
     if let Some(line) = hints.line {
         return Some(line.saturating_sub(HINT_WINDOW)..(line + HINT_WINDOW + m).min(n));
     }
@@ -547,7 +574,13 @@ fn in_order_pick(hunks: &[Hunk], index: usize, starts: &[usize]) -> Option<usize
 
 /// A hunk whose old side is gone but whose new side stands where it belongs
 /// has already been applied.
-fn already_applied(keys: &FileKeys, hunk: &Hunk, index: usize, hints: &Hints, state: &FileState) -> Option<Located> {
+fn already_applied(
+    keys: &FileKeys,
+    hunk: &Hunk,
+    index: usize,
+    hints: &Hints,
+    state: &FileState,
+) -> Option<Located> {
     let new = new_side(hunk);
     if new.len() < 2 {
         return None;
@@ -561,7 +594,12 @@ fn already_applied(keys: &FileKeys, hunk: &Hunk, index: usize, hints: &Hints, st
         return match choose(&cands, hints, keys.len()) {
             Choice::One(c) => Some(Located {
                 tier: Some(tier),
-                ..fixed(index, cands[c].start, cands[c].end, HunkStatus::AlreadyApplied)
+                ..fixed(
+                    index,
+                    cands[c].start,
+                    cands[c].end,
+                    HunkStatus::AlreadyApplied,
+                )
             }),
             _ => None,
         };
@@ -570,7 +608,13 @@ fn already_applied(keys: &FileKeys, hunk: &Hunk, index: usize, hints: &Hints, st
 }
 
 /// Explains a failure: the closest block, and whether only removed lines differ.
-fn diagnose(keys: &FileKeys, old: &[OldLine], index: usize, hints: &Hints, options: &MatchOptions) -> Failure {
+fn diagnose(
+    keys: &FileKeys,
+    old: &[OldLine],
+    index: usize,
+    hints: &Hints,
+    options: &MatchOptions,
+) -> Failure {
     let n = keys.len();
     let m = old.len();
     let range = match hints.line {
@@ -580,10 +624,10 @@ fn diagnose(keys: &FileKeys, old: &[OldLine], index: usize, hints: &Hints, optio
     let mut best: Option<Candidate> = None;
     if m <= n {
         for p in range.start..range.end.min(n - m + 1) {
-            if let Some(c) = score_block(keys, old, p, false) {
-                if best.as_ref().is_none_or(|b| c.similarity > b.similarity) {
-                    best = Some(c);
-                }
+            if let Some(c) = score_block(keys, old, p, false)
+                && best.as_ref().is_none_or(|b| c.similarity > b.similarity)
+            {
+                best = Some(c);
             }
         }
     }
@@ -602,15 +646,21 @@ fn diagnose(keys: &FileKeys, old: &[OldLine], index: usize, hints: &Hints, optio
             .filter(|(l, s)| l.kind == kind && matches!(s, Slot::Line(_, normalize::LineMatch::No)))
             .count()
     };
-    let context_total = old.iter().filter(|l| l.kind == LineKind::Context && !l.blank).count();
-    let stale = mismatch(LineKind::Remove) > 0 && context_total > 0 && mismatch(LineKind::Context) == 0;
+    let context_total = old
+        .iter()
+        .filter(|l| l.kind == LineKind::Context && !l.blank)
+        .count();
+    let stale =
+        mismatch(LineKind::Remove) > 0 && context_total > 0 && mismatch(LineKind::Context) == 0;
     let first_difference = old.iter().zip(&best.slots).find_map(|(l, s)| match s {
         Slot::Line(j, normalize::LineMatch::No) => Some((l.text.to_string(), j + 1)),
         _ => None,
     });
     let near = NearMatch {
         start_line: best.start + 1,
-        lines: (best.start..best.end).map(|j| keys.text(j).to_string()).collect(),
+        lines: (best.start..best.end)
+            .map(|j| keys.text(j).to_string())
+            .collect(),
         similarity: best.similarity,
         first_difference,
     };
@@ -620,7 +670,10 @@ fn diagnose(keys: &FileKeys, old: &[OldLine], index: usize, hints: &Hints, optio
             "the context is at this place but a line to remove is not (the file changed since the patch was written?)",
         )
     } else {
-        (Reason::ContextNotFound, "no place in the file matches the hunk")
+        (
+            Reason::ContextNotFound,
+            "no place in the file matches the hunk",
+        )
     };
     Failure {
         hunk: index,
@@ -632,6 +685,6 @@ fn diagnose(keys: &FileKeys, old: &[OldLine], index: usize, hints: &Hints, optio
             best.similarity * 100.0
         ),
         candidates: Vec::new(),
-        near: Some(near),
+        near: Some(Box::new(near)),
     }
 }

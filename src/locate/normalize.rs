@@ -3,8 +3,8 @@
 //! * resilient: trim, collapse runs of spaces and tabs, drop Markdown heading
 //!   markers;
 //! * fuzzy: resilient plus Unicode punctuation folding (smart quotes, dashes,
-//!   NBSP, ellipsis), inline backticks removed, lower case, trailing ASCII
-//!   punctuation ignored.
+//!   NBSP, ellipsis), inline backticks removed, lower case, trailing
+//!   sentence punctuation (`. , ; : ! ?`) ignored.
 //!
 //! Both tiers also accept a *truncated* patch line: the last ≥ 10 characters
 //! of the file's line (starting at a word boundary), or its beginning followed
@@ -41,7 +41,7 @@ pub fn fuzzy_key(line: &str) -> String {
         }
     }
     let key = resilient_key(&folded);
-    let stripped = key.trim_end_matches(|c: char| c.is_ascii_punctuation());
+    let stripped = key.trim_end_matches(['.', ',', ';', ':', '!', '?']);
     // A line of punctuation only (`}`, `);`, `---`) keeps its punctuation.
     if stripped.is_empty() {
         key
@@ -177,7 +177,8 @@ mod tests {
         assert_eq!(fuzzy_key("Say \u{201C}Hi\u{201D}."), "say \"hi\"");
         assert_eq!(fuzzy_key("Use `foo()` here,"), "use foo() here");
         assert_eq!(fuzzy_key("a\u{00A0}\u{2014} b\u{2026}"), "a - b");
-        assert_eq!(fuzzy_key("});"), "});");
+        assert_eq!(fuzzy_key("});"), "})");
+        assert_eq!(fuzzy_key(";"), ";");
     }
 
     #[test]

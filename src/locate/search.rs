@@ -78,7 +78,12 @@ impl Default for Slack {
 
 /// Finds all contiguous matches of `old` within `range` under `tier`
 /// (exact, resilient or fuzzy).
-pub fn contiguous(keys: &FileKeys, old: &[OldLine], tier: Tier, range: Range<usize>) -> Vec<Candidate> {
+pub fn contiguous(
+    keys: &FileKeys,
+    old: &[OldLine],
+    tier: Tier,
+    range: Range<usize>,
+) -> Vec<Candidate> {
     let n = keys.len();
     let m = old.len();
     let mut out = Vec::new();
@@ -133,7 +138,12 @@ fn tier_normalization(tier: Tier) -> Normalization {
 }
 
 /// Finds matches with bounded structural slack, comparing lines at the fuzzy level.
-pub fn structural(keys: &FileKeys, old: &[OldLine], range: Range<usize>, slack: Slack) -> Vec<Candidate> {
+pub fn structural(
+    keys: &FileKeys,
+    old: &[OldLine],
+    range: Range<usize>,
+    slack: Slack,
+) -> Vec<Candidate> {
     let n = keys.len();
     let mut out: Vec<Candidate> = Vec::new();
     if old.is_empty() {
@@ -154,7 +164,10 @@ pub fn structural(keys: &FileKeys, old: &[OldLine], range: Range<usize>, slack: 
         aligner.reset();
         if aligner.run(0, p) {
             let cand = aligner.candidate(p);
-            if !out.iter().any(|c| c.start == cand.start && c.end == cand.end) {
+            if !out
+                .iter()
+                .any(|c| c.start == cand.start && c.end == cand.end)
+            {
                 out.push(cand);
             }
         }
@@ -210,7 +223,8 @@ impl Aligner<'_, '_, '_> {
             // Context past the end of the file is dropped as overhang.
             if self.matched() > 0 && old[i..].iter().all(|l| l.kind == LineKind::Context) {
                 let before = self.slots.len();
-                self.slots.extend(std::iter::repeat_n(Slot::Overhang, old.len() - i));
+                self.slots
+                    .extend(std::iter::repeat_n(Slot::Overhang, old.len() - i));
                 if self.acceptable() {
                     return true;
                 }
@@ -231,8 +245,11 @@ impl Aligner<'_, '_, '_> {
         if line.blank && line.kind == LineKind::Context && self.blanks < self.slack.max_blanks {
             let edge = i == 0 || i + 1 == old.len();
             self.blanks += 1;
-            self.slots
-                .push(if edge { Slot::Dropped } else { Slot::AsAddition });
+            self.slots.push(if edge {
+                Slot::Dropped
+            } else {
+                Slot::AsAddition
+            });
             if self.run(i + 1, j) {
                 return true;
             }
@@ -243,7 +260,11 @@ impl Aligner<'_, '_, '_> {
         let inside_removed_run =
             i > 0 && old[i - 1].kind == LineKind::Remove && line.kind == LineKind::Remove;
         if matched_before && !inside_removed_run {
-            let cost = if is_structural(self.keys.text(j)) { 1 } else { 2 };
+            let cost = if is_structural(self.keys.text(j)) {
+                1
+            } else {
+                2
+            };
             if self.skip_cost + cost <= self.slack.skip_budget {
                 self.skip_cost += cost;
                 self.skipped.push(j);
@@ -288,7 +309,11 @@ impl Aligner<'_, '_, '_> {
         if !risky {
             return true;
         }
-        let needed = if self.skip_cost > self.skipped.len() { 3 } else { 2 };
+        let needed = if self.skip_cost > self.skipped.len() {
+            3
+        } else {
+            2
+        };
         if anchors < needed {
             return false;
         }
@@ -366,7 +391,12 @@ impl Aligner<'_, '_, '_> {
 /// Removed lines must still match at the fuzzy level (a stale patch is never
 /// applied to a look-alike), at least half of the lines must match outright,
 /// and the block similarity must reach `threshold`.
-pub fn similar(keys: &FileKeys, old: &[OldLine], range: Range<usize>, threshold: f64) -> Vec<Candidate> {
+pub fn similar(
+    keys: &FileKeys,
+    old: &[OldLine],
+    range: Range<usize>,
+    threshold: f64,
+) -> Vec<Candidate> {
     let n = keys.len();
     let m = old.len();
     let mut out = Vec::new();
@@ -374,10 +404,10 @@ pub fn similar(keys: &FileKeys, old: &[OldLine], range: Range<usize>, threshold:
         return out;
     }
     for p in range.start..range.end.min(n - m + 1) {
-        if let Some(c) = score_block(keys, old, p, true) {
-            if c.similarity >= threshold {
-                out.push(c);
-            }
+        if let Some(c) = score_block(keys, old, p, true)
+            && c.similarity >= threshold
+        {
+            out.push(c);
         }
     }
     out
@@ -385,7 +415,12 @@ pub fn similar(keys: &FileKeys, old: &[OldLine], range: Range<usize>, threshold:
 
 /// Scores the block of `old.len()` file lines at `p`. With `strict_removed`,
 /// returns `None` as soon as a removed line does not match.
-pub fn score_block(keys: &FileKeys, old: &[OldLine], p: usize, strict_removed: bool) -> Option<Candidate> {
+pub fn score_block(
+    keys: &FileKeys,
+    old: &[OldLine],
+    p: usize,
+    strict_removed: bool,
+) -> Option<Candidate> {
     let mut slots = Vec::with_capacity(old.len());
     let (mut exact, mut matched, mut distance, mut total) = (0, 0, 0usize, 0usize);
     for (i, line) in old.iter().enumerate() {

@@ -20,7 +20,13 @@ pub fn summary(report: &Report, verbose: bool) -> String {
         if let Some(to) = &file.move_to {
             let _ = write!(out, " -> {to}");
         }
-        let _ = writeln!(out, " ({}, +{} -{})", file.format.name(), file.added, file.removed);
+        let _ = writeln!(
+            out,
+            " ({}, +{} -{})",
+            file.format.name(),
+            file.added,
+            file.removed
+        );
         for hunk in &file.hunks {
             if verbose || hunk.status != HunkOutcome::Applied || !hunk.normalizations.is_empty() {
                 let _ = writeln!(out, "  {}", hunk_line(hunk));
@@ -87,12 +93,20 @@ fn file_errors(file: &FileReport, out: &mut String) {
             let _ = writeln!(out, "    | {line}");
         }
         if let Some(near) = &f.near_match {
-            let _ = writeln!(out, "  closest in {} ({:.0}% similar):", file.path, near.similarity * 100.0);
+            let _ = writeln!(
+                out,
+                "  closest in {} ({:.0}% similar):",
+                file.path,
+                near.similarity * 100.0
+            );
             for (i, line) in near.lines.iter().enumerate().take(12) {
                 let _ = writeln!(out, "  {:>5} | {line}", near.start_line + i);
             }
             if let Some((patch_line, file_line)) = &near.first_difference {
-                let _ = writeln!(out, "  first difference: patch `{patch_line}` vs file line {file_line}");
+                let _ = writeln!(
+                    out,
+                    "  first difference: patch `{patch_line}` vs file line {file_line}"
+                );
             }
         }
     }

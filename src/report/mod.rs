@@ -150,7 +150,7 @@ pub struct HunkFailure {
     /// For ambiguity: the first line (1-based) of every candidate.
     pub candidates: Vec<usize>,
     /// The closest block of the file.
-    pub near_match: Option<NearMatch>,
+    pub near_match: Option<Box<NearMatch>>,
 }
 
 impl Report {

@@ -14,10 +14,24 @@ pub fn unified_diff(results: &[FileResult]) -> String {
         }
         let old = String::from_utf8_lossy(&r.old);
         let new = String::from_utf8_lossy(&r.new);
-        let a = r.old_path.as_deref().map_or("/dev/null".to_string(), |p| format!("a/{p}"));
-        let b = r.new_path.as_deref().map_or("/dev/null".to_string(), |p| format!("b/{p}"));
-        let git_a = r.old_path.as_deref().or(r.new_path.as_deref()).unwrap_or_default();
-        let git_b = r.new_path.as_deref().or(r.old_path.as_deref()).unwrap_or_default();
+        let a = r
+            .old_path
+            .as_deref()
+            .map_or("/dev/null".to_string(), |p| format!("a/{p}"));
+        let b = r
+            .new_path
+            .as_deref()
+            .map_or("/dev/null".to_string(), |p| format!("b/{p}"));
+        let git_a = r
+            .old_path
+            .as_deref()
+            .or(r.new_path.as_deref())
+            .unwrap_or_default();
+        let git_b = r
+            .new_path
+            .as_deref()
+            .or(r.old_path.as_deref())
+            .unwrap_or_default();
         out.push_str(&format!("diff --git a/{git_a} b/{git_b}\n"));
         if r.old_path.is_none() {
             out.push_str("new file mode 100644\n");
@@ -30,7 +44,11 @@ pub fn unified_diff(results: &[FileResult]) -> String {
             continue;
         }
         let diff = TextDiff::from_lines(old.as_ref(), new.as_ref());
-        let text = diff.unified_diff().context_radius(3).header(&a, &b).to_string();
+        let text = diff
+            .unified_diff()
+            .context_radius(3)
+            .header(&a, &b)
+            .to_string();
         out.push_str(&text);
     }
     out
