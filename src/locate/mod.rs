@@ -16,6 +16,7 @@
 //! overlap. See `docs/matching.md` for the rules and why.
 
 mod choose;
+mod diagnose;
 mod keys;
 pub mod normalize;
 mod search;
@@ -27,7 +28,7 @@ use crate::model::{Hunk, LineKind};
 use crate::source::SourceText;
 use choose::{Choice, Hints, choose};
 use keys::{FileKeys, OldLine, new_side, old_side};
-use search::{Candidate, Slack, contiguous, score_block, similar, structural};
+use search::{Candidate, Slack, contiguous, similar, structural};
 use serde::Serialize;
 use std::ops::Range;
 
@@ -368,7 +369,7 @@ fn locate_one(
             format!("the hunk's only match overlaps hunk {}", other + 1),
         ));
     }
-    Err(diagnose(keys, &old, index, &hints, options))
+    Err(diagnose::diagnose(keys, &old, index, &hints, options))
 }
 
 fn fixed(hunk: usize, start: usize, end: usize, status: HunkStatus) -> Located {
@@ -605,86 +606,4 @@ fn already_applied(
         };
     }
     None
-}
-
-/// Explains a failure: the closest block, and whether only removed lines differ.
-fn diagnose(
-    keys: &FileKeys,
-    old: &[OldLine],
-    index: usize,
-    hints: &Hints,
-    options: &MatchOptions,
-) -> Failure {
-    let n = keys.len();
-    let m = old.len();
-    let range = match hints.line {
-        Some(line) => line.saturating_sub(HINT_WINDOW)..(line + HINT_WINDOW).min(n),
-        None => 0..n.min(options.similarity_scan_limit),
-    };
-    let mut best: Option<Candidate> = None;
-    if m <= n {
-        for p in range.start..range.end.min(n - m + 1) {
-            if let Some(c) = score_block(keys, old, p, false)
-                && best.as_ref().is_none_or(|b| c.similarity > b.similarity)
-            {
-                best = Some(c);
-            }
-        }
-    }
-    let Some(best) = best else {
-        return Failure {
-            hunk: index,
-            reason: Reason::ContextNotFound,
-            message: format!("the file has {n} lines, fewer than the hunk's {m} lines to find"),
-            candidates: Vec::new(),
-            near: None,
-        };
-    };
-    let mismatch = |kind: LineKind| {
-        old.iter()
-            .zip(&best.slots)
-            .filter(|(l, s)| l.kind == kind && matches!(s, Slot::Line(_, normalize::LineMatch::No)))
-            .count()
-    };
-    let context_total = old
-        .iter()
-        .filter(|l| l.kind == LineKind::Context && !l.blank)
-        .count();
-    let stale =
-        mismatch(LineKind::Remove) > 0 && context_total > 0 && mismatch(LineKind::Context) == 0;
-    let first_difference = old.iter().zip(&best.slots).find_map(|(l, s)| match s {
-        Slot::Line(j, normalize::LineMatch::No) => Some((l.text.to_string(), j + 1)),
-        _ => None,
-    });
-    let near = NearMatch {
-        start_line: best.start + 1,
-        lines: (best.start..best.end)
-            .map(|j| keys.text(j).to_string())
-            .collect(),
-        similarity: best.similarity,
-        first_difference,
-    };
-    let (reason, what) = if stale {
-        (
-            Reason::StaleRemovedLine,
-            "the context is at this place but a line to remove is not (the file changed since the patch was written?)",
-        )
-    } else {
-        (
-            Reason::ContextNotFound,
-            "no place in the file matches the hunk",
-        )
-    };
-    Failure {
-        hunk: index,
-        reason,
-        message: format!(
-            "{what}; closest: lines {}-{} ({:.0}% similar)",
-            best.start + 1,
-            best.end,
-            best.similarity * 100.0
-        ),
-        candidates: Vec::new(),
-        near: Some(Box::new(near)),
-    }
 }

@@ -1,0 +1,142 @@
+//! Failure analysis: when no tier places a hunk, find the closest block of
+//! the file and tell a stale patch (its context is there, a removed line is
+//! not) from a missing one.
+
+use super::keys::{FileKeys, OldLine};
+use super::normalize::LineMatch;
+use super::search::{Candidate, score_block};
+use super::{Failure, HINT_WINDOW, Hints, MatchOptions, NearMatch, Reason, Slot, Tier};
+use crate::model::LineKind;
+use std::ops::Range;
+
+/// Explains a failure: the closest block, and whether only removed lines differ.
+pub(super) fn diagnose(
+    keys: &FileKeys,
+    old: &[OldLine],
+    index: usize,
+    hints: &Hints,
+    options: &MatchOptions,
+) -> Failure {
+    if let Some(site) = stale_site(keys, old, hints) {
+        return stale_failure(keys, old, index, site);
+    }
+    let n = keys.len();
+    let m = old.len();
+    let range = match hints.line {
+        Some(line) => line.saturating_sub(HINT_WINDOW)..(line + HINT_WINDOW).min(n),
+        None => 0..n.min(options.similarity_scan_limit),
+    };
+    let mut best: Option<Candidate> = None;
+    if m <= n {
+        for p in range.start..range.end.min(n - m + 1) {
+            if let Some(c) = score_block(keys, old, p, false)
+                && best.as_ref().is_none_or(|b| c.similarity > b.similarity)
+            {
+                best = Some(c);
+            }
+        }
+    }
+    let Some(best) = best else {
+        return Failure {
+            hunk: index,
+            reason: Reason::ContextNotFound,
+            message: format!("the file has {n} lines, fewer than the hunk's {m} lines to find"),
+            candidates: Vec::new(),
+            near: None,
+        };
+    };
+    let first_difference = old.iter().zip(&best.slots).find_map(|(l, s)| match s {
+        Slot::Line(j, LineMatch::No) => Some((l.text.to_string(), j + 1)),
+        _ => None,
+    });
+    let near = NearMatch {
+        start_line: best.start + 1,
+        lines: (best.start..best.end)
+            .map(|j| keys.text(j).to_string())
+            .collect(),
+        similarity: best.similarity,
+        first_difference,
+    };
+    Failure {
+        hunk: index,
+        reason: Reason::ContextNotFound,
+        message: format!(
+            "no place in the file matches the hunk; closest: lines {}-{} ({:.0}% similar)",
+            best.start + 1,
+            best.end,
+            best.similarity * 100.0
+        ),
+        candidates: Vec::new(),
+        near: Some(Box::new(near)),
+    }
+}
+
+/// Where the hunk's context stands with something else in place of its
+/// removed lines: the leading context (before the first removed line) and the
+/// trailing context (after the last) both match, a few lines apart.
+/// Returns the file range from the leading to the end of the trailing context.
+fn stale_site(keys: &FileKeys, old: &[OldLine], hints: &Hints) -> Option<Range<usize>> {
+    let first = old.iter().position(|l| l.kind == LineKind::Remove)?;
+    let last = old.iter().rposition(|l| l.kind == LineKind::Remove)?;
+    let (lead, middle, trail) = (&old[..first], &old[first..=last], &old[last + 1..]);
+    let anchors = lead.iter().chain(trail).filter(|l| !l.blank).count();
+    if anchors < 2 {
+        return None;
+    }
+    let n = keys.len();
+    let matches_at = |part: &[OldLine], p: usize| {
+        p + part.len() <= n
+            && part
+                .iter()
+                .enumerate()
+                .all(|(i, l)| keys.compare(Tier::Fuzzy, p + i, l) != LineMatch::No)
+    };
+    let mut sites: Vec<Range<usize>> = Vec::new();
+    for p in 0..=n.saturating_sub(lead.len()) {
+        if !matches_at(lead, p) {
+            continue;
+        }
+        let from = p + lead.len();
+        let to = (from + middle.len() + 5).min(n);
+        for q in from..=to {
+            let gap_is_middle = q - from == middle.len() && matches_at(middle, from);
+            if !gap_is_middle && matches_at(trail, q) && (!trail.is_empty() || q > from) {
+                sites.push(p..q + trail.len());
+                break;
+            }
+        }
+    }
+    match hints.line {
+        Some(line) => sites.into_iter().min_by_key(|r| r.start.abs_diff(line)),
+        None if sites.len() == 1 => sites.pop(),
+        None => None,
+    }
+}
+
+fn stale_failure(keys: &FileKeys, old: &[OldLine], index: usize, site: Range<usize>) -> Failure {
+    let missing = old.iter().find(|l| {
+        l.kind == LineKind::Remove
+            && !(site.clone()).any(|j| keys.compare(Tier::Fuzzy, j, l) != LineMatch::No)
+    });
+    let near = NearMatch {
+        start_line: site.start + 1,
+        lines: site.clone().map(|j| keys.text(j).to_string()).collect(),
+        similarity: 0.0,
+        first_difference: missing.map(|l| (l.text.to_string(), site.start + 1)),
+    };
+    let what = missing.map_or_else(
+        || "the lines to remove are not between the context lines".to_string(),
+        |l| format!("the line to remove `{}` is not there", l.text.trim()),
+    );
+    Failure {
+        hunk: index,
+        reason: Reason::StaleRemovedLine,
+        message: format!(
+            "the context stands at lines {}-{} but {what} (the file changed since the patch was written?)",
+            site.start + 1,
+            site.end
+        ),
+        candidates: Vec::new(),
+        near: Some(Box::new(near)),
+    }
+}
