@@ -124,21 +124,6 @@ pub(crate) fn parse(src: &Src, i: usize) -> Result<(Vec<FilePatch>, usize), Pars
     }
 }
 
-/// True when a `+` line follows at or after `j` before the next marker line.
-fn more_plus_lines(src: &Src, j: usize) -> bool {
-    let mut k = j;
-    while let Some(l) = src.line(k) {
-        if l.starts_with('+') {
-            return true;
-        }
-        if !(l.trim().is_empty() || is_fence(l)) {
-            return false;
-        }
-        k += 1;
-    }
-    false
-}
-
 /// Reads the `+` lines of an Add File body.
 fn add_body(src: &Src, mut j: usize, at: usize) -> (Hunk, usize) {
     let mut hunk = Hunk {
@@ -148,8 +133,22 @@ fn add_body(src: &Src, mut j: usize, at: usize) -> (Hunk, usize) {
     while let Some(l) = src.line(j) {
         if let Some(rest) = l.strip_prefix('+') {
             hunk.lines.push(HunkLine::new(LineKind::Add, rest));
-        } else if (l.trim().is_empty() || is_fence(l)) && more_plus_lines(src, j + 1) {
-            hunk.lines.push(HunkLine::new(LineKind::Add, l));
+        } else if l.trim().is_empty() || is_fence(l) {
+            // Blank and fence lines are content only when more `+` lines follow.
+            let k = (j..src.len())
+                .find(|&k| {
+                    src.line(k)
+                        .is_some_and(|t| !(t.trim().is_empty() || is_fence(t)))
+                })
+                .unwrap_or(src.len());
+            if !src.line(k).is_some_and(|t| t.starts_with('+')) {
+                break;
+            }
+            for t in src.lines.get(j..k).unwrap_or(&[]) {
+                hunk.lines.push(HunkLine::new(LineKind::Add, t.as_str()));
+            }
+            j = k;
+            continue;
         } else {
             break;
         }

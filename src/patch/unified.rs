@@ -324,4 +324,14 @@ mod tests {
             Err(ParseError::NoTargetPath { line: 3 })
         );
     }
+
+    #[test]
+    fn target_does_not_override_headers_and_prose_at_signs_are_prose() {
+        let text = "--- a/real.rs\n+++ b/real.rs\n@@\n-a\n+b\n";
+        assert_eq!(parse_target(text, "t.rs").unwrap().files[0].path, "real.rs");
+        assert_eq!(
+            parse("@@ marks a decorator in some languages.\n"),
+            Err(ParseError::NoEdits)
+        );
+    }
 }
