@@ -124,19 +124,17 @@ pub(crate) fn parse(src: &Src, i: usize) -> Result<(Vec<FilePatch>, usize), Pars
     }
 }
 
-/// True when a `+` line follows at or after `j` before the next marker line.
-fn more_plus_lines(src: &Src, j: usize) -> bool {
-    let mut k = j;
-    while let Some(l) = src.line(k) {
-        if l.starts_with('+') {
-            return true;
-        }
-        if !(l.trim().is_empty() || is_fence(l)) {
-            return false;
-        }
-        k += 1;
+/// A `***` line that ends or splits an Update body. An indented `***` line is a
+/// marker only when it is a known one (` *** x` may be a context line).
+fn is_marker_line(l: &str) -> bool {
+    if l.starts_with("***") {
+        return true;
     }
-    false
+    is_end(l)
+        || marker_words(l).is_some_and(|w| w.eq_ignore_ascii_case("end of file"))
+        || ["Add File", "Update File", "Delete File", "Move to"]
+            .iter()
+            .any(|m| labelled(l, m).is_some())
 }
 
 /// Reads the `+` lines of an Add File body.
@@ -148,8 +146,22 @@ fn add_body(src: &Src, mut j: usize, at: usize) -> (Hunk, usize) {
     while let Some(l) = src.line(j) {
         if let Some(rest) = l.strip_prefix('+') {
             hunk.lines.push(HunkLine::new(LineKind::Add, rest));
-        } else if (l.trim().is_empty() || is_fence(l)) && more_plus_lines(src, j + 1) {
-            hunk.lines.push(HunkLine::new(LineKind::Add, l));
+        } else if l.trim().is_empty() || is_fence(l) {
+            // Blank and fence lines are content only when more `+` lines follow.
+            let k = (j..src.len())
+                .find(|&k| {
+                    src.line(k)
+                        .is_some_and(|t| !(t.trim().is_empty() || is_fence(t)))
+                })
+                .unwrap_or(src.len());
+            if !src.line(k).is_some_and(|t| t.starts_with('+')) {
+                break;
+            }
+            for t in src.lines.get(j..k).unwrap_or(&[]) {
+                hunk.lines.push(HunkLine::new(LineKind::Add, t.as_str()));
+            }
+            j = k;
+            continue;
         } else {
             break;
         }
@@ -166,7 +178,7 @@ fn update_body(src: &Src, mut j: usize, fp: &mut FilePatch) -> Result<usize, Par
     let mut has_body = false;
     while let Some(l) = src.line(j) {
         let at = src.orig(j);
-        if l.trim_start().starts_with("***") {
+        if is_marker_line(l) {
             let words = marker_words(l).unwrap_or("");
             if words.eq_ignore_ascii_case("end of file") {
                 match cur.as_mut() {
@@ -346,5 +358,14 @@ mod tests {
             "*** Begin Patch\n*** Update File: a\n-x\nnot a diff line\n*** End Patch\n",
         ));
         assert_eq!(line, 4);
+    }
+
+    #[test]
+    fn indented_stars_are_context() {
+        let p = parse(
+            "*** Begin Patch\n*** Update File: a.c\n *** banner ***\n-x\n+y\n  *** End Patch\n",
+        )
+        .unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), [" *** banner ***", "-x", "+y"]);
     }
 }

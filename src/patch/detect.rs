@@ -37,6 +37,7 @@ pub(crate) fn scan(src: &Src, ctx: &Ctx, files: &mut Vec<FilePatch>) -> Result<(
     let mut fence_count = 0usize;
     let mut in_fence = false;
     let mut last: Option<LastBlock> = None;
+    let mut stray_scan = None;
     while let Some(l) = src.line(i) {
         if codex_on && codex::is_begin(l) {
             let (found, next) = codex::parse(src, i)?;
@@ -71,7 +72,7 @@ pub(crate) fn scan(src: &Src, ctx: &Ctx, files: &mut Vec<FilePatch>) -> Result<(
                 line: src.orig(i),
                 message: format!("found `{}` without an opening `<<<<<<< SEARCH`", l.trim()),
             });
-        } else if sr_on && sr::is_divider(l) && divider_is_stray(src, i) {
+        } else if sr_on && sr::is_divider(l) && divider_is_stray(src, i, &mut stray_scan) {
             return Err(ParseError::Malformed {
                 line: src.orig(i),
                 message: format!("found `{}` before `<<<<<<< SEARCH`", l.trim()),
@@ -95,13 +96,20 @@ pub(crate) fn scan(src: &Src, ctx: &Ctx, files: &mut Vec<FilePatch>) -> Result<(
 
 /// A top-level `=======` is an error only when a `>>>>>>> REPLACE` follows it
 /// before the next `<<<<<<< SEARCH` (otherwise it may be a Markdown heading rule).
-fn divider_is_stray(src: &Src, i: usize) -> bool {
-    for k in i + 1..src.len() {
-        match src.line(k) {
-            Some(l) if sr::is_search(l) => return false,
-            Some(l) if sr::is_replace(l) => return true,
-            _ => {}
-        }
+/// `memo` keeps the last answer and where its deciding line was, so a text full
+/// of `=======` lines is scanned once.
+fn divider_is_stray(src: &Src, i: usize, memo: &mut Option<(usize, bool)>) -> bool {
+    if let Some((until, answer)) = *memo
+        && i < until
+    {
+        return answer;
     }
-    false
+    let found = (i + 1..src.len()).find_map(|k| match src.line(k) {
+        Some(l) if sr::is_search(l) => Some((k, false)),
+        Some(l) if sr::is_replace(l) => Some((k, true)),
+        _ => None,
+    });
+    let (until, answer) = found.unwrap_or((src.len(), false));
+    *memo = Some((until, answer));
+    answer
 }

@@ -93,7 +93,8 @@ pub(crate) fn parse_hunk(src: &Src, i: usize) -> Result<(Hunk, bool, usize), Par
     };
     let (hunk, next) = parse_body(src, i + 1, src.orig(i))?;
     let mut hunk = hunk;
-    if hunk.line_hint.is_none() {
+    // The header's number wins over a stripped `N | ` prefix.
+    if hint.is_some() {
         hunk.line_hint = hint;
     }
     Ok((hunk, numbered, next))
@@ -258,7 +259,15 @@ mod tests {
         let p = parse("--- a/f\n+++ b/f\n@@ -40,3 +40,3 @@\n41 |  fn a() {\n42 | -    old();\n42 | +    new();\n43 |  }\n").unwrap();
         let h = &p.files[0].hunks[0];
         assert_eq!(show(h), [" fn a() {", "-    old();", "+    new();", " }"]);
-        assert_eq!(h.line_hint, Some(41));
+        assert_eq!(h.line_hint, Some(40), "the header wins over the prefix");
+        let p = parse("x.rs\n@@\n41 |  fn a() {\n42 | -    old();\n42 | +    new();\n").unwrap();
+        assert_eq!(p.files[0].hunks[0].line_hint, Some(41));
+        assert_eq!(
+            show(&p.files[0].hunks[0]),
+            [" fn a() {", "-    old();", "+    new();"]
+        );
+        let (line, _) = malformed(parse("--- a/f\n+++ b/f\n@@\n41 |  a\n47 | -b\n"));
+        assert_eq!(line, 3);
     }
 
     #[test]

@@ -160,3 +160,69 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod robustness {
+    use super::*;
+    use proptest::prelude::*;
+
+    const PIECES: &[&str] = &[
+        "--- a/x\n",
+        "+++ b/x\n",
+        "@@ -1,2 +1,2 @@\n",
+        "@@\n",
+        "@@ ctx\n",
+        " ctx\n",
+        "-old\n",
+        "+new\n",
+        "\n",
+        "\\ No newline at end of file\n",
+        "diff --git a/x b/x\n",
+        "new file mode 100644\n",
+        "rename from x\n",
+        "*** Begin Patch\n",
+        "*** End Patch\n",
+        "*** Update File: x\n",
+        "*** Add File: y\n",
+        "*** End of File\n",
+        "*** Move to: z\n",
+        "<<<<<<< SEARCH\n",
+        "=======\n",
+        ">>>>>>> REPLACE\n",
+        ":start_line:3\n",
+        "-------\n",
+        "```\n",
+        "```python\n",
+        "x.py\n",
+        "42 | code\n",
+        "-7 | a\n",
+        "<apply_diff>\n",
+        "<path>p</path>\n",
+        "<diff>\n",
+        "</diff>\n",
+        "<file>\n",
+        "</file>\n",
+        "</apply_diff>\n",
+        "<content><![CDATA[\n",
+        "]]></content>\n",
+        "<start_line>x</start_line>\n",
+        "\r\n",
+        "\r",
+        "é\u{feff}",
+        "{\"path\":\"a\",\"patch_lines\":[\"@@\",\"-a\"]}",
+    ];
+
+    proptest! {
+        #[test]
+        fn never_panics_on_token_soup(idx in prop::collection::vec(0..PIECES.len(), 0..40)) {
+            let text: String = idx.iter().filter_map(|&i| PIECES.get(i).copied()).collect();
+            let _ = parse_patch(text.as_bytes(), &ParseOptions::default());
+            let _ = parse_patch(text.as_bytes(), &ParseOptions { strip: Some(1), target: Some("t".into()), ..ParseOptions::default() });
+        }
+
+        #[test]
+        fn never_panics_on_bytes(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+            let _ = parse_patch(&bytes, &ParseOptions::default());
+        }
+    }
+}

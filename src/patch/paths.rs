@@ -123,7 +123,12 @@ pub(crate) fn path_line(line: &str) -> Option<String> {
         }
     }
     let p = clean(s);
-    if p.is_empty() || p.contains("://") || p.ends_with('.') || p.ends_with('/') {
+    if p.is_empty()
+        || p.contains("://")
+        || p.ends_with('.')
+        || p.ends_with('/')
+        || p.starts_with(['-', '+', '@', '='])
+    {
         return None;
     }
     if !p

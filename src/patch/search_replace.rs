@@ -183,10 +183,10 @@ pub(crate) fn block_hunk(
     let at = src.orig(block.open);
     let mut search = block.search;
     let mut replace = block.replace;
-    let mut hint = block.start_line;
+    let mut hint = None;
     if let Some((s, n)) = strip_numbered_section(&search, true) {
         search = s;
-        hint = hint.or(Some(n));
+        hint = Some(n);
         if let Some((r, _)) = strip_numbered_section(&replace, false) {
             replace = r;
         }
@@ -201,7 +201,7 @@ pub(crate) fn block_hunk(
     }
     let mut hunk = Hunk {
         patch_line: at,
-        line_hint: hint.or(default_hint),
+        line_hint: block.start_line.or(default_hint).or(hint),
         ..Hunk::default()
     };
     if empty_search {
@@ -368,6 +368,11 @@ mod tests {
         let h = &p.files[0].hunks[0];
         assert_eq!(h.line_hint, Some(42));
         assert_eq!(show(h), ["-a", "+b"]);
+        // `:start_line:` wins over a stripped `N | ` prefix.
+        let p = parse("x.rs\n<<<<<<< SEARCH\n:start_line:9\n12 | a\n=======\nb\n>>>>>>> REPLACE\n")
+            .unwrap();
+        assert_eq!(p.files[0].hunks[0].line_hint, Some(9));
+        assert_eq!(show(&p.files[0].hunks[0]), ["-a", "+b"]);
         let (line, msg) = malformed(parse(
             "x.rs\n<<<<<<< SEARCH\n:start_line:abc\na\n=======\nb\n>>>>>>> REPLACE\n",
         ));

@@ -18,8 +18,16 @@ fn malformed(line: usize, message: impl Into<String>) -> ParseError {
 /// True when a unified diff (git header, file header or hunk) starts at line `i`.
 pub(crate) fn starts_at(src: &Src, i: usize) -> bool {
     src.line(i)
-        .is_some_and(|l| l.starts_with("diff --git ") || is_hunk_header(l))
+        .is_some_and(|l| l.starts_with("diff --git ") || is_standalone_hunk_header(l))
         || is_file_header(src, i)
+}
+
+/// A hunk header that starts a diff without file header: `@@` alone or closed
+/// by a second `@@` (`@@ @@`, `@@ -1 +1 @@`), so prose such as
+/// `@@ is a decorator` is not taken for a hunk.
+fn is_standalone_hunk_header(line: &str) -> bool {
+    is_hunk_header(line)
+        && (line.trim_end() == "@@" || line.get(2..).is_some_and(|r| r.contains("@@")))
 }
 
 /// Splits the two paths of `diff --git a/x b/x`.
@@ -314,6 +322,16 @@ mod tests {
         assert_eq!(
             parse("Here is the fix:\n```diff\n@@\n-a\n+b\n```\n"),
             Err(ParseError::NoTargetPath { line: 3 })
+        );
+    }
+
+    #[test]
+    fn target_does_not_override_headers_and_prose_at_signs_are_prose() {
+        let text = "--- a/real.rs\n+++ b/real.rs\n@@\n-a\n+b\n";
+        assert_eq!(parse_target(text, "t.rs").unwrap().files[0].path, "real.rs");
+        assert_eq!(
+            parse("@@ marks a decorator in some languages.\n"),
+            Err(ParseError::NoEdits)
         );
     }
 }
