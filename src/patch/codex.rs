@@ -217,6 +217,11 @@ fn update_body(src: &Src, mut j: usize, fp: &mut FilePatch) -> Result<usize, Par
                 (LineKind::Add, r)
             } else if l.trim().is_empty() {
                 (LineKind::Context, "")
+            } else if l.starts_with('\t') {
+                // A tab-indented line lost its ' ' marker: models drop it.
+                // Matching is whitespace tolerant and context keeps the
+                // file's own text, so it is read as context.
+                (LineKind::Context, l)
             } else {
                 return Err(malformed(
                     at,

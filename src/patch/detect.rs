@@ -99,6 +99,11 @@ pub(crate) fn scan(src: &Src, ctx: &Ctx, files: &mut Vec<FilePatch>) -> Result<(
 /// `memo` keeps the last answer and where its deciding line was, so a text full
 /// of `=======` lines is scanned once.
 fn divider_is_stray(src: &Src, i: usize, memo: &mut Option<(usize, bool)>) -> bool {
+    // `=======` right before `<<<<<<< SEARCH` is a marker out of order, not Markdown.
+    let next = (i + 1..src.len()).find_map(|k| src.line(k).filter(|l| !l.trim().is_empty()));
+    if next.is_some_and(sr::is_search) {
+        return true;
+    }
     if let Some((until, answer)) = *memo
         && i < until
     {
