@@ -1,20 +1,19 @@
-//! One invocation end to end: parse the patch, read each target under a root
-//! directory, locate and plan every hunk, and — only if every hunk of every
-//! file succeeded — write all results at once.
+//! One invocation's planning: parse the patch, read each target through
+//! [`Targets`], locate and plan every hunk, and say what every file becomes.
+//! Nothing is written here; the caller commits the results only if every
+//! hunk of every file succeeded (`crate::write`, `crate::git`).
 
 use crate::locate::{HunkStatus, MatchOptions, locate_hunks};
 use crate::model::{FileOp, FilePatch, Hunk, LineKind, Patch};
 use crate::patch::{ParseOptions, parse_patch};
 use crate::plan::plan_file;
 use crate::report::{
-    FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, LineRange, Problem,
-    REPORT_VERSION, Report,
+    CandidateView, FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, LineRange,
+    Problem, REPORT_VERSION, Report,
 };
 use crate::source::{SourceText, looks_binary};
-use crate::write::{FileChange, commit, render_to_vec};
-use std::fs;
-use std::io;
-use std::path::{Component, Path, PathBuf};
+use crate::target::Targets;
+use crate::write::render_to_vec;
 
 /// Everything that steers one run.
 #[derive(Debug, Clone, Default)]
@@ -23,10 +22,22 @@ pub struct ApplyOptions {
     pub parse: ParseOptions,
     /// Matching options (similarity threshold, strictest tier).
     pub matching: MatchOptions,
+    /// `--directory`: prepended to every path of the patch.
+    pub directory: Option<String>,
+    /// `--include`/`--exclude` rules in order: `(include?, glob)`; the first
+    /// that matches a path decides; with any include rule, unmatched paths
+    /// are skipped (as `git apply` does).
+    pub path_rules: Vec<(bool, String)>,
+    /// `-R`: apply the patch in reverse.
+    pub reverse: bool,
+    /// `--partial`: plan the hunks that apply even when others fail.
+    pub partial: bool,
+    /// `--at FILE:LINE`: pin a hunk of FILE whose candidates include LINE (1-based) to it.
+    pub pins: Vec<(String, usize)>,
 }
 
-/// The old and new content of one target, kept for `--emit-unified`.
-#[derive(Debug, Clone)]
+/// What one target becomes.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileResult {
     /// Path before the patch (`None` for an added file).
     pub old_path: Option<String>,
@@ -36,29 +47,28 @@ pub struct FileResult {
     pub old: Vec<u8>,
     /// Content after.
     pub new: Vec<u8>,
+    /// Mode for the new path (`0o100644`, `0o100755`) when known.
+    pub mode: Option<u32>,
 }
 
-/// A planned run: the report, and the changes to write if it is all good.
+impl FileResult {
+    /// True when the result differs from the original (content, path or existence).
+    pub fn changes_anything(&self) -> bool {
+        self.old_path != self.new_path || self.old != self.new
+    }
+}
+
+/// A planned run: the report, and what every file becomes.
 #[derive(Debug, Clone)]
 pub struct PatchPlan {
     /// What happened to every file and hunk.
     pub report: Report,
-    /// The file changes, empty unless `report.ok`.
-    pub changes: Vec<FileChange>,
-    /// Old and new content per changed file.
+    /// One result per file that could be planned (all files when `report.ok`).
     pub results: Vec<FileResult>,
 }
 
-impl PatchPlan {
-    /// Writes every change, all or nothing.
-    pub fn commit(&self) -> io::Result<()> {
-        commit(&self.changes)
-    }
-}
-
-/// Parses `patch` and plans it against the files under `root`. Reads files,
-/// writes nothing.
-pub fn plan_patch(patch: &[u8], root: &Path, options: &ApplyOptions) -> PatchPlan {
+/// Parses `patch` and plans it against `targets`. Reads, writes nothing.
+pub fn plan_patch(patch: &[u8], targets: &dyn Targets, options: &ApplyOptions) -> PatchPlan {
     let mut report = Report {
         version: REPORT_VERSION,
         ok: false,
@@ -72,40 +82,108 @@ pub fn plan_patch(patch: &[u8], root: &Path, options: &ApplyOptions) -> PatchPla
             report.error = Some(Problem::new(e.code(), e.to_string(), e.line()));
             return PatchPlan {
                 report,
-                changes: Vec::new(),
                 results: Vec::new(),
             };
         }
     };
-    let mut changes = Vec::new();
     let mut results = Vec::new();
-    let files = match merge_same_paths(parsed) {
+    let files = match transform(parsed, options).and_then(merge_same_paths) {
         Ok(files) => files,
         Err(problem) => {
             report.error = Some(problem);
-            return PatchPlan {
-                report,
-                changes,
-                results,
-            };
+            return PatchPlan { report, results };
         }
     };
     for file in &files {
-        let (file_report, outcome) = plan_one(file, root, options);
-        if let Some((change, result)) = outcome {
-            changes.extend(change);
-            results.push(result);
-        }
+        let (file_report, outcome) = plan_one(file, targets, options);
+        results.extend(outcome);
         report.files.push(file_report);
     }
-    report.ok = report.files.iter().all(|f| f.status != FileStatus::Failed);
-    if !report.ok {
-        changes.clear();
+    report.ok = report
+        .files
+        .iter()
+        .all(|f| !matches!(f.status, FileStatus::Failed | FileStatus::Partial));
+    PatchPlan { report, results }
+}
+
+/// Applies `--directory`, `--include`/`--exclude` and `-R` to a parsed patch.
+fn transform(mut patch: Patch, options: &ApplyOptions) -> Result<Patch, Problem> {
+    if let Some(dir) = options
+        .directory
+        .as_deref()
+        .map(|d| d.trim_end_matches('/'))
+        .filter(|d| !d.is_empty())
+    {
+        for file in &mut patch.files {
+            file.path = format!("{dir}/{}", file.path);
+            if let Some(to) = &mut file.move_to {
+                *to = format!("{dir}/{to}");
+            }
+        }
     }
-    PatchPlan {
-        report,
-        changes,
-        results,
+    if !options.path_rules.is_empty() {
+        let any_include = options.path_rules.iter().any(|(inc, _)| *inc);
+        patch.files.retain(|f| {
+            options
+                .path_rules
+                .iter()
+                .find(|(_, glob)| {
+                    gix::glob::wildmatch(
+                        glob.as_str().into(),
+                        f.path.as_str().into(),
+                        gix::glob::wildmatch::Mode::empty(),
+                    )
+                })
+                .map_or(!any_include, |(inc, _)| *inc)
+        });
+    }
+    if options.reverse {
+        for file in &mut patch.files {
+            if file.op == FileOp::Delete && file.hunks.is_empty() {
+                return Err(Problem::new(
+                    "malformed_patch",
+                    format!(
+                        "{}: cannot reverse the deletion: the patch does not hold the file's content",
+                        file.path
+                    ),
+                    Some(file.patch_line),
+                ));
+            }
+            reverse_file(file);
+        }
+    }
+    Ok(patch)
+}
+
+/// Turns a file patch into the one that undoes it.
+fn reverse_file(file: &mut FilePatch) {
+    file.op = match file.op {
+        FileOp::Add => FileOp::Delete,
+        FileOp::Delete => FileOp::Add,
+        FileOp::Update => FileOp::Update,
+    };
+    if let Some(to) = file.move_to.take() {
+        file.move_to = Some(std::mem::replace(&mut file.path, to));
+    }
+    for hunk in &mut file.hunks {
+        for line in &mut hunk.lines {
+            line.kind = match line.kind {
+                LineKind::Add => LineKind::Remove,
+                LineKind::Remove => LineKind::Add,
+                LineKind::Context => LineKind::Context,
+            };
+        }
+        // Removed lines came first within each change; keep that order.
+        let mut i = 0;
+        while i < hunk.lines.len() {
+            let start = i;
+            while i < hunk.lines.len() && hunk.lines[i].kind != LineKind::Context {
+                i += 1;
+            }
+            hunk.lines[start..i].sort_by_key(|l| l.kind != LineKind::Remove);
+            i += 1;
+        }
+        std::mem::swap(&mut hunk.old_missing_newline, &mut hunk.new_missing_newline);
     }
 }
 
@@ -143,9 +221,13 @@ fn merge_same_paths(patch: Patch) -> Result<Vec<FilePatch>, Problem> {
     Ok(out)
 }
 
-type Planned = Option<(Vec<FileChange>, FileResult)>;
+type Planned = Option<FileResult>;
 
-fn plan_one(file: &FilePatch, root: &Path, options: &ApplyOptions) -> (FileReport, Planned) {
+fn plan_one(
+    file: &FilePatch,
+    targets: &dyn Targets,
+    options: &ApplyOptions,
+) -> (FileReport, Planned) {
     let mut report = FileReport {
         path: file.path.clone(),
         op: file.op,
@@ -157,7 +239,7 @@ fn plan_one(file: &FilePatch, root: &Path, options: &ApplyOptions) -> (FileRepor
         removed: 0,
         hunks: Vec::new(),
     };
-    match plan_one_inner(file, root, options, &mut report) {
+    match plan_one_inner(file, targets, options, &mut report) {
         Ok(planned) => (report, planned),
         Err(problem) => {
             report.status = FileStatus::Failed;
@@ -169,13 +251,15 @@ fn plan_one(file: &FilePatch, root: &Path, options: &ApplyOptions) -> (FileRepor
 
 fn plan_one_inner(
     file: &FilePatch,
-    root: &Path,
+    targets: &dyn Targets,
     options: &ApplyOptions,
     report: &mut FileReport,
 ) -> Result<Planned, Problem> {
     let line = Some(file.patch_line);
-    let path = resolve(root, &file.path).map_err(|m| Problem::new("path_outside_tree", m, line))?;
-    let existing = read_target(&path, &file.path, line)?;
+    let existing = targets.read(&file.path).map_err(|p| Problem {
+        patch_line: line,
+        ..p
+    })?;
     match (file.op, existing) {
         (FileOp::Add, Some(_)) => Err(Problem::new(
             "file_exists",
@@ -185,8 +269,8 @@ fn plan_one_inner(
             ),
             line,
         )),
-        (FileOp::Add, None) => Ok(Some(create(file, path, report))),
-        (FileOp::Update, None) if file.create_if_missing => Ok(Some(create(file, path, report))),
+        (FileOp::Add, None) => Ok(Some(create(file, report))),
+        (FileOp::Update, None) if file.create_if_missing => Ok(Some(create(file, report))),
         (FileOp::Update | FileOp::Delete, None) => Err(Problem::new(
             "file_not_found",
             format!("{}: no such file", file.path),
@@ -195,25 +279,26 @@ fn plan_one_inner(
         (FileOp::Delete, Some(old)) => {
             report.removed = SourceText::new(&old).len();
             report.status = FileStatus::Patched;
-            Ok(Some((
-                vec![FileChange::Delete { path }],
-                FileResult {
-                    old_path: Some(file.path.clone()),
-                    new_path: None,
-                    old,
-                    new: Vec::new(),
-                },
-            )))
+            Ok(Some(FileResult {
+                old_path: Some(file.path.clone()),
+                new_path: None,
+                old,
+                new: Vec::new(),
+                mode: None,
+            }))
         }
-        (FileOp::Update, Some(old)) => update(file, root, path, old, options, report),
+        (FileOp::Update, Some(old)) => {
+            let mode = targets.mode(&file.path);
+            update(file, targets, old, mode, options, report)
+        }
     }
 }
 
 fn update(
     file: &FilePatch,
-    root: &Path,
-    path: PathBuf,
+    targets: &dyn Targets,
     old: Vec<u8>,
+    mode: Option<u32>,
     options: &ApplyOptions,
     report: &mut FileReport,
 ) -> Result<Planned, Problem> {
@@ -229,7 +314,13 @@ fn update(
         ));
     }
     let source = SourceText::new(&old);
-    let results = locate_hunks(&source, &file.hunks, &options.matching);
+    let pins: Vec<usize> = options
+        .pins
+        .iter()
+        .filter(|(path, _)| *path == file.path)
+        .map(|(_, line)| line.saturating_sub(1))
+        .collect();
+    let results = locate_hunks(&source, &file.hunks, &options.matching, &pins);
     let mut located = Vec::new();
     for (i, (hunk, result)) in file.hunks.iter().zip(results).enumerate() {
         match result {
@@ -238,18 +329,32 @@ fn update(
                 located.push(loc);
             }
             Err(failure) => {
+                let old_len = hunk.old_len();
+                let candidate_context = failure
+                    .candidates
+                    .iter()
+                    .map(|&line| CandidateView {
+                        line,
+                        lines: (line.saturating_sub(3)..(line + old_len + 2).min(source.len()))
+                            .map(|j| (j + 1, source.line_text(j).into_owned()))
+                            .collect(),
+                    })
+                    .collect();
                 let fail = HunkFailure {
                     code: failure.reason.code().to_string(),
                     message: failure.message,
                     expected: hunk.old_lines().map(|l| l.text.clone()).collect(),
                     candidates: failure.candidates,
+                    candidate_context,
                     near_match: failure.near,
+                    hunk_text: hunk_text(hunk),
                 };
                 report.hunks.push(hunk_report(i, hunk, None, Some(fail)));
             }
         }
     }
-    if report.hunks.iter().any(|h| h.status == HunkOutcome::Failed) {
+    let failed = report.hunks.iter().any(|h| h.status == HunkOutcome::Failed);
+    if failed && !options.partial {
         report.status = FileStatus::Failed;
         return Ok(None);
     }
@@ -271,49 +376,35 @@ fn update(
         }
     }
     let moved = file.move_to.as_ref().filter(|to| **to != file.path);
-    report.status = if new == old && moved.is_none() {
+    report.status = if failed {
+        FileStatus::Partial
+    } else if new == old && moved.is_none() {
         FileStatus::Unchanged
     } else {
         FileStatus::Patched
     };
-    let mut changes = Vec::new();
-    let new_path = match moved {
-        Some(to) => {
-            let dest = resolve(root, to)
-                .map_err(|m| Problem::new("path_outside_tree", m, Some(file.patch_line)))?;
-            if dest.exists() {
-                return Err(Problem::new(
-                    "file_exists",
-                    format!("{}: cannot move to {to}: it already exists", file.path),
-                    Some(file.patch_line),
-                ));
-            }
-            changes.push(FileChange::Write {
-                path: dest,
-                bytes: new.clone(),
-            });
-            changes.push(FileChange::Delete { path });
-            to.clone()
-        }
-        None => {
-            if report.status == FileStatus::Patched {
-                changes.push(FileChange::Write {
-                    path,
-                    bytes: new.clone(),
-                });
-            }
-            file.path.clone()
-        }
-    };
-    Ok(Some((
-        changes,
-        FileResult {
-            old_path: Some(file.path.clone()),
-            new_path: Some(new_path),
-            old,
-            new,
-        },
-    )))
+    if let Some(to) = moved
+        && targets
+            .read(to)
+            .map_err(|p| Problem {
+                patch_line: Some(file.patch_line),
+                ..p
+            })?
+            .is_some()
+    {
+        return Err(Problem::new(
+            "file_exists",
+            format!("{}: cannot move to {to}: it already exists", file.path),
+            Some(file.patch_line),
+        ));
+    }
+    Ok(Some(FileResult {
+        old_path: Some(file.path.clone()),
+        new_path: Some(moved.unwrap_or(&file.path).clone()),
+        old,
+        new,
+        mode,
+    }))
 }
 
 fn hunk_report(
@@ -339,12 +430,23 @@ fn hunk_report(
     }
 }
 
+/// The hunk as a unified-diff body.
+fn hunk_text(hunk: &Hunk) -> String {
+    let mut out = String::new();
+    for line in &hunk.lines {
+        out.push(match line.kind {
+            LineKind::Context => ' ',
+            LineKind::Remove => '-',
+            LineKind::Add => '+',
+        });
+        out.push_str(&line.text);
+        out.push('\n');
+    }
+    out
+}
+
 /// Content of an added file: its added (and context) lines.
-fn create(
-    file: &FilePatch,
-    path: PathBuf,
-    report: &mut FileReport,
-) -> (Vec<FileChange>, FileResult) {
+fn create(file: &FilePatch, report: &mut FileReport) -> FileResult {
     let mut bytes = Vec::new();
     let mut count = 0;
     let mut missing_newline = false;
@@ -374,58 +476,11 @@ fn create(
             h.similarity = 1.0;
         }
     }
-    (
-        vec![FileChange::Write {
-            path,
-            bytes: bytes.clone(),
-        }],
-        FileResult {
-            old_path: None,
-            new_path: Some(file.path.clone()),
-            old: Vec::new(),
-            new: bytes,
-        },
-    )
-}
-
-fn read_target(path: &Path, shown: &str, line: Option<usize>) -> Result<Option<Vec<u8>>, Problem> {
-    match fs::symlink_metadata(path) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Problem::new("io_error", format!("{shown}: {e}"), line)),
-        Ok(meta) if meta.is_dir() => Err(Problem::new(
-            "not_a_file",
-            format!("{shown}: is a directory"),
-            line,
-        )),
-        Ok(meta) if !meta.is_file() && !meta.file_type().is_symlink() => Err(Problem::new(
-            "not_a_file",
-            format!("{shown}: not a regular file"),
-            line,
-        )),
-        Ok(_) => fs::read(path)
-            .map(Some)
-            .map_err(|e| Problem::new("io_error", format!("{shown}: {e}"), line)),
+    FileResult {
+        old_path: None,
+        new_path: Some(file.path.clone()),
+        old: Vec::new(),
+        new: bytes,
+        mode: file.new_mode,
     }
-}
-
-/// Joins a patch path to the root, refusing absolute paths, `..` and `.git`.
-fn resolve(root: &Path, rel: &str) -> Result<PathBuf, String> {
-    let path = Path::new(rel);
-    if rel.is_empty() || rel.contains('\0') {
-        return Err(format!("{rel:?}: not a usable path"));
-    }
-    let mut out = root.to_path_buf();
-    for part in path.components() {
-        match part {
-            Component::Normal(p) if p == ".git" => {
-                return Err(format!("{rel}: the patch may not touch .git/"));
-            }
-            Component::Normal(p) => out.push(p),
-            Component::CurDir => {}
-            Component::ParentDir | Component::RootDir | Component::Prefix(_) => {
-                return Err(format!("{rel}: the path leaves the working tree"));
-            }
-        }
-    }
-    Ok(out)
 }

@@ -22,12 +22,15 @@
 
 pub mod apply;
 pub mod error;
+pub mod git;
+pub mod invocation;
 pub mod locate;
 pub mod model;
 pub mod patch;
 pub mod plan;
 pub mod report;
 pub mod source;
+pub mod target;
 pub mod write;
 
 pub use apply::{ApplyOptions, PatchPlan, plan_patch};
@@ -70,7 +73,7 @@ pub fn apply_to_text(
     };
     let source = SourceText::new(original);
     let mut located = Vec::new();
-    for result in locate_hunks(&source, &file.hunks, &options.matching) {
+    for result in locate_hunks(&source, &file.hunks, &options.matching, &[]) {
         match result {
             Ok(loc) => located.push(loc),
             Err(f) => {

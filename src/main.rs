@@ -1,12 +1,14 @@
-//! The `git-fuzzy-apply` command: argument parsing, then the library does the work.
+//! The `git-fuzzy-apply` command: argument parsing and printing; the library
+//! does the work.
 
-use clap::{Parser, ValueEnum};
-use git_fuzzy_apply::apply::{ApplyOptions, plan_patch};
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, ValueEnum};
+use git_fuzzy_apply::apply::ApplyOptions;
+use git_fuzzy_apply::invocation::{Destination, Invocation, Outcome, run};
 use git_fuzzy_apply::locate::{MatchOptions, Tier};
 use git_fuzzy_apply::model::PatchFormat;
 use git_fuzzy_apply::patch::ParseOptions;
-use git_fuzzy_apply::report::{human, unified};
-use std::io::{self, Read, Write};
+use git_fuzzy_apply::report::{human, stat, unified};
+use std::io::{self, IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -14,11 +16,13 @@ use std::process::ExitCode;
 /// Codex `*** Begin Patch` envelope or SEARCH/REPLACE blocks, even a whole
 /// chat reply — exactly where it belongs, or refuse with the reason.
 ///
-/// Every hunk of every file must apply, or nothing is written.
+/// Paths are relative to the top of the working tree (or the current
+/// directory outside a repository). Every hunk of every file must apply, or
+/// nothing is written; a conflict report is left in .git/fuzzy-apply/.
 #[derive(Parser, Debug)]
 #[command(name = "git-fuzzy-apply", version, about, long_about = None)]
 struct Cli {
-    /// Patch files to read; none or `-` reads standard input.
+    /// Patch files, or folders whose files are all read; none or `-` reads standard input.
     patches: Vec<PathBuf>,
     /// Read the patch in this notation instead of detecting it.
     #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
@@ -29,12 +33,48 @@ struct Cli {
     /// File to edit for blocks and hunks that name none.
     #[arg(long, value_name = "PATH")]
     target: Option<String>,
-    /// Apply to files under this directory (default: the current directory).
+    /// Prepend DIR to every path in the patch.
     #[arg(long, value_name = "DIR")]
-    directory: Option<PathBuf>,
+    directory: Option<String>,
+    /// Apply only to paths matching GLOB (with --exclude: the first match wins).
+    #[arg(long, value_name = "GLOB")]
+    include: Vec<String>,
+    /// Do not apply to paths matching GLOB.
+    #[arg(long, value_name = "GLOB")]
+    exclude: Vec<String>,
+    /// Apply to the working tree and stage the results.
+    #[arg(long, conflicts_with = "cached")]
+    index: bool,
+    /// Apply to the index only; the working tree is untouched.
+    #[arg(long)]
+    cached: bool,
     /// Check that the patch applies; write nothing.
     #[arg(long)]
     check: bool,
+    /// Apply the patch in reverse.
+    #[arg(short = 'R', long)]
+    reverse: bool,
+    /// Apply the hunks that match and report the others.
+    #[arg(long)]
+    partial: bool,
+    /// Like --partial, and write the failed hunks to <file>.rej.
+    #[arg(long)]
+    reject: bool,
+    /// Pin an ambiguous hunk of FILE to the candidate starting at LINE.
+    #[arg(long, value_name = "FILE:LINE")]
+    at: Vec<String>,
+    /// Write the conflict report to PATH.md and PATH.json.
+    #[arg(long, value_name = "PATH")]
+    report: Option<PathBuf>,
+    /// Print a diffstat instead of applying.
+    #[arg(long)]
+    stat: bool,
+    /// Print added and removed line counts per file instead of applying.
+    #[arg(long)]
+    numstat: bool,
+    /// Print created, deleted and renamed files instead of applying.
+    #[arg(long)]
+    summary: bool,
     /// Print the completed standard unified diff (git apply-able); write nothing.
     #[arg(long)]
     emit_unified: bool,
@@ -74,8 +114,12 @@ enum TierArg {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(&cli) {
+    let matches = Cli::command().get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    match execute(&cli, &matches) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("error: {e}");
@@ -84,58 +128,120 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: &Cli) -> io::Result<u8> {
-    if !(0.5..=1.0).contains(&cli.threshold) {
-        return Err(io::Error::other("--threshold must be between 0.5 and 1.0"));
-    }
+fn execute(cli: &Cli, matches: &ArgMatches) -> Result<u8, Box<dyn std::error::Error>> {
+    let invocation = invocation(cli, matches)?;
     let text = read_patches(&cli.patches)?;
-    let root = match &cli.directory {
-        Some(d) => d.clone(),
-        None => std::env::current_dir()?,
-    };
-    let options = ApplyOptions {
-        parse: ParseOptions {
-            format: match cli.format {
-                FormatArg::Auto => None,
-                FormatArg::Unified => Some(PatchFormat::UnifiedDiff),
-                FormatArg::Numberless => Some(PatchFormat::NumberlessDiff),
-                FormatArg::Codex => Some(PatchFormat::CodexEnvelope),
-                FormatArg::SearchReplace => Some(PatchFormat::SearchReplace),
-            },
-            strip: cli.strip,
-            target: cli.target.clone(),
-        },
-        matching: MatchOptions {
-            similarity_threshold: cli.threshold,
-            max_tier: match cli.max_tier {
-                TierArg::Exact => Tier::Exact,
-                TierArg::Resilient => Tier::Resilient,
-                TierArg::Fuzzy => Tier::Fuzzy,
-                TierArg::Structural => Tier::Structural,
-                TierArg::Similarity => Tier::Similarity,
-            },
-            ..MatchOptions::default()
-        },
-    };
-    let mut plan = plan_patch(&text, &root, &options);
-    let dry = cli.check || cli.emit_unified;
-    plan.report.check = dry;
-    if plan.report.ok && !dry {
-        plan.commit()?;
+    let outcome = run(&std::env::current_dir()?, &text, &invocation)?;
+    print(cli, &outcome)?;
+    Ok(outcome.plan.report.exit_code() as u8)
+}
+
+fn invocation(cli: &Cli, matches: &ArgMatches) -> Result<Invocation, String> {
+    if !(0.5..=1.0).contains(&cli.threshold) {
+        return Err("--threshold must be between 0.5 and 1.0".into());
     }
+    let mut pins = Vec::new();
+    for at in &cli.at {
+        let (file, line) = at
+            .rsplit_once(':')
+            .and_then(|(f, l)| Some((f.to_string(), l.parse::<usize>().ok()?)))
+            .ok_or_else(|| format!("--at {at}: expected FILE:LINE"))?;
+        pins.push((file, line));
+    }
+    let mut rules: Vec<(usize, bool, String)> = Vec::new();
+    for (id, include) in [("include", true), ("exclude", false)] {
+        if let (Some(values), Some(indices)) =
+            (matches.get_many::<String>(id), matches.indices_of(id))
+        {
+            rules.extend(indices.zip(values).map(|(i, v)| (i, include, v.clone())));
+        }
+    }
+    rules.sort_by_key(|r| r.0);
+    Ok(Invocation {
+        apply: ApplyOptions {
+            parse: ParseOptions {
+                format: match cli.format {
+                    FormatArg::Auto => None,
+                    FormatArg::Unified => Some(PatchFormat::UnifiedDiff),
+                    FormatArg::Numberless => Some(PatchFormat::NumberlessDiff),
+                    FormatArg::Codex => Some(PatchFormat::CodexEnvelope),
+                    FormatArg::SearchReplace => Some(PatchFormat::SearchReplace),
+                },
+                strip: cli.strip,
+                target: cli.target.clone(),
+            },
+            matching: MatchOptions {
+                similarity_threshold: cli.threshold,
+                max_tier: match cli.max_tier {
+                    TierArg::Exact => Tier::Exact,
+                    TierArg::Resilient => Tier::Resilient,
+                    TierArg::Fuzzy => Tier::Fuzzy,
+                    TierArg::Structural => Tier::Structural,
+                    TierArg::Similarity => Tier::Similarity,
+                },
+                ..MatchOptions::default()
+            },
+            directory: cli.directory.clone(),
+            path_rules: rules
+                .into_iter()
+                .map(|(_, inc, glob)| (inc, glob))
+                .collect(),
+            reverse: cli.reverse,
+            partial: cli.partial,
+            pins,
+        },
+        destination: if cli.index {
+            Destination::Index
+        } else if cli.cached {
+            Destination::Cached
+        } else {
+            Destination::Worktree
+        },
+        dry_run: cli.check || cli.emit_unified || cli.stat || cli.numstat || cli.summary,
+        reject: cli.reject,
+        report_path: cli.report.clone(),
+    })
+}
+
+fn print(cli: &Cli, outcome: &Outcome) -> io::Result<()> {
+    let report = &outcome.plan.report;
     let mut stdout = io::stdout().lock();
     if cli.json {
-        serde_json::to_writer_pretty(&mut stdout, &plan.report)?;
+        serde_json::to_writer_pretty(&mut stdout, report)?;
         writeln!(stdout)?;
-    } else if cli.emit_unified && plan.report.ok {
-        stdout.write_all(unified::unified_diff(&plan.results).as_bytes())?;
+    } else if cli.stat || cli.numstat || cli.summary {
+        for (on, text) in [
+            (cli.stat, stat::stat(report)),
+            (cli.numstat, stat::numstat(report)),
+            (cli.summary, stat::summary(report)),
+        ] {
+            if on {
+                stdout.write_all(text.as_bytes())?;
+            }
+        }
+    } else if cli.emit_unified && report.ok {
+        stdout.write_all(unified::unified_diff(&outcome.plan.results).as_bytes())?;
     } else if !cli.quiet {
-        stdout.write_all(human::summary(&plan.report, cli.verbose).as_bytes())?;
+        stdout.write_all(human::summary(report, cli.verbose).as_bytes())?;
     }
-    if !cli.json {
-        eprint!("{}", human::errors(&plan.report));
+    if cli.json {
+        return Ok(());
     }
-    Ok(plan.report.exit_code() as u8)
+    let color = io::stderr().is_terminal();
+    let mut stderr = io::stderr().lock();
+    stderr.write_all(human::errors(report, color).as_bytes())?;
+    for path in &outcome.rejects {
+        writeln!(stderr, "rejected hunks written to {}", path.display())?;
+    }
+    if let Some((md, json)) = &outcome.conflict_report {
+        writeln!(
+            stderr,
+            "conflict report: {} ({})",
+            md.display(),
+            json.display()
+        )?;
+    }
+    Ok(())
 }
 
 fn read_patches(paths: &[PathBuf]) -> io::Result<Vec<u8>> {
@@ -144,14 +250,27 @@ fn read_patches(paths: &[PathBuf]) -> io::Result<Vec<u8>> {
         io::stdin().read_to_end(&mut text)?;
         return Ok(text);
     }
+    let mut files = Vec::new();
     for path in paths {
+        if path.is_dir() {
+            let mut inside: Vec<PathBuf> = std::fs::read_dir(path)?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file())
+                .collect();
+            inside.sort();
+            files.extend(inside);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    for path in files {
         if !text.is_empty() && !text.ends_with(b"\n") {
             text.push(b'\n');
         }
         if path.as_os_str() == "-" {
             io::stdin().read_to_end(&mut text)?;
         } else {
-            let bytes = std::fs::read(path)
+            let bytes = std::fs::read(&path)
                 .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
             text.extend_from_slice(&bytes);
         }

@@ -5,8 +5,10 @@
 //! only the edits are assembled line by line. Line terminators, a BOM and a
 //! missing final newline are kept unless the plan changes them.
 
+use crate::apply::FileResult;
 use crate::plan::{FilePlan, NewLine};
 use crate::source::SourceText;
+use crate::target::WorktreeTargets;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -93,56 +95,121 @@ impl<W: Write> LineWriter<'_, W> {
     }
 }
 
+/// What a file must look like on disk right before it is replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect<'a> {
+    /// The file must not exist (it is being added).
+    Absent,
+    /// The file must still hold exactly these bytes (it was read as such).
+    Content(&'a [u8]),
+}
+
 /// One file change to commit to disk.
 #[derive(Debug, Clone)]
-pub enum FileChange {
+pub enum FileChange<'a> {
     /// Write `bytes` to `path` (creating parent directories).
     Write {
         /// Destination.
         path: PathBuf,
         /// New content.
-        bytes: Vec<u8>,
+        bytes: &'a [u8],
+        /// What the destination must be right before the write.
+        expect: Expect<'a>,
+        /// Permission bits to set (`0o755`/`0o644`); `None` keeps the file's own.
+        mode: Option<u32>,
     },
-    /// Remove `path`.
+    /// Remove `path`, which must still hold `expect`.
     Delete {
         /// The file to remove.
         path: PathBuf,
+        /// Its content when it was read.
+        expect: &'a [u8],
     },
 }
 
-/// Commits all changes or none: every new content is first written to a
-/// temporary file beside its target; only when all are written are they
-/// renamed into place. If a rename or delete fails, the files already
-/// replaced are restored from their original bytes.
-pub fn commit(changes: &[FileChange]) -> io::Result<()> {
-    let mut staged = Vec::new();
-    for change in changes {
-        if let FileChange::Write { path, bytes } = change {
-            let dir = parent_dir(path);
-            fs::create_dir_all(dir)?;
-            let mut tmp = tempfile::Builder::new()
-                .prefix(".fuzzy-apply-")
-                .tempfile_in(dir)?;
-            tmp.write_all(bytes)?;
-            tmp.as_file().sync_all()?;
-            if let Ok(meta) = fs::metadata(path) {
-                tmp.as_file().set_permissions(meta.permissions())?;
-            }
-            staged.push((path.clone(), tmp));
+impl FileChange<'_> {
+    /// The file this change writes or removes.
+    pub fn path(&self) -> &Path {
+        match self {
+            FileChange::Write { path, .. } | FileChange::Delete { path, .. } => path,
         }
     }
-    let mut done: Vec<(PathBuf, Option<Vec<u8>>)> = Vec::new();
-    let result = (|| -> io::Result<()> {
+}
+
+/// Why a commit did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum CommitError {
+    /// Someone changed a target between reading and writing.
+    #[error("{0}: the file changed on disk while the patch was being applied; nothing was written")]
+    Changed(PathBuf),
+    /// An I/O error; files already replaced were restored.
+    #[error("{path}: {source}; every file was left as it was")]
+    Io {
+        /// The file being written or removed.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+}
+
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> CommitError + '_ {
+    move |source| CommitError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn verify(path: &Path, expect: Expect) -> Result<(), CommitError> {
+    let now = match fs::read(path) {
+        Ok(bytes) => Some(bytes),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(io_err(path)(e)),
+    };
+    let same = match expect {
+        Expect::Absent => now.is_none(),
+        Expect::Content(old) => now.as_deref() == Some(old),
+    };
+    if same {
+        Ok(())
+    } else {
+        Err(CommitError::Changed(path.to_path_buf()))
+    }
+}
+
+/// Commits all changes or none. Every target is first checked to be as it
+/// was read; every new content is written to a temporary file beside its
+/// target; only then are they renamed into place and deletions made. If a
+/// rename or delete fails, the files already replaced are restored.
+/// Directories emptied by deletions and moves are removed, up to `root`.
+pub fn commit(changes: &[FileChange], root: &Path) -> Result<(), CommitError> {
+    for change in changes {
+        match change {
+            FileChange::Write { path, expect, .. } => verify(path, *expect)?,
+            FileChange::Delete { path, expect } => verify(path, Expect::Content(expect))?,
+        }
+    }
+    let mut staged = Vec::new();
+    for change in changes {
+        if let FileChange::Write {
+            path, bytes, mode, ..
+        } = change
+        {
+            staged.push((path, stage(path, bytes, *mode).map_err(io_err(path))?));
+        }
+    }
+    let mut done: Vec<(&Path, Option<Vec<u8>>)> = Vec::new();
+    let result = (|| -> Result<(), CommitError> {
         for (path, tmp) in staged {
-            let original = fs::read(&path).ok();
-            tmp.persist(&path).map_err(|e| e.error)?;
+            let original = fs::read(path).ok();
+            #[cfg(test)]
+            tests::maybe_fail(path)?;
+            tmp.persist(path).map_err(|e| io_err(path)(e.error))?;
             done.push((path, original));
         }
         for change in changes {
-            if let FileChange::Delete { path } = change {
-                let original = fs::read(path)?;
-                fs::remove_file(path)?;
-                done.push((path.clone(), Some(original)));
+            if let FileChange::Delete { path, expect } = change {
+                fs::remove_file(path).map_err(io_err(path))?;
+                done.push((path, Some(expect.to_vec())));
             }
         }
         Ok(())
@@ -150,13 +217,82 @@ pub fn commit(changes: &[FileChange]) -> io::Result<()> {
     if let Err(err) = result {
         for (path, original) in done.into_iter().rev() {
             let _ = match original {
-                Some(bytes) => fs::write(&path, bytes),
-                None => fs::remove_file(&path),
+                Some(bytes) => fs::write(path, bytes),
+                None => fs::remove_file(path),
             };
         }
         return Err(err);
     }
+    for change in changes {
+        if let FileChange::Delete { path, .. } = change {
+            remove_empty_parents(path, root);
+        }
+    }
     Ok(())
+}
+
+fn stage(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<tempfile::NamedTempFile> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = parent_dir(path);
+    fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".fuzzy-apply-")
+        .tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    let perms = match (mode, fs::metadata(path)) {
+        (Some(bits), _) => fs::Permissions::from_mode(bits & 0o777),
+        (None, Ok(meta)) => meta.permissions(),
+        (None, Err(_)) => fs::Permissions::from_mode(0o644),
+    };
+    tmp.as_file().set_permissions(perms)?;
+    Ok(tmp)
+}
+
+/// Removes the directories a deletion left empty, up to the first non-empty
+/// one, never `root` itself or anything above it.
+fn remove_empty_parents(path: &Path, root: &Path) {
+    let mut dir = path.parent();
+    while let Some(d) = dir {
+        if !d.starts_with(root) || d == root || fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
+}
+
+/// The disk changes that turn planned results into files under `targets`.
+pub fn worktree_changes<'a>(
+    results: &'a [FileResult],
+    targets: &WorktreeTargets,
+) -> Result<Vec<FileChange<'a>>, String> {
+    let mut writes = Vec::new();
+    let mut deletes = Vec::new();
+    for r in results.iter().filter(|r| r.changes_anything()) {
+        if let Some(new_path) = &r.new_path {
+            let moved = r.old_path.as_ref() != Some(new_path);
+            writes.push(FileChange::Write {
+                path: targets.resolve(new_path)?,
+                bytes: &r.new,
+                expect: if r.old_path.is_none() || moved {
+                    Expect::Absent
+                } else {
+                    Expect::Content(&r.old)
+                },
+                mode: r.mode.map(|m| m & 0o777),
+            });
+        }
+        if let Some(old_path) = &r.old_path
+            && r.new_path.as_ref() != Some(old_path)
+        {
+            deletes.push(FileChange::Delete {
+                path: targets.resolve(old_path)?,
+                expect: &r.old,
+            });
+        }
+    }
+    writes.extend(deletes);
+    Ok(writes)
 }
 
 fn parent_dir(path: &Path) -> &Path {
@@ -220,36 +356,113 @@ mod tests {
         let a = dir.path().join("a.txt");
         let b = dir.path().join("sub/b.txt");
         fs::write(&a, "old").unwrap();
-        commit(&[
-            FileChange::Write {
-                path: a.clone(),
-                bytes: b"new".to_vec(),
-            },
-            FileChange::Write {
-                path: b.clone(),
-                bytes: b"made".to_vec(),
-            },
-        ])
+        commit(
+            &[
+                FileChange::Write {
+                    path: a.clone(),
+                    bytes: b"new",
+                    expect: Expect::Content(b"old"),
+                    mode: None,
+                },
+                FileChange::Write {
+                    path: b.clone(),
+                    bytes: b"made",
+                    expect: Expect::Absent,
+                    mode: Some(0o755),
+                },
+            ],
+            dir.path(),
+        )
         .unwrap();
         assert_eq!(fs::read(&a).unwrap(), b"new");
         assert_eq!(fs::read(&b).unwrap(), b"made");
     }
 
     #[test]
-    fn failed_delete_restores_replaced_files() {
+    fn a_failed_rename_restores_replaced_files() {
         let dir = tempfile::tempdir().unwrap();
         let a = dir.path().join("a.txt");
         fs::write(&a, "old").unwrap();
-        let err = commit(&[
-            FileChange::Write {
-                path: a.clone(),
-                bytes: b"new".to_vec(),
-            },
-            FileChange::Delete {
-                path: dir.path().join("missing.txt"),
-            },
-        ]);
+        let b = dir.path().join("b.txt");
+        fs::write(&b, "b").unwrap();
+        FAIL_ON.with(|f| *f.borrow_mut() = Some(b.clone()));
+        let err = commit(
+            &[
+                FileChange::Write {
+                    path: a.clone(),
+                    bytes: b"new",
+                    expect: Expect::Content(b"old"),
+                    mode: None,
+                },
+                FileChange::Write {
+                    path: b.clone(),
+                    bytes: b"new b",
+                    expect: Expect::Content(b"b"),
+                    mode: None,
+                },
+            ],
+            dir.path(),
+        );
+        FAIL_ON.with(|f| *f.borrow_mut() = None);
         assert!(err.is_err());
         assert_eq!(fs::read(&a).unwrap(), b"old");
+        assert_eq!(fs::read(&b).unwrap(), b"b");
+    }
+
+    thread_local! {
+        /// A path whose rename into place fails (fault injection for tests).
+        static FAIL_ON: std::cell::RefCell<Option<PathBuf>> = const { std::cell::RefCell::new(None) };
+    }
+
+    pub(super) fn maybe_fail(path: &Path) -> Result<(), CommitError> {
+        if FAIL_ON.with(|f| f.borrow().as_deref() == Some(path)) {
+            return Err(io_err(path)(io::Error::other("injected failure")));
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_file_changed_since_reading_is_not_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.txt");
+        let b = dir.path().join("b.txt");
+        fs::write(&a, "old").unwrap();
+        fs::write(&b, "someone else wrote this").unwrap();
+        let err = commit(
+            &[
+                FileChange::Write {
+                    path: a.clone(),
+                    bytes: b"new",
+                    expect: Expect::Content(b"old"),
+                    mode: None,
+                },
+                FileChange::Write {
+                    path: b.clone(),
+                    bytes: b"new",
+                    expect: Expect::Content(b"what we read"),
+                    mode: None,
+                },
+            ],
+            dir.path(),
+        );
+        assert!(matches!(err, Err(CommitError::Changed(_))));
+        assert_eq!(fs::read(&a).unwrap(), b"old");
+    }
+
+    #[test]
+    fn deleting_the_last_file_removes_its_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("x/y");
+        fs::create_dir_all(&sub).unwrap();
+        fs::write(sub.join("f"), "z").unwrap();
+        commit(
+            &[FileChange::Delete {
+                path: sub.join("f"),
+                expect: b"z",
+            }],
+            dir.path(),
+        )
+        .unwrap();
+        assert!(!dir.path().join("x").exists());
     }
 }

@@ -20,6 +20,8 @@ pub struct Hints {
     pub anchors: Option<Vec<usize>>,
     /// The hunk belongs at the end of the file.
     pub at_eof: bool,
+    /// Lines (0-based) the user pinned hunks of this file to (`--at FILE:LINE`).
+    pub pins: Vec<usize>,
 }
 
 /// The outcome of choosing.
@@ -73,6 +75,14 @@ pub fn choose(cands: &[Candidate], hints: &Hints, file_len: usize) -> Choice {
     }
     if pool.len() == 1 {
         return Choice::One(pool[0]);
+    }
+    let pinned: Vec<usize> = pool
+        .iter()
+        .copied()
+        .filter(|&c| hints.pins.contains(&cands[c].start))
+        .collect();
+    if let [one] = pinned.as_slice() {
+        return Choice::One(*one);
     }
     if let Some(line) = hints.line {
         let mut by_distance: Vec<(usize, usize)> = pool
@@ -165,6 +175,16 @@ mod tests {
             ..Hints::default()
         };
         assert_eq!(choose(&c, &hints, 100), Choice::Ambiguous(vec![10, 40]));
+    }
+
+    #[test]
+    fn a_pin_settles_ambiguity() {
+        let c = [cand(10, 2), cand(40, 2)];
+        let hints = Hints {
+            pins: vec![40],
+            ..Hints::default()
+        };
+        assert_eq!(choose(&c, &hints, 100), Choice::One(1));
     }
 
     #[test]

@@ -222,14 +222,19 @@ pub struct Failure {
     pub near: Option<Box<NearMatch>>,
 }
 
-/// Locates every hunk of one file. Results are in hunk order.
+/// Locates every hunk of one file. Results are in hunk order. `pins` are
+/// 0-based lines the user pinned ambiguous hunks to (`--at FILE:LINE`).
 pub fn locate_hunks(
     source: &SourceText,
     hunks: &[Hunk],
     options: &MatchOptions,
+    pins: &[usize],
 ) -> Vec<Result<Located, Failure>> {
     let keys = FileKeys::new(source);
-    let mut state = FileState::default();
+    let mut state = FileState {
+        pins: pins.to_vec(),
+        ..FileState::default()
+    };
     let mut results = Vec::with_capacity(hunks.len());
     for (index, hunk) in hunks.iter().enumerate() {
         let result = locate_one(&keys, hunks, index, hunk, &mut state, options);
@@ -251,6 +256,7 @@ pub fn locate_hunks(
 
 #[derive(Default)]
 struct FileState {
+    pins: Vec<usize>,
     placed: Vec<(Range<usize>, usize)>,
     prev_end: usize,
     offset: isize,
@@ -303,6 +309,7 @@ fn locate_one(
             .map(|l| (l.saturating_sub(1) as isize + state.offset).clamp(0, n as isize) as usize),
         anchors,
         at_eof: hunk.at_eof,
+        pins: state.pins.clone(),
     };
     let old = old_side(hunk);
     if hunk.is_noop() && !old.is_empty() {

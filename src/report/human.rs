@@ -7,12 +7,17 @@ use std::fmt::Write;
 /// Renders what was done (or would be, with `--check`), one line per file and hunk.
 pub fn summary(report: &Report, verbose: bool) -> String {
     let mut out = String::new();
-    if !report.ok {
+    let partial = report.files.iter().any(|f| f.status == FileStatus::Partial);
+    if !report.ok && !partial {
         return out;
     }
     for file in &report.files {
+        if file.status == FileStatus::Failed {
+            continue;
+        }
         let verb = match (file.status, report.check) {
             (FileStatus::Unchanged, _) => "unchanged",
+            (FileStatus::Partial, _) => "partly patched",
             (_, true) => "would patch",
             (_, false) => "patched",
         };
@@ -62,8 +67,9 @@ fn hunk_line(hunk: &HunkReport) -> String {
 }
 
 /// Renders every problem: one `error:` line each, naming file, hunk and patch line,
-/// then the expected lines and the closest lines of the file.
-pub fn errors(report: &Report) -> String {
+/// then the expected lines and the closest lines of the file. With `color`,
+/// `error:` is red (for a terminal).
+pub fn errors(report: &Report, color: bool) -> String {
     let mut out = String::new();
     if let Some(p) = &report.error {
         let _ = writeln!(out, "error: {} [{}]", p.message, p.code);
@@ -71,8 +77,12 @@ pub fn errors(report: &Report) -> String {
     for file in &report.files {
         file_errors(file, &mut out);
     }
-    if !report.ok && report.error.is_none() {
+    let partial = report.files.iter().any(|f| f.status == FileStatus::Partial);
+    if !report.ok && report.error.is_none() && !partial {
         let _ = writeln!(out, "nothing was written: every hunk must apply (exit 1)");
+    }
+    if color {
+        out = out.replace("error:", "\x1b[1;31merror:\x1b[0m");
     }
     out
 }

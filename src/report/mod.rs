@@ -1,7 +1,9 @@
 //! What happened, for people and for tools: the [`Report`] of one run, its
 //! human rendering, and the completed standard unified diff.
 
+pub mod conflict;
 pub mod human;
+pub mod stat;
 pub mod unified;
 
 use crate::locate::{HunkStatus, NearMatch, Normalization, Tier};
@@ -59,6 +61,8 @@ pub enum FileStatus {
     Unchanged,
     /// The file could not be patched.
     Failed,
+    /// `--partial`: the hunks that apply were planned, the others failed.
+    Partial,
 }
 
 /// The outcome for one target file.
@@ -149,8 +153,21 @@ pub struct HunkFailure {
     pub expected: Vec<String>,
     /// For ambiguity: the first line (1-based) of every candidate.
     pub candidates: Vec<usize>,
+    /// For ambiguity: each candidate with the file's lines around it.
+    pub candidate_context: Vec<CandidateView>,
     /// The closest block of the file.
     pub near_match: Option<Box<NearMatch>>,
+    /// The hunk as ` `/`-`/`+` lines, for `.rej` files and conflict reports.
+    pub hunk_text: String,
+}
+
+/// One place an ambiguous hunk could go, with the file's lines around it.
+#[derive(Debug, Clone, Serialize)]
+pub struct CandidateView {
+    /// First line of the candidate (1-based).
+    pub line: usize,
+    /// `(line number, text)` from two lines before to two lines after.
+    pub lines: Vec<(usize, String)>,
 }
 
 impl Report {

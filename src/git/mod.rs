@@ -1,0 +1,304 @@
+//! The git edge, through `gix` (no shelling out): repository discovery, the
+//! index as a source of targets (`--cached`), the clean-check of `--index`,
+//! `.gitattributes`/`core.autocrlf` conversion of added files, and staging.
+//!
+//! Writing the index drops extensions gix cannot keep (the tree cache is
+//! removed on purpose so git recomputes it; REUC, untracked cache and
+//! fsmonitor data are dropped, and a v4 index is written as v2). Git rebuilds
+//! all of them on demand. See `docs/git.md`.
+
+use crate::apply::FileResult;
+use crate::report::Problem;
+use crate::target::Targets;
+use gix::bstr::{BStr, ByteSlice};
+use gix::index::entry::{Flags, Mode, Stage, Stat};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Why a git operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    /// Another git process holds the index lock.
+    #[error(
+        "{0}: another git process seems to be running in this repository (the index is locked); if not, remove the lock file and retry"
+    )]
+    IndexLocked(PathBuf),
+    /// Something gix reported.
+    #[error("{context}: {message}")]
+    Gix {
+        /// What we were doing.
+        context: String,
+        /// gix's message.
+        message: String,
+    },
+}
+
+fn gix_err<E: std::fmt::Display>(context: &str) -> impl FnOnce(E) -> GitError + '_ {
+    move |e| GitError::Gix {
+        context: context.to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// A discovered repository with a working tree.
+pub struct Repo {
+    repo: gix::Repository,
+    workdir: PathBuf,
+}
+
+impl Repo {
+    /// Finds the repository containing `dir`; `None` outside any repository
+    /// or in a bare one.
+    pub fn discover(dir: &Path) -> Option<Repo> {
+        let repo = gix::discover(dir).ok()?;
+        let workdir = repo.workdir()?.to_path_buf();
+        Some(Repo { repo, workdir })
+    }
+
+    /// The top of the working tree.
+    pub fn workdir(&self) -> &Path {
+        &self.workdir
+    }
+
+    /// The `.git` directory.
+    pub fn git_dir(&self) -> &Path {
+        self.repo.git_dir()
+    }
+
+    /// Takes `index.lock`, so that no other git changes the index (or, by
+    /// convention, the working tree) while we work. Released on drop.
+    pub fn lock_index(&self) -> Result<IndexLock, GitError> {
+        let path = self.repo.index_path();
+        gix::lock::File::acquire_to_update_resource(
+            &path,
+            gix::lock::acquire::Fail::Immediately,
+            None,
+            0,
+        )
+        .map(|lock| IndexLock { lock })
+        .map_err(|_| GitError::IndexLocked(path.with_extension("lock")))
+    }
+
+    /// Reads the index (an empty one if there is none yet).
+    pub fn index(&self) -> Result<gix::index::File, GitError> {
+        match self
+            .repo
+            .try_index()
+            .map_err(gix_err("reading the index"))?
+        {
+            Some(shared) => Ok(gix::index::File::clone(&shared)),
+            None => Ok(gix::index::File::from_state(
+                gix::index::State::new(self.repo.object_hash()),
+                self.repo.index_path(),
+            )),
+        }
+    }
+
+    /// Converts `bytes` (as stored in git) to what the working tree holds at
+    /// `path`, applying `eol`/`text` attributes and `core.autocrlf`.
+    pub fn to_worktree(&self, path: &str, bytes: &[u8]) -> Result<Vec<u8>, GitError> {
+        let (mut pipeline, _) = self
+            .repo
+            .filter_pipeline(None)
+            .map_err(gix_err("reading attributes"))?;
+        let out = pipeline
+            .convert_to_worktree(bytes, path.into(), Default::default())
+            .map_err(gix_err(path))?;
+        Ok(out
+            .as_bytes()
+            .map_or_else(|| bytes.to_vec(), <[u8]>::to_vec))
+    }
+
+    /// Converts working-tree `bytes` at `path` to what git stores.
+    fn to_git(
+        &self,
+        pipeline: &mut gix::filter::Pipeline,
+        index: &gix::index::State,
+        path: &str,
+        bytes: &[u8],
+    ) -> Result<Vec<u8>, GitError> {
+        use gix::filter::plumbing::pipeline::convert::ToGitOutcome;
+        let out = pipeline
+            .convert_to_git(bytes, Path::new(path), index)
+            .map_err(gix_err(path))?;
+        let mut buf = Vec::new();
+        match out {
+            ToGitOutcome::Unchanged(mut r) => r.read_to_end(&mut buf),
+            ToGitOutcome::Process(mut r) => r.read_to_end(&mut buf),
+            ToGitOutcome::Buffer(b) => {
+                buf.extend_from_slice(b);
+                Ok(0)
+            }
+        }
+        .map_err(gix_err(path))?;
+        Ok(buf)
+    }
+
+    /// For `--index`: every file the patch reads must be in the index and
+    /// identical to it in the working tree, as `git apply --index` demands.
+    pub fn check_worktree_matches_index(
+        &self,
+        index: &gix::index::File,
+        paths: &[&str],
+    ) -> Result<(), Problem> {
+        let (mut pipeline, _) = self
+            .repo
+            .filter_pipeline(None)
+            .map_err(|e| Problem::new("git_error", e.to_string(), None))?;
+        for path in paths {
+            let Some(entry) = index.entry_by_path(path.as_bytes().as_bstr()) else {
+                return Err(Problem::new(
+                    "not_in_index",
+                    format!("{path}: does not exist in the index (--index needs it staged)"),
+                    None,
+                ));
+            };
+            let disk = std::fs::read(self.workdir.join(path))
+                .map_err(|e| Problem::new("io_error", format!("{path}: {e}"), None))?;
+            let git_form = self
+                .to_git(&mut pipeline, index, path, &disk)
+                .map_err(|e| Problem::new("git_error", e.to_string(), None))?;
+            let id =
+                gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, &git_form)
+                    .map_err(|e| Problem::new("git_error", e.to_string(), None))?;
+            if id != entry.id {
+                return Err(Problem::new(
+                    "index_mismatch",
+                    format!(
+                        "{path}: the working-tree file differs from the index; stage or restore it before using --index"
+                    ),
+                    None,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Records `results` in the index: new blobs for changed files, entries
+    /// removed for deleted ones, moved for renames. With `worktree_written`,
+    /// the new files' stat data is taken from disk so `git status` sees them
+    /// clean; otherwise (`--cached`) the blobs are the results themselves.
+    pub fn stage(
+        &self,
+        index: &mut gix::index::File,
+        results: &[FileResult],
+        worktree_written: bool,
+        lock: IndexLock,
+    ) -> Result<(), GitError> {
+        let (mut pipeline, _) = self
+            .repo
+            .filter_pipeline(None)
+            .map_err(gix_err("reading attributes"))?;
+        let snapshot = index.clone();
+        let mut removed: Vec<String> = Vec::new();
+        let mut pushed = false;
+        for r in results.iter().filter(|r| r.changes_anything()) {
+            if let Some(old) = &r.old_path
+                && r.new_path.as_ref() != Some(old)
+            {
+                removed.push(old.clone());
+            }
+            let Some(new_path) = &r.new_path else {
+                continue;
+            };
+            let blob = if worktree_written {
+                self.to_git(&mut pipeline, &snapshot, new_path, &r.new)?
+            } else {
+                r.new.clone()
+            };
+            let id = self
+                .repo
+                .write_blob(&blob)
+                .map_err(gix_err(new_path))?
+                .detach();
+            let stat = if worktree_written {
+                gix::index::fs::Metadata::from_path_no_follow(&self.workdir.join(new_path))
+                    .ok()
+                    .and_then(|m| Stat::from_fs(&m).ok())
+                    .unwrap_or_default()
+            } else {
+                Stat::default()
+            };
+            let path: &BStr = new_path.as_bytes().as_bstr();
+            let kept_mode = r.old_path.as_ref().and_then(|old| {
+                snapshot
+                    .entry_by_path(old.as_bytes().as_bstr())
+                    .map(|e| e.mode)
+            });
+            let mode = match (kept_mode, r.mode) {
+                (Some(m), _) => m,
+                (None, Some(0o100755)) => Mode::FILE_EXECUTABLE,
+                (None, _) => Mode::FILE,
+            };
+            if let Some(entry) = index.entry_mut_by_path_and_stage(path, Stage::Unconflicted) {
+                entry.id = id;
+                entry.stat = stat;
+                entry.mode = mode;
+            } else {
+                index.dangerously_push_entry(stat, id, Flags::empty(), mode, path);
+                pushed = true;
+            }
+        }
+        if pushed {
+            index.sort_entries();
+        }
+        if !removed.is_empty() {
+            index.remove_entries(|_, path, _| removed.iter().any(|r| path == r.as_bytes()));
+        }
+        index.remove_tree();
+        lock.write(index)
+    }
+}
+
+/// A held `index.lock`.
+pub struct IndexLock {
+    lock: gix::lock::File,
+}
+
+impl IndexLock {
+    /// Writes `index` through the lock and renames it into place.
+    fn write(mut self, index: &gix::index::File) -> Result<(), GitError> {
+        index
+            .write_to(&mut self.lock, gix::index::write::Options::default())
+            .map_err(gix_err("writing the index"))?;
+        self.lock
+            .commit()
+            .map_err(gix_err("committing the index"))?;
+        Ok(())
+    }
+}
+
+/// Target contents from the index (`--cached`): the blob staged at each path.
+pub struct IndexTargets<'r> {
+    repo: &'r Repo,
+    index: &'r gix::index::File,
+}
+
+impl<'r> IndexTargets<'r> {
+    /// Reads targets from `index` of `repo`.
+    pub fn new(repo: &'r Repo, index: &'r gix::index::File) -> Self {
+        IndexTargets { repo, index }
+    }
+}
+
+impl Targets for IndexTargets<'_> {
+    fn read(&self, path: &str) -> Result<Option<Vec<u8>>, Problem> {
+        crate::target::join_inside(Path::new(""), path)
+            .map_err(|m| Problem::new("path_outside_tree", m, None))?;
+        let Some(entry) = self.index.entry_by_path(path.as_bytes().as_bstr()) else {
+            return Ok(None);
+        };
+        let blob = self
+            .repo
+            .repo
+            .find_blob(entry.id)
+            .map_err(|e| Problem::new("git_error", format!("{path}: {e}"), None))?;
+        Ok(Some(blob.data.clone()))
+    }
+
+    fn mode(&self, path: &str) -> Option<u32> {
+        self.index
+            .entry_by_path(path.as_bytes().as_bstr())
+            .map(|e| e.mode.bits())
+    }
+}

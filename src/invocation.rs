@@ -1,0 +1,171 @@
+//! One run of the command, in a working tree or a git repository: find the
+//! tree, lock it, plan, check, write or stage, and leave a conflict report
+//! when something did not apply. `main.rs` only parses arguments and prints.
+
+use crate::apply::{ApplyOptions, FileResult, PatchPlan, plan_patch};
+use crate::git::{GitError, Repo};
+use crate::report::{Problem, Report, conflict};
+use crate::target::WorktreeTargets;
+use crate::write::{CommitError, commit, worktree_changes};
+use std::path::{Path, PathBuf};
+
+/// Where results go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Destination {
+    /// Write the working tree only (like `git apply`).
+    #[default]
+    Worktree,
+    /// Write the working tree and stage the results (`--index`).
+    Index,
+    /// Stage the results only; the working tree is untouched (`--cached`).
+    Cached,
+}
+
+/// Everything one run needs beyond the patch text.
+#[derive(Debug, Clone, Default)]
+pub struct Invocation {
+    /// Parsing, matching and path options.
+    pub apply: ApplyOptions,
+    /// Working tree, index, or both.
+    pub destination: Destination,
+    /// Plan and report only (`--check`, `--stat`, `--emit-unified`).
+    pub dry_run: bool,
+    /// `--reject`: write `<file>.rej` with the hunks that failed (implies `--partial`).
+    pub reject: bool,
+    /// Where to write the conflict report (default `.git/fuzzy-apply/last-report`).
+    pub report_path: Option<PathBuf>,
+}
+
+/// What a run did.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The plan and its report.
+    pub plan: PatchPlan,
+    /// True when files (or the index) were written.
+    pub written: bool,
+    /// The conflict report written, as `(markdown, json)`.
+    pub conflict_report: Option<(PathBuf, PathBuf)>,
+    /// `.rej` files written.
+    pub rejects: Vec<PathBuf>,
+}
+
+/// Why a run stopped before or while writing.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The tree could not be opened.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// Git refused (locked index, unreadable repository).
+    #[error(transparent)]
+    Git(#[from] GitError),
+    /// Writing failed; everything was restored.
+    #[error(transparent)]
+    Commit(#[from] CommitError),
+}
+
+/// Runs the patch `text` from directory `cwd`.
+pub fn run(cwd: &Path, text: &[u8], inv: &Invocation) -> Result<Outcome, RunError> {
+    let repo = Repo::discover(cwd);
+    let root = repo
+        .as_ref()
+        .map_or_else(|| cwd.to_path_buf(), |r| r.workdir().to_path_buf());
+    let targets = WorktreeTargets::new(&root)?;
+    let mut apply = inv.apply.clone();
+    apply.partial |= inv.reject;
+    // Lock before reading, so nobody changes the tree between plan and write.
+    let lock = match (&repo, inv.dry_run) {
+        (Some(r), false) => Some(r.lock_index()?),
+        _ => None,
+    };
+    let index = match (&repo, inv.destination) {
+        (Some(r), Destination::Index | Destination::Cached) => Some(r.index()?),
+        _ => None,
+    };
+    let mut plan = match (&repo, &index, inv.destination) {
+        (Some(r), Some(ix), Destination::Cached) => {
+            plan_patch(text, &crate::git::IndexTargets::new(r, ix), &apply)
+        }
+        _ => plan_patch(text, &targets, &apply),
+    };
+    plan.report.check = inv.dry_run;
+    if inv.destination != Destination::Worktree && repo.is_none() {
+        refuse(
+            &mut plan.report,
+            "not_a_repository",
+            "--index and --cached need a git repository",
+        );
+    }
+    if let (Some(r), Some(ix), Destination::Index) = (&repo, &index, inv.destination) {
+        let read: Vec<&str> = plan
+            .results
+            .iter()
+            .filter_map(|res| res.old_path.as_deref())
+            .collect();
+        if let Err(problem) = r.check_worktree_matches_index(ix, &read) {
+            plan.report.ok = false;
+            plan.report.error = Some(problem);
+        }
+    }
+    let writable = plan.report.ok || (apply.partial && plan.report.error.is_none());
+    let mut outcome = Outcome {
+        plan,
+        written: false,
+        conflict_report: None,
+        rejects: Vec::new(),
+    };
+    if !outcome.plan.report.ok && !inv.dry_run {
+        // Outside a repository a report is written only where asked.
+        let base = inv.report_path.clone().or_else(|| {
+            repo.as_ref()
+                .map(|r| r.git_dir().join("fuzzy-apply").join("last-report"))
+        });
+        if let Some(base) = base {
+            outcome.conflict_report = conflict::write(&outcome.plan.report, &base).ok();
+        }
+    }
+    if inv.dry_run || !writable {
+        return Ok(outcome);
+    }
+    if let Some(r) = &repo
+        && inv.destination != Destination::Cached
+    {
+        convert_added_files(r, &mut outcome.plan.results)?;
+    }
+    if inv.destination != Destination::Cached {
+        let changes =
+            worktree_changes(&outcome.plan.results, &targets).map_err(std::io::Error::other)?;
+        commit(&changes, &root)?;
+    }
+    if inv.reject {
+        outcome.rejects = conflict::write_rejects(&outcome.plan.report, &targets)?;
+    }
+    match (repo, index, lock) {
+        (Some(r), Some(mut ix), Some(lock)) => {
+            r.stage(
+                &mut ix,
+                &outcome.plan.results,
+                inv.destination == Destination::Index,
+                lock,
+            )?;
+        }
+        (_, _, lock) => drop(lock),
+    }
+    outcome.written = true;
+    Ok(outcome)
+}
+
+fn refuse(report: &mut Report, code: &str, message: &str) {
+    report.ok = false;
+    report.error = Some(Problem::new(code, message, None));
+}
+
+/// Added files are built with LF endings; give them what `.gitattributes`
+/// and `core.autocrlf` ask for in the working tree.
+fn convert_added_files(repo: &Repo, results: &mut [FileResult]) -> Result<(), GitError> {
+    for r in results.iter_mut().filter(|r| r.old_path.is_none()) {
+        if let Some(path) = &r.new_path {
+            r.new = repo.to_worktree(path, &r.new)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,85 @@
+//! `--stat`, `--numstat` and `--summary`, shaped like `git apply`'s.
+
+use super::{FileReport, Report};
+use crate::model::FileOp;
+use std::fmt::Write as _;
+
+fn shown_path(f: &FileReport) -> String {
+    match &f.move_to {
+        Some(to) => format!("{} => {to}", f.path),
+        None => f.path.clone(),
+    }
+}
+
+/// A diffstat: one line per file and a total line.
+pub fn stat(report: &Report) -> String {
+    let files: Vec<&FileReport> = report.files.iter().collect();
+    let width = files.iter().map(|f| shown_path(f).len()).max().unwrap_or(0);
+    let most = files.iter().map(|f| f.added + f.removed).max().unwrap_or(0);
+    let scale = |n: usize| {
+        if most > 50 {
+            (n * 50).div_ceil(most)
+        } else {
+            n
+        }
+    };
+    let mut out = String::new();
+    let (mut ins, mut del) = (0, 0);
+    for f in &files {
+        ins += f.added;
+        del += f.removed;
+        let _ = writeln!(
+            out,
+            " {:<width$} | {:>4} {}{}",
+            shown_path(f),
+            f.added + f.removed,
+            "+".repeat(scale(f.added)),
+            "-".repeat(scale(f.removed)),
+        );
+    }
+    let plural = |n: usize, one: &str, many: &str| {
+        if n == 1 {
+            one.to_string()
+        } else {
+            many.to_string()
+        }
+    };
+    let _ = writeln!(
+        out,
+        " {} {} changed, {ins} {}(+), {del} {}(-)",
+        files.len(),
+        plural(files.len(), "file", "files"),
+        plural(ins, "insertion", "insertions"),
+        plural(del, "deletion", "deletions"),
+    );
+    out
+}
+
+/// Tab-separated added, removed, path per file.
+pub fn numstat(report: &Report) -> String {
+    report
+        .files
+        .iter()
+        .map(|f| format!("{}\t{}\t{}\n", f.added, f.removed, shown_path(f)))
+        .collect()
+}
+
+/// Creations, deletions and renames.
+pub fn summary(report: &Report) -> String {
+    let mut out = String::new();
+    for f in &report.files {
+        match (f.op, &f.move_to) {
+            (FileOp::Add, _) => {
+                let _ = writeln!(out, " create mode 100644 {}", f.path);
+            }
+            (FileOp::Delete, _) => {
+                let _ = writeln!(out, " delete mode 100644 {}", f.path);
+            }
+            (FileOp::Update, Some(to)) => {
+                let _ = writeln!(out, " rename {} => {to}", f.path);
+            }
+            (FileOp::Update, None) => {}
+        }
+    }
+    out
+}

@@ -1,0 +1,190 @@
+//! Where target files come from: the working tree (a directory on disk) or,
+//! with `--cached`, the git index. The planner reads through [`Targets`] and
+//! never touches the file system itself.
+
+use crate::report::Problem;
+use std::fs;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+use std::time::SystemTime;
+
+/// A source of target file contents, addressed by `/`-separated paths
+/// relative to the top of the tree.
+pub trait Targets {
+    /// The current content of `path`, or `None` when it does not exist.
+    /// Fails for paths that may not be touched (outside the tree, a
+    /// directory, a device, …).
+    fn read(&self, path: &str) -> Result<Option<Vec<u8>>, Problem>;
+
+    /// The mode the file has (`0o100644`, `0o100755`), if known.
+    fn mode(&self, _path: &str) -> Option<u32> {
+        None
+    }
+}
+
+/// Size and modification time of a file when it was read, to notice a
+/// change made by someone else before it is overwritten.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    /// Length in bytes.
+    pub len: u64,
+    /// Modification time.
+    pub modified: Option<SystemTime>,
+}
+
+impl Stamp {
+    /// The stamp of `path` now, if it exists.
+    pub fn of(path: &Path) -> Option<Stamp> {
+        let meta = fs::symlink_metadata(path).ok()?;
+        Some(Stamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        })
+    }
+}
+
+/// Files in a directory on disk.
+#[derive(Debug, Clone)]
+pub struct WorktreeTargets {
+    root: PathBuf,
+    canonical_root: PathBuf,
+}
+
+impl WorktreeTargets {
+    /// Targets under `root`.
+    pub fn new(root: impl Into<PathBuf>) -> io::Result<Self> {
+        let root = root.into();
+        let canonical_root = fs::canonicalize(&root)?;
+        Ok(WorktreeTargets {
+            root,
+            canonical_root,
+        })
+    }
+
+    /// The directory targets are relative to.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The on-disk path of `rel`, after checking it stays inside the tree:
+    /// no absolute path, no `..`, nothing under `.git/`, and no symbolic link
+    /// on the way that leads out of the tree.
+    pub fn resolve(&self, rel: &str) -> Result<PathBuf, String> {
+        let joined = join_inside(&self.root, rel)?;
+        // Follow links of the parts that exist: they must stay inside.
+        let mut probe = joined.clone();
+        while !probe.exists() {
+            match probe.parent() {
+                Some(parent) => probe = parent.to_path_buf(),
+                None => return Ok(joined),
+            }
+        }
+        let real = fs::canonicalize(&probe).map_err(|e| format!("{rel}: {e}"))?;
+        if !real.starts_with(&self.canonical_root) {
+            return Err(format!(
+                "{rel}: the path leads out of the working tree through a symbolic link"
+            ));
+        }
+        if real.strip_prefix(&self.canonical_root).is_ok_and(|inside| {
+            inside.components().next() == Some(Component::Normal(".git".as_ref()))
+        }) {
+            return Err(format!("{rel}: the patch may not touch .git/"));
+        }
+        Ok(joined)
+    }
+}
+
+impl Targets for WorktreeTargets {
+    fn read(&self, rel: &str) -> Result<Option<Vec<u8>>, Problem> {
+        let path = self
+            .resolve(rel)
+            .map_err(|m| Problem::new("path_outside_tree", m, None))?;
+        match fs::symlink_metadata(&path) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(Problem::new("io_error", format!("{rel}: {e}"), None)),
+            Ok(meta) if meta.is_dir() => Err(Problem::new(
+                "not_a_file",
+                format!("{rel}: is a directory"),
+                None,
+            )),
+            Ok(meta) if !(meta.is_file() || meta.file_type().is_symlink()) => Err(Problem::new(
+                "not_a_file",
+                format!("{rel}: not a regular file"),
+                None,
+            )),
+            Ok(_) => match fs::metadata(&path) {
+                Ok(m) if !m.is_file() => Err(Problem::new(
+                    "not_a_file",
+                    format!("{rel}: not a regular file"),
+                    None,
+                )),
+                _ => fs::read(&path)
+                    .map(Some)
+                    .map_err(|e| Problem::new("io_error", format!("{rel}: {e}"), None)),
+            },
+        }
+    }
+
+    fn mode(&self, rel: &str) -> Option<u32> {
+        use std::os::unix::fs::PermissionsExt;
+        let meta = fs::metadata(self.resolve(rel).ok()?).ok()?;
+        Some(if meta.permissions().mode() & 0o111 != 0 {
+            0o100755
+        } else {
+            0o100644
+        })
+    }
+}
+
+/// Joins a patch path to `root`, refusing empty paths, NUL, absolute paths,
+/// `..` and any `.git` component.
+pub fn join_inside(root: &Path, rel: &str) -> Result<PathBuf, String> {
+    if rel.is_empty() || rel.contains('\0') {
+        return Err(format!("{rel:?}: not a usable path"));
+    }
+    let mut out = root.to_path_buf();
+    for part in Path::new(rel).components() {
+        match part {
+            Component::Normal(p) if p.eq_ignore_ascii_case(".git") => {
+                return Err(format!("{rel}: the patch may not touch .git/"));
+            }
+            Component::Normal(p) => out.push(p),
+            Component::CurDir => {}
+            Component::ParentDir | Component::RootDir | Component::Prefix(_) => {
+                return Err(format!("{rel}: the path leaves the working tree"));
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_escapes() {
+        let root = Path::new("/r");
+        assert!(join_inside(root, "../x").is_err());
+        assert!(join_inside(root, "/etc/passwd").is_err());
+        assert!(join_inside(root, "a/.git/config").is_err());
+        assert!(join_inside(root, ".GIT/config").is_err());
+        assert!(join_inside(root, "").is_err());
+        assert_eq!(
+            join_inside(root, "./a/b.txt").unwrap(),
+            Path::new("/r/a/b.txt")
+        );
+    }
+
+    #[test]
+    fn refuses_symlinks_out_of_the_tree() {
+        let outside = tempfile::tempdir().unwrap();
+        let tree = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(outside.path(), tree.path().join("out")).unwrap();
+        fs::write(outside.path().join("secret"), "x").unwrap();
+        let targets = WorktreeTargets::new(tree.path()).unwrap();
+        let err = targets.read("out/secret").unwrap_err();
+        assert_eq!(err.code, "path_outside_tree");
+        assert!(targets.read("missing/file").unwrap().is_none());
+    }
+}
