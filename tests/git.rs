@@ -1,0 +1,366 @@
+//! The binary against real temporary git repositories (created with the git CLI).
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_git-fuzzy-apply");
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@localhost")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@localhost")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn apply(dir: &Path, args: &[&str], patch: &str) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(patch.as_bytes()).expect("write patch");
+    drop(stdin);
+    child.wait_with_output().expect("binary finishes")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A repository with a few committed files.
+fn repo() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().to_path_buf();
+    git(&root, &["init", "-q", "-b", "main"]);
+    git(&root, &["config", "core.autocrlf", "false"]);
+    fs::create_dir_all(root.join("src/deep")).expect("mkdir");
+    fs::write(
+        root.join("src/a.py"),
+        "def a():\n    return 1\n\n\ndef b():\n    return 2\n",
+    )
+    .expect("write");
+    fs::write(root.join("src/b.py"), "X = 1\nY = 2\nZ = 3\n").expect("write");
+    fs::write(root.join("src/deep/c.txt"), "one\ntwo\nthree\n").expect("write");
+    fs::write(root.join("run.sh"), "#!/bin/sh\necho hi\n").expect("write");
+    git(&root, &["update-index", "--add", "--chmod=+x", "run.sh"]);
+    fs::set_permissions(
+        root.join("run.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("chmod");
+    git(&root, &["add", "."]);
+    git(&root, &["commit", "-q", "-m", "init"]);
+    (dir, root)
+}
+
+const PATCH_A: &str =
+    "--- a/src/a.py\n+++ b/src/a.py\n@@ -1,2 +1,2 @@\n def a():\n-    return 1\n+    return 10\n";
+
+#[test]
+fn index_stages_the_result_and_the_repository_stays_valid() {
+    let (_d, root) = repo();
+    let out = apply(&root, &["--index"], PATCH_A);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(git(&root, &["status", "--porcelain"]), "M  src/a.py\n");
+    assert!(git(&root, &["diff", "--cached"]).contains("+    return 10"));
+    assert_eq!(git(&root, &["diff"]), "");
+    git(&root, &["fsck", "--no-progress"]);
+    assert!(!root.join(".git/index.lock").exists());
+}
+
+#[test]
+fn cached_changes_the_index_only() {
+    let (_d, root) = repo();
+    let out = apply(&root, &["--cached"], PATCH_A);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        fs::read_to_string(root.join("src/a.py"))
+            .expect("read")
+            .contains("return 1\n")
+    );
+    assert!(git(&root, &["diff", "--cached"]).contains("+    return 10"));
+    assert!(git(&root, &["diff"]).contains("-    return 10"));
+    git(&root, &["fsck", "--no-progress"]);
+}
+
+#[test]
+fn index_is_refused_when_the_worktree_differs_from_the_index() {
+    let (_d, root) = repo();
+    fs::write(
+        root.join("src/a.py"),
+        "def a():\n    return 1\n\n\ndef b():\n    return 3\n",
+    )
+    .expect("write");
+    let out = apply(&root, &["--index"], PATCH_A);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("index_mismatch"), "{}", stderr(&out));
+    assert!(
+        fs::read_to_string(root.join("src/a.py"))
+            .expect("read")
+            .contains("return 1\n")
+    );
+}
+
+#[test]
+fn a_failing_third_file_leaves_all_three_untouched() {
+    let (_d, root) = repo();
+    let before: Vec<Vec<u8>> = ["src/a.py", "src/b.py", "src/deep/c.txt"]
+        .iter()
+        .map(|p| fs::read(root.join(p)).expect("read"))
+        .collect();
+    let patch = format!(
+        "{PATCH_A}--- a/src/b.py\n+++ b/src/b.py\n@@\n X = 1\n-Y = 2\n+Y = 20\n--- a/src/deep/c.txt\n+++ b/src/deep/c.txt\n@@\n one\n-TWO THOUSAND\n+2\n"
+    );
+    let out = apply(&root, &[], &patch);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("src/deep/c.txt"));
+    for (p, bytes) in ["src/a.py", "src/b.py", "src/deep/c.txt"]
+        .iter()
+        .zip(before)
+    {
+        assert_eq!(fs::read(root.join(p)).expect("read"), bytes, "{p} changed");
+    }
+    let report =
+        fs::read_to_string(root.join(".git/fuzzy-apply/last-report.md")).expect("report written");
+    assert!(report.contains("src/deep/c.txt"));
+    let json: serde_json::Value = serde_json::from_slice(
+        &fs::read(root.join(".git/fuzzy-apply/last-report.json")).expect("json"),
+    )
+    .expect("valid");
+    assert_eq!(json["ok"], false);
+}
+
+#[test]
+fn escapes_and_git_internals_are_refused_before_writing() {
+    let (_d, root) = repo();
+    for patch in [
+        "--- a/../outside.txt\n+++ b/../outside.txt\n@@\n-a\n+b\n".to_string(),
+        "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+echo pwned\n*** End Patch\n"
+            .to_string(),
+        format!(
+            "{PATCH_A}*** Begin Patch\n*** Add File: /tmp/absolute-{}.txt\n+x\n*** End Patch\n",
+            std::process::id()
+        ),
+    ] {
+        let out = apply(&root, &[], &patch);
+        assert_eq!(out.status.code(), Some(1), "{patch}");
+        assert!(
+            stderr(&out).contains("path_outside_tree") || stderr(&out).contains("malformed_patch"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(
+            fs::read_to_string(root.join("src/a.py"))
+                .expect("read")
+                .contains("return 1\n")
+        );
+    }
+    assert!(!root.join(".git/hooks/pre-commit").exists());
+    // A symbolic link leading out of the tree is not followed.
+    let outside = tempfile::tempdir().expect("tempdir");
+    fs::write(outside.path().join("secret.txt"), "keep\n").expect("write");
+    std::os::unix::fs::symlink(outside.path(), root.join("link")).expect("symlink");
+    let out = apply(
+        &root,
+        &[],
+        "--- a/link/secret.txt\n+++ b/link/secret.txt\n@@\n-keep\n+lost\n",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        fs::read_to_string(outside.path().join("secret.txt")).expect("read"),
+        "keep\n"
+    );
+}
+
+#[test]
+fn runs_from_a_subdirectory_with_paths_from_the_top() {
+    let (_d, root) = repo();
+    let out = apply(&root.join("src/deep"), &[], PATCH_A);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        fs::read_to_string(root.join("src/a.py"))
+            .expect("read")
+            .contains("return 10")
+    );
+}
+
+#[test]
+fn executable_bit_is_kept_and_set_for_new_files() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_d, root) = repo();
+    let patch = "--- a/run.sh\n+++ b/run.sh\n@@\n #!/bin/sh\n-echo hi\n+echo hello\ndiff --git a/tool.sh b/tool.sh\nnew file mode 100755\n--- /dev/null\n+++ b/tool.sh\n@@ -0,0 +1,2 @@\n+#!/bin/sh\n+echo tool\n";
+    let out = apply(&root, &["--index"], patch);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mode = |p: &str| {
+        fs::metadata(root.join(p))
+            .expect("meta")
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(mode("run.sh"), 0o755);
+    assert_eq!(mode("tool.sh"), 0o755);
+    let staged = git(&root, &["ls-files", "-s", "run.sh", "tool.sh"]);
+    assert!(staged.lines().all(|l| l.starts_with("100755")), "{staged}");
+    git(&root, &["fsck", "--no-progress"]);
+}
+
+#[test]
+fn added_files_follow_gitattributes_line_endings() {
+    let (_d, root) = repo();
+    fs::write(root.join(".gitattributes"), "*.txt text eol=crlf\n").expect("write");
+    git(&root, &["add", ".gitattributes"]);
+    git(&root, &["commit", "-q", "-m", "attrs"]);
+    let patch = "*** Begin Patch\n*** Add File: notes.txt\n+first\n+second\n*** End Patch\n";
+    let out = apply(&root, &["--index"], patch);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        fs::read(root.join("notes.txt")).expect("read"),
+        b"first\r\nsecond\r\n"
+    );
+    assert_eq!(git(&root, &["show", ":notes.txt"]), "first\nsecond\n");
+    assert_eq!(git(&root, &["status", "--porcelain"]), "A  notes.txt\n");
+}
+
+#[test]
+fn renames_move_the_file_and_its_index_entry() {
+    let (_d, root) = repo();
+    let patch = "*** Begin Patch\n*** Update File: src/b.py\n*** Move to: src/moved/b2.py\n@@\n X = 1\n-Y = 2\n+Y = 22\n*** End Patch\n";
+    let out = apply(&root, &["--index"], patch);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!root.join("src/b.py").exists());
+    assert_eq!(
+        fs::read_to_string(root.join("src/moved/b2.py")).expect("read"),
+        "X = 1\nY = 22\nZ = 3\n"
+    );
+    let status = git(&root, &["status", "--porcelain"]);
+    assert!(
+        status.contains("src/moved/b2.py") && status.contains("src/b.py"),
+        "{status}"
+    );
+    assert_eq!(git(&root, &["diff"]), "");
+    git(&root, &["fsck", "--no-progress"]);
+}
+
+#[test]
+fn deleting_the_last_file_of_a_directory_removes_it() {
+    let (_d, root) = repo();
+    let patch = "*** Begin Patch\n*** Delete File: src/deep/c.txt\n*** End Patch\n";
+    let out = apply(&root, &["--index"], patch);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!root.join("src/deep").exists());
+    assert_eq!(
+        git(&root, &["status", "--porcelain"]),
+        "D  src/deep/c.txt\n"
+    );
+}
+
+#[test]
+fn a_locked_index_stops_the_run() {
+    let (_d, root) = repo();
+    fs::write(root.join(".git/index.lock"), "").expect("lock");
+    let out = apply(&root, &[], PATCH_A);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("another git process"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        fs::read_to_string(root.join("src/a.py"))
+            .expect("read")
+            .contains("return 1\n")
+    );
+}
+
+#[test]
+fn an_ambiguous_hunk_can_be_pinned_with_at() {
+    let (_d, root) = repo();
+    fs::write(root.join("dup.txt"), "a\nb\nc\n\nx\n\na\nb\nc\n").expect("write");
+    let patch = "--- a/dup.txt\n+++ b/dup.txt\n@@\n a\n-b\n+B\n c\n";
+    let out = apply(&root, &[], patch);
+    assert_eq!(out.status.code(), Some(1));
+    let report = fs::read_to_string(root.join(".git/fuzzy-apply/last-report.md")).expect("report");
+    assert!(report.contains("--at dup.txt:7"), "{report}");
+    let out = apply(&root, &["--at", "dup.txt:7"], patch);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        fs::read_to_string(root.join("dup.txt")).expect("read"),
+        "a\nb\nc\n\nx\n\na\nB\nc\n"
+    );
+}
+
+#[test]
+fn reject_applies_what_matches_and_writes_the_rest() {
+    let (_d, root) = repo();
+    let patch = format!("{PATCH_A}--- a/src/b.py\n+++ b/src/b.py\n@@\n X = 1\n-Q = 2\n+Q = 20\n");
+    let out = apply(&root, &["--reject"], &patch);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        fs::read_to_string(root.join("src/a.py"))
+            .expect("read")
+            .contains("return 10")
+    );
+    let rej = fs::read_to_string(root.join("src/b.py.rej")).expect("rej written");
+    assert!(rej.contains("-Q = 2"), "{rej}");
+}
+
+#[test]
+fn stat_numstat_and_reverse() {
+    let (_d, root) = repo();
+    let out = apply(&root, &["--numstat"], PATCH_A);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "1\t1\tsrc/a.py\n");
+    let out = apply(&root, &["--stat"], PATCH_A);
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("1 file changed, 1 insertion(+), 1 deletion(-)")
+    );
+    assert!(
+        fs::read_to_string(root.join("src/a.py"))
+            .expect("read")
+            .contains("return 1\n")
+    );
+    assert_eq!(apply(&root, &[], PATCH_A).status.code(), Some(0));
+    let out = apply(&root, &["-R"], PATCH_A);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        fs::read_to_string(root.join("src/a.py"))
+            .expect("read")
+            .contains("return 1\n")
+    );
+}
+
+#[test]
+fn include_and_exclude_filter_paths() {
+    let (_d, root) = repo();
+    let patch = format!("{PATCH_A}--- a/src/b.py\n+++ b/src/b.py\n@@\n X = 1\n-Y = 2\n+Y = 20\n");
+    let out = apply(&root, &["--exclude", "src/a.py"], &patch);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        fs::read_to_string(root.join("src/a.py"))
+            .expect("read")
+            .contains("return 1\n")
+    );
+    assert!(
+        fs::read_to_string(root.join("src/b.py"))
+            .expect("read")
+            .contains("Y = 20")
+    );
+}
