@@ -130,7 +130,12 @@ fn main() -> ExitCode {
 
 fn execute(cli: &Cli, matches: &ArgMatches) -> Result<u8, Box<dyn std::error::Error>> {
     let invocation = invocation(cli, matches)?;
-    let text = read_patches(&cli.patches)?;
+    let Some(text) = read_patches(&cli.patches)? else {
+        if !cli.quiet {
+            eprintln!("no patches to apply in the given folders");
+        }
+        return Ok(0);
+    };
     let outcome = run(&std::env::current_dir()?, &text, &invocation)?;
     print(cli, &outcome)?;
     Ok(outcome.plan.report.exit_code() as u8)
@@ -244,24 +249,34 @@ fn print(cli: &Cli, outcome: &Outcome) -> io::Result<()> {
     Ok(())
 }
 
-fn read_patches(paths: &[PathBuf]) -> io::Result<Vec<u8>> {
+/// Reads the patch text; `None` when only folders were given and they hold
+/// no patch files (a pre-commit hook with nothing to do).
+fn read_patches(paths: &[PathBuf]) -> io::Result<Option<Vec<u8>>> {
     let mut text = Vec::new();
     if paths.is_empty() {
         io::stdin().read_to_end(&mut text)?;
-        return Ok(text);
+        return Ok(Some(text));
     }
     let mut files = Vec::new();
     for path in paths {
         if path.is_dir() {
             let mut inside: Vec<PathBuf> = std::fs::read_dir(path)?
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.is_file())
+                .filter(|p| {
+                    p.is_file()
+                        && !p
+                            .file_name()
+                            .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+                })
                 .collect();
             inside.sort();
             files.extend(inside);
         } else {
             files.push(path.clone());
         }
+    }
+    if files.is_empty() {
+        return Ok(None);
     }
     for path in files {
         if !text.is_empty() && !text.ends_with(b"\n") {
@@ -275,5 +290,5 @@ fn read_patches(paths: &[PathBuf]) -> io::Result<Vec<u8>> {
             text.extend_from_slice(&bytes);
         }
     }
-    Ok(text)
+    Ok(Some(text))
 }

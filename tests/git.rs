@@ -364,3 +364,27 @@ fn include_and_exclude_filter_paths() {
             .contains("Y = 20")
     );
 }
+
+#[test]
+fn a_folder_of_patches_is_applied_as_one_reply_for_pre_commit() {
+    let (_d, root) = repo();
+    let folder = root.join(".agent-patches");
+    fs::create_dir(&folder).expect("mkdir");
+    fs::write(folder.join(".gitkeep"), "").expect("write");
+    let empty = apply(&root, &["--index", ".agent-patches"], "");
+    assert_eq!(empty.status.code(), Some(0), "{}", stderr(&empty));
+    fs::write(folder.join("1.diff"), PATCH_A).expect("write");
+    fs::write(
+        folder.join("2.md"),
+        "src/b.py\n<<<<<<< SEARCH\nY = 2\n=======\nY = 200\n>>>>>>> REPLACE\n",
+    )
+    .expect("write");
+    let out = apply(&root, &["--index", ".agent-patches"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let status = git(&root, &["status", "--porcelain", "--untracked-files=no"]);
+    assert_eq!(status, "M  src/a.py\nM  src/b.py\n");
+    // Running the hook again finds everything already applied.
+    let again = apply(&root, &["--index", ".agent-patches"], "");
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert_eq!(git(&root, &["diff"]), "");
+}

@@ -590,7 +590,11 @@ fn already_applied(
     state: &FileState,
 ) -> Option<Located> {
     let new = new_side(hunk);
-    if new.len() < 2 {
+    let telling_addition = hunk
+        .lines
+        .iter()
+        .any(|l| l.kind == LineKind::Add && !normalize::is_structural(&l.text));
+    if new.len() < 2 && !telling_addition {
         return None;
     }
     for tier in [Tier::Exact, Tier::Resilient, Tier::Fuzzy] {
