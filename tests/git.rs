@@ -388,3 +388,24 @@ fn a_folder_of_patches_is_applied_as_one_reply_for_pre_commit() {
     assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
     assert_eq!(git(&root, &["diff"]), "");
 }
+
+#[test]
+fn autocrlf_files_keep_crlf_in_the_worktree_and_lf_in_the_index() {
+    let (_d, root) = repo();
+    git(&root, &["config", "core.autocrlf", "true"]);
+    fs::write(root.join("win.txt"), "alpha\r\nbeta\r\ngamma\r\n").expect("write");
+    git(&root, &["add", "win.txt"]);
+    git(&root, &["commit", "-q", "-m", "crlf"]);
+    let patch = "--- a/win.txt\n+++ b/win.txt\n@@\n alpha\n-beta\n+BETA\n+delta\n gamma\n";
+    let out = apply(&root, &["--index"], patch);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        fs::read(root.join("win.txt")).expect("read"),
+        b"alpha\r\nBETA\r\ndelta\r\ngamma\r\n"
+    );
+    assert_eq!(
+        git(&root, &["show", ":win.txt"]),
+        "alpha\nBETA\ndelta\ngamma\n"
+    );
+    assert_eq!(git(&root, &["diff", "--stat"]), "");
+}
