@@ -88,7 +88,7 @@ pub fn plan_file(source: &SourceText, hunks: &[Hunk], located: &mut [Located]) -
 fn build_edit(hunk: &Hunk, loc: &Located, rebase: Option<&IndentShift>) -> Edit {
     let mut lines = Vec::new();
     let mut cursor = loc.start;
-    let mut slots = loc.slots.iter();
+    let mut k = 0;
     let insert =
         |text: &str| NewLine::Insert(rebase.map_or_else(|| text.to_string(), |r| r.apply(text)));
     for line in &hunk.lines {
@@ -96,19 +96,36 @@ fn build_edit(hunk: &Hunk, loc: &Located, rebase: Option<&IndentShift>) -> Edit 
             lines.push(insert(&line.text));
             continue;
         }
-        match slots.next() {
+        let slot = loc.slots.get(k).copied();
+        k += 1;
+        match slot {
             Some(Slot::Line(j, _)) => {
-                while cursor < *j {
+                while cursor < j {
                     lines.push(NewLine::Keep(cursor));
                     cursor += 1;
                 }
                 if line.kind == LineKind::Context {
-                    lines.push(NewLine::Keep(*j));
+                    lines.push(NewLine::Keep(j));
                 }
                 cursor = j + 1;
             }
             Some(Slot::AsAddition) => lines.push(NewLine::Insert(String::new())),
-            Some(Slot::Dropped | Slot::Overhang) | None => {}
+            Some(Slot::Dropped) => {
+                // A dropped context line facing a file line the patch skipped
+                // is that line written differently: keep it here, so what the
+                // patch adds after the context line lands after it too.
+                let next = loc.slots[k.min(loc.slots.len())..]
+                    .iter()
+                    .find_map(|s| match s {
+                        Slot::Line(j, _) => Some(*j),
+                        _ => None,
+                    });
+                if !line.text.trim().is_empty() && next.is_some_and(|j| j > cursor) {
+                    lines.push(NewLine::Keep(cursor));
+                    cursor += 1;
+                }
+            }
+            Some(Slot::Overhang) | None => {}
         }
     }
     while cursor < loc.end {

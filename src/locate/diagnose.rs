@@ -75,7 +75,7 @@ pub(super) fn diagnose(
 /// removed lines: the leading context (before the first removed line) and the
 /// trailing context (after the last) both match, a few lines apart.
 /// Returns the file range from the leading to the end of the trailing context.
-fn stale_site(keys: &FileKeys, old: &[OldLine], hints: &Hints) -> Option<Range<usize>> {
+pub(super) fn stale_site(keys: &FileKeys, old: &[OldLine], hints: &Hints) -> Option<Range<usize>> {
     let first = old.iter().position(|l| l.kind == LineKind::Remove)?;
     let last = old.iter().rposition(|l| l.kind == LineKind::Remove)?;
     let (lead, middle, trail) = (&old[..first], &old[first..=last], &old[last + 1..]);
@@ -91,18 +91,35 @@ fn stale_site(keys: &FileKeys, old: &[OldLine], hints: &Hints) -> Option<Range<u
                 .enumerate()
                 .all(|(i, l)| keys.compare(Tier::Fuzzy, p + i, l) != LineMatch::No)
     };
+    let middle_at = |p: usize| matches_at(middle, p);
     let mut sites: Vec<Range<usize>> = Vec::new();
-    for p in 0..=n.saturating_sub(lead.len()) {
-        if !matches_at(lead, p) {
-            continue;
+    if lead.is_empty() {
+        // Only trailing context: the removed lines should stand right before it.
+        for q in 0..n {
+            if matches_at(trail, q) && !(q >= middle.len() && middle_at(q - middle.len())) {
+                sites.push(q.saturating_sub(middle.len())..q + trail.len());
+            }
         }
-        let from = p + lead.len();
-        let to = (from + middle.len() + 5).min(n);
-        for q in from..=to {
-            let gap_is_middle = q - from == middle.len() && matches_at(middle, from);
-            if !gap_is_middle && matches_at(trail, q) && (!trail.is_empty() || q > from) {
+    } else if trail.is_empty() {
+        // Only leading context: the removed lines should stand right after it.
+        for p in 0..n {
+            if matches_at(lead, p) && !middle_at(p + lead.len()) {
+                sites.push(p..(p + lead.len() + middle.len()).min(n));
+            }
+        }
+    } else {
+        for p in 0..=n.saturating_sub(lead.len()) {
+            if !matches_at(lead, p) {
+                continue;
+            }
+            let from = p + lead.len();
+            let to = (from + middle.len() + 5).min(n);
+            let site = (from..=to).find(|&q| {
+                let gap_is_middle = q - from == middle.len() && middle_at(from);
+                !gap_is_middle && matches_at(trail, q)
+            });
+            if let Some(q) = site {
                 sites.push(p..q + trail.len());
-                break;
             }
         }
     }
@@ -113,7 +130,12 @@ fn stale_site(keys: &FileKeys, old: &[OldLine], hints: &Hints) -> Option<Range<u
     }
 }
 
-fn stale_failure(keys: &FileKeys, old: &[OldLine], index: usize, site: Range<usize>) -> Failure {
+pub(super) fn stale_failure(
+    keys: &FileKeys,
+    old: &[OldLine],
+    index: usize,
+    site: Range<usize>,
+) -> Failure {
     let missing = old.iter().find(|l| {
         l.kind == LineKind::Remove
             && !(site.clone()).any(|j| keys.compare(Tier::Fuzzy, j, l) != LineMatch::No)

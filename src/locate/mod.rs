@@ -328,6 +328,18 @@ fn locate_one(
         if tier > options.max_tier {
             break;
         }
+        if tier == Tier::Similarity {
+            // Similarity forgives context, so first rule out the two cases
+            // where the context is really there: the hunk is already applied,
+            // or it is stale (its removed lines changed). A look-alike block
+            // elsewhere must not be edited instead.
+            if let Some(loc) = already_applied(keys, hunk, index, &hints, state) {
+                return Ok(loc);
+            }
+            if let Some(site) = diagnose::stale_site(keys, &old, &hints) {
+                return Err(diagnose::stale_failure(keys, &old, index, site));
+            }
+        }
         let mut cands = search_tier(keys, &old, tier, &hints, options);
         cands.retain(|c| {
             let hit = state.overlapping(c.start, c.end);
@@ -594,7 +606,9 @@ fn already_applied(
         .lines
         .iter()
         .any(|l| l.kind == LineKind::Add && !normalize::is_structural(&l.text));
-    if new.len() < 2 && !telling_addition {
+    // Without an added line to recognise, only a deletion framed by context on
+    // both sides can be seen to be done: the two sides must now touch.
+    if !telling_addition && !(new.len() >= 2 && framed_deletion(hunk)) {
         return None;
     }
     for tier in [Tier::Exact, Tier::Resilient, Tier::Fuzzy] {
@@ -617,4 +631,19 @@ fn already_applied(
         };
     }
     None
+}
+
+/// True when non-blank context stands both before the first removed line and
+/// after the last one.
+fn framed_deletion(hunk: &Hunk) -> bool {
+    let solid =
+        |l: &crate::model::HunkLine| l.kind == LineKind::Context && !l.text.trim().is_empty();
+    let first = hunk.lines.iter().position(|l| l.kind == LineKind::Remove);
+    let last = hunk.lines.iter().rposition(|l| l.kind == LineKind::Remove);
+    match (first, last) {
+        (Some(f), Some(l)) => {
+            hunk.lines[..f].iter().any(solid) && hunk.lines[l + 1..].iter().any(solid)
+        }
+        _ => false,
+    }
 }

@@ -13,6 +13,9 @@
 /// Minimum length of a truncated fragment that may stand for a whole line.
 pub const MIN_FRAGMENT: usize = 10;
 
+/// Minimum length of a context-line fragment that starts mid-word.
+pub const MIN_MID_WORD_FRAGMENT: usize = 16;
+
 /// How one patch line compared with one file line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum LineMatch {
@@ -128,7 +131,8 @@ fn fragment_match(file_key: &str, patch_key: &str, removed: bool) -> bool {
             }
         }
     }
-    // The end of the line, starting at a word boundary.
+    // The end of the line, starting at a word boundary (or anywhere, for a
+    // long fragment of a context line: models cut long lines mid-word).
     if patch_key.chars().count() >= MIN_FRAGMENT
         && file_key.len() > patch_key.len()
         && file_key.ends_with(patch_key)
@@ -138,7 +142,8 @@ fn fragment_match(file_key: &str, patch_key: &str, removed: bool) -> bool {
         let before = file_key[..cut].chars().next_back();
         let first = patch_key.chars().next();
         let is_word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-        return !(is_word(before) && is_word(first));
+        let long = !removed && patch_key.chars().count() >= MIN_MID_WORD_FRAGMENT;
+        return long || !(is_word(before) && is_word(first));
     }
     false
 }
@@ -189,6 +194,16 @@ mod tests {
             false
         ));
         assert!(!keys_match("max = compute()", "x = compute()", false));
+        assert!(keys_match(
+            "/// Cumulative state passed from a directory to its children.",
+            "ory to its children.",
+            false
+        ));
+        assert!(!keys_match(
+            "/// Cumulative state passed from a directory to its children.",
+            "ory to its children.",
+            true
+        ));
         assert!(!keys_match("abc", "bc", false));
     }
 

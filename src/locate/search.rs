@@ -159,11 +159,12 @@ pub fn structural(
         drops: 0,
         blanks: 0,
         steps: 0,
+        best: None,
     };
     for p in range.start..range.end.min(n) {
         aligner.reset();
-        if aligner.run(0, p) {
-            let cand = aligner.candidate(p);
+        aligner.run(0, p);
+        if let Some(cand) = aligner.candidate(p) {
             if !out
                 .iter()
                 .any(|c| c.start == cand.start && c.end == cand.end)
@@ -186,6 +187,17 @@ struct Aligner<'a, 'k, 'h> {
     drops: usize,
     blanks: usize,
     steps: usize,
+    /// The cheapest complete alignment found so far from this start line.
+    best: Option<Alignment>,
+}
+
+/// A complete alignment and what it cost.
+struct Alignment {
+    cost: usize,
+    exact: usize,
+    slots: Vec<Slot>,
+    skipped: Vec<usize>,
+    drops: usize,
 }
 
 /// Upper bound on alignment steps from one start line (keeps the search linear).
@@ -199,6 +211,38 @@ impl Aligner<'_, '_, '_> {
         self.drops = 0;
         self.blanks = 0;
         self.steps = 0;
+        self.best = None;
+    }
+
+    fn cost_so_far(&self) -> usize {
+        self.skip_cost + self.drops + self.blanks
+    }
+
+    /// Keeps the current complete alignment if it is the cheapest so far
+    /// (fewest deviations, then most exact lines). True when it is perfect,
+    /// which ends the search.
+    fn record(&mut self) -> bool {
+        let overhang = self.slots.iter().filter(|s| **s == Slot::Overhang).count();
+        let cost = self.cost_so_far() + overhang;
+        let exact = self
+            .slots
+            .iter()
+            .filter(|s| matches!(s, Slot::Line(_, LineMatch::Exact)))
+            .count();
+        let better = self
+            .best
+            .as_ref()
+            .is_none_or(|b| (cost, usize::MAX - exact) < (b.cost, usize::MAX - b.exact));
+        if better {
+            self.best = Some(Alignment {
+                cost,
+                exact,
+                slots: self.slots.clone(),
+                skipped: self.skipped.clone(),
+                drops: self.drops,
+            });
+        }
+        cost == 0
     }
 
     fn matched(&self) -> usize {
@@ -211,11 +255,18 @@ impl Aligner<'_, '_, '_> {
     fn run(&mut self, i: usize, j: usize) -> bool {
         self.steps += 1;
         if self.steps > MAX_STEPS {
+            return true;
+        }
+        if self
+            .best
+            .as_ref()
+            .is_some_and(|b| self.cost_so_far() >= b.cost)
+        {
             return false;
         }
         let old = self.old;
         if i == old.len() {
-            return self.acceptable();
+            return self.acceptable() && self.record();
         }
         let n = self.keys.len();
         let line = &old[i];
@@ -225,10 +276,9 @@ impl Aligner<'_, '_, '_> {
                 let before = self.slots.len();
                 self.slots
                     .extend(std::iter::repeat_n(Slot::Overhang, old.len() - i));
-                if self.acceptable() {
-                    return true;
-                }
+                let done = self.acceptable() && self.record();
                 self.slots.truncate(before);
+                return done;
             }
             return false;
         }
@@ -327,62 +377,48 @@ impl Aligner<'_, '_, '_> {
             .all(|(k, s)| *s != Slot::Dropped || self.old[k].blank || k < last_line)
     }
 
-    fn candidate(&self, p: usize) -> Candidate {
-        let lines: Vec<usize> = self
-            .slots
-            .iter()
-            .filter_map(|s| match s {
-                Slot::Line(j, _) => Some(*j),
-                _ => None,
-            })
-            .collect();
-        let start = lines.first().copied().unwrap_or(p);
-        let end = lines.last().map_or(p, |l| l + 1);
-        let exact = self
-            .slots
-            .iter()
-            .filter(|s| matches!(s, Slot::Line(_, LineMatch::Exact)))
-            .count();
-        let mut normalizations = Vec::new();
-        if self
-            .slots
-            .iter()
-            .any(|s| matches!(s, Slot::Line(_, LineMatch::Normalized)))
-        {
-            normalizations.push(Normalization::CaseAndPunctuation);
-        }
-        let count = |slot: Slot| self.slots.iter().filter(|s| **s == slot).count();
-        let (as_add, overhang) = (count(Slot::AsAddition), count(Slot::Overhang));
-        let dropped_blank = self
-            .slots
+    /// The best alignment found from start line `p`, as a candidate.
+    fn candidate(&self, p: usize) -> Option<Candidate> {
+        let best = self.best.as_ref()?;
+        let slots = &best.slots;
+        let mut lines = slots.iter().filter_map(|s| match s {
+            Slot::Line(j, _) => Some(*j),
+            _ => None,
+        });
+        let start = lines.next().unwrap_or(p);
+        let end = lines.last().map_or(start + 1, |l| l + 1);
+        let count = |slot: Slot| slots.iter().filter(|s| **s == slot).count();
+        let dropped_blank = slots
             .iter()
             .zip(self.old)
             .filter(|(s, l)| **s == Slot::Dropped && l.blank)
             .count();
-        if as_add > 0 {
-            normalizations.push(Normalization::BlankAsAddition);
-        }
-        if dropped_blank > 0 {
-            normalizations.push(Normalization::DroppedBlankContext);
-        }
-        if self.drops > 0 {
-            normalizations.push(Normalization::DroppedContext);
-        }
-        if !self.skipped.is_empty() {
-            normalizations.push(Normalization::SkippedFileLines);
-        }
-        if overhang > 0 {
-            normalizations.push(Normalization::EofOverhang);
-        }
-        Candidate {
+        let flags = [
+            (
+                slots
+                    .iter()
+                    .any(|s| matches!(s, Slot::Line(_, LineMatch::Normalized))),
+                Normalization::CaseAndPunctuation,
+            ),
+            (count(Slot::AsAddition) > 0, Normalization::BlankAsAddition),
+            (dropped_blank > 0, Normalization::DroppedBlankContext),
+            (best.drops > 0, Normalization::DroppedContext),
+            (!best.skipped.is_empty(), Normalization::SkippedFileLines),
+            (count(Slot::Overhang) > 0, Normalization::EofOverhang),
+        ];
+        Some(Candidate {
             start,
             end,
-            slots: self.slots.clone(),
-            exact,
-            deviations: self.skip_cost + self.drops + self.blanks + overhang,
+            slots: slots.clone(),
+            exact: best.exact,
+            deviations: best.cost,
             similarity: 1.0,
-            normalizations,
-        }
+            normalizations: flags
+                .iter()
+                .filter(|(on, _)| *on)
+                .map(|(_, n)| *n)
+                .collect(),
+        })
     }
 }
 
