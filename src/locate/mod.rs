@@ -608,7 +608,8 @@ fn already_applied(
         .any(|l| l.kind == LineKind::Add && !normalize::is_structural(&l.text));
     // Without an added line to recognise, only a deletion framed by context on
     // both sides can be seen to be done: the two sides must now touch.
-    if !telling_addition && !(new.len() >= 2 && framed_deletion(hunk)) {
+    let recognisable = telling_addition || (new.len() >= 2 && framed_deletion(hunk));
+    if !recognisable {
         return None;
     }
     for tier in [Tier::Exact, Tier::Resilient, Tier::Fuzzy] {

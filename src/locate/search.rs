@@ -164,13 +164,12 @@ pub fn structural(
     for p in range.start..range.end.min(n) {
         aligner.reset();
         aligner.run(0, p);
-        if let Some(cand) = aligner.candidate(p) {
-            if !out
+        if let Some(cand) = aligner.candidate(p)
+            && !out
                 .iter()
                 .any(|c| c.start == cand.start && c.end == cand.end)
-            {
-                out.push(cand);
-            }
+        {
+            out.push(cand);
         }
     }
     out
@@ -386,7 +385,7 @@ impl Aligner<'_, '_, '_> {
             _ => None,
         });
         let start = lines.next().unwrap_or(p);
-        let end = lines.last().map_or(start + 1, |l| l + 1);
+        let end = lines.next_back().map_or(start + 1, |l| l + 1);
         let count = |slot: Slot| slots.iter().filter(|s| **s == slot).count();
         let dropped_blank = slots
             .iter()
