@@ -22,11 +22,15 @@ pub struct LineSpan {
 }
 
 /// A target file as lines over borrowed bytes.
+///
+/// The index holds one offset per line (8 bytes), and line ends are derived
+/// from the next line's start, so a 1 GiB file of 40-byte lines costs about
+/// 200 MiB of index.
 #[derive(Debug, Clone)]
 pub struct SourceText<'a> {
     bytes: &'a [u8],
     has_bom: bool,
-    lines: Vec<LineSpan>,
+    starts: Vec<usize>,
     crlf_lines: usize,
 }
 
@@ -35,35 +39,24 @@ impl<'a> SourceText<'a> {
     pub fn new(bytes: &'a [u8]) -> Self {
         let has_bom = bytes.starts_with(BOM);
         let body_start = if has_bom { BOM.len() } else { 0 };
-        let mut lines = Vec::new();
+        let mut starts = Vec::with_capacity(bytes.len() / 40 + 1);
         let mut crlf_lines = 0;
         let mut start = body_start;
         for nl in memchr_iter(b'\n', &bytes[body_start..]) {
             let nl = nl + body_start;
-            let content_end = if nl > start && bytes[nl - 1] == b'\r' {
+            if nl > start && bytes[nl - 1] == b'\r' {
                 crlf_lines += 1;
-                nl - 1
-            } else {
-                nl
-            };
-            lines.push(LineSpan {
-                start,
-                content_end,
-                end: nl + 1,
-            });
+            }
+            starts.push(start);
             start = nl + 1;
         }
         if start < bytes.len() {
-            lines.push(LineSpan {
-                start,
-                content_end: bytes.len(),
-                end: bytes.len(),
-            });
+            starts.push(start);
         }
         SourceText {
             bytes,
             has_bom,
-            lines,
+            starts,
             crlf_lines,
         }
     }
@@ -75,22 +68,40 @@ impl<'a> SourceText<'a> {
 
     /// Number of lines.
     pub fn len(&self) -> usize {
-        self.lines.len()
+        self.starts.len()
     }
 
     /// True when the file has no lines.
     pub fn is_empty(&self) -> bool {
-        self.lines.is_empty()
+        self.starts.is_empty()
     }
 
     /// The span of line `index` (0-based).
     pub fn span(&self, index: usize) -> LineSpan {
-        self.lines[index]
+        let start = self.starts[index];
+        let end = self.starts.get(index + 1).copied().unwrap_or(self.bytes.len());
+        let mut content_end = end;
+        if content_end > start && self.bytes[content_end - 1] == b'\n' {
+            content_end -= 1;
+            if content_end > start && self.bytes[content_end - 1] == b'\r' {
+                content_end -= 1;
+            }
+        }
+        LineSpan {
+            start,
+            content_end,
+            end,
+        }
+    }
+
+    /// The line (0-based) holding byte `offset`.
+    pub fn line_of_offset(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&s| s <= offset).saturating_sub(1)
     }
 
     /// Content of line `index` (0-based), without terminator.
     pub fn line(&self, index: usize) -> &'a [u8] {
-        let span = self.lines[index];
+        let span = self.span(index);
         &self.bytes[span.start..span.content_end]
     }
 
@@ -101,7 +112,7 @@ impl<'a> SourceText<'a> {
 
     /// The terminator of line `index`: `\n`, `\r\n` or empty on an unterminated last line.
     pub fn terminator(&self, index: usize) -> &'a [u8] {
-        let span = self.lines[index];
+        let span = self.span(index);
         &self.bytes[span.content_end..span.end]
     }
 
@@ -112,14 +123,12 @@ impl<'a> SourceText<'a> {
 
     /// True when the file is empty or its last line ends with a newline.
     pub fn has_final_newline(&self) -> bool {
-        self.lines
-            .last()
-            .is_none_or(|span| span.end > span.content_end)
+        self.is_empty() || self.bytes.last() == Some(&b'\n')
     }
 
     /// The terminator new lines should get: CRLF when most lines use it, else LF.
     pub fn dominant_eol(&self) -> &'static [u8] {
-        let terminated = self.lines.len() - usize::from(!self.has_final_newline());
+        let terminated = self.len() - usize::from(!self.has_final_newline());
         if self.crlf_lines > 0 && self.crlf_lines * 2 >= terminated {
             b"\r\n"
         } else {
@@ -162,6 +171,17 @@ mod tests {
         assert_eq!(SourceText::new(b"a\r\nb\r\nc\n").dominant_eol(), b"\r\n");
         assert_eq!(SourceText::new(b"a\nb\nc\r\n").dominant_eol(), b"\n");
         assert_eq!(SourceText::new(b"").dominant_eol(), b"\n");
+    }
+
+    #[test]
+    fn offsets_map_to_lines() {
+        let src = SourceText::new(b"ab\ncd\n\nef");
+        assert_eq!(src.line_of_offset(0), 0);
+        assert_eq!(src.line_of_offset(2), 0);
+        assert_eq!(src.line_of_offset(3), 1);
+        assert_eq!(src.line_of_offset(6), 2);
+        assert_eq!(src.line_of_offset(9), 3);
+        assert_eq!(src.line(3), b"ef");
     }
 
     #[test]
