@@ -42,7 +42,11 @@ impl Rng {
 
     /// A number in `0..n` (0 when `n` is 0).
     pub fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.next_u64() % n as u64) as usize }
+        if n == 0 {
+            0
+        } else {
+            (self.next_u64() % n as u64) as usize
+        }
     }
 
     /// True with probability `p`.
@@ -282,7 +286,15 @@ pub fn generate(corpus: &Corpus, seed: u64, count: usize) -> Generated {
             match build(&mut rng, &corpus.files[i].rel, &text, format, noise) {
                 Ok((original, patch, expect)) => {
                     let path = corpus.files[i].rel.clone();
-                    out.cases.push(Case { id, path, format, noise, original, patch, expect });
+                    out.cases.push(Case {
+                        id,
+                        path,
+                        format,
+                        noise,
+                        original,
+                        patch,
+                        expect,
+                    });
                     break;
                 }
                 Err(Skip::Duplicate) => out.skipped_duplicate += 1,
@@ -296,7 +308,10 @@ pub fn generate(corpus: &Corpus, seed: u64, count: usize) -> Generated {
 /// Lines compared as the most lenient tiers do: trimmed, inner whitespace
 /// collapsed, lowercased.
 fn loose(line: &str) -> String {
-    line.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+    line.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 /// How often `block` occurs in `lines` (compared loosely).
@@ -306,7 +321,9 @@ fn occurrences(lines: &[String], block: &[&str]) -> usize {
     }
     let hay: Vec<String> = lines.iter().map(|l| loose(l)).collect();
     let needle: Vec<String> = block.iter().map(|l| loose(l)).collect();
-    hay.windows(needle.len()).filter(|w| *w == needle.as_slice()).count()
+    hay.windows(needle.len())
+        .filter(|w| *w == needle.as_slice())
+        .count()
 }
 
 /// The `@@` anchor for each hunk: the nearest line before it (within 40
@@ -346,14 +363,23 @@ fn build(
     let ext = path.rsplit('.').next().unwrap_or("");
     let single = matches!(noise, Noise::Ambiguous | Noise::HintedDuplicate);
     let n = if single { 1 } else { 1 + rng.below(3) };
-    let edits = random_edits(rng, &lines, ext, n, noise == Noise::PastEof, noise == Noise::Stale)
-        .ok_or(Skip::Other)?;
+    let edits = random_edits(
+        rng,
+        &lines,
+        ext,
+        n,
+        noise == Noise::PastEof,
+        noise == Noise::Stale,
+    )
+    .ok_or(Skip::Other)?;
     let mut hunks = hunks_from_edits(&lines, &edits, 3);
     for h in &hunks {
         if occurrences(&lines, &h.old_lines()) != 1 {
             return Err(Skip::Duplicate);
         }
-        if format == Format::SearchReplace && h.body.iter().any(|l| render::looks_like_marker(&l.text)) {
+        if format == Format::SearchReplace
+            && h.body.iter().any(|l| render::looks_like_marker(&l.text))
+        {
             return Err(Skip::Other);
         }
     }
@@ -438,12 +464,20 @@ fn build(
                         .map(|h| shift_amount(rng, h.old_start + 1))
                         .collect(),
                 ),
-                Noise::NoNumbers => Numbers::Bare { pair: rng.chance(0.5) },
+                Noise::NoNumbers => Numbers::Bare {
+                    pair: rng.chance(0.5),
+                },
                 _ => Numbers::Correct,
             };
             render::unified(path, &hunks, &numbers)
         }
-        Format::Numberless => render::unified(path, &hunks, &Numbers::Bare { pair: rng.chance(0.5) }),
+        Format::Numberless => render::unified(
+            path,
+            &hunks,
+            &Numbers::Bare {
+                pair: rng.chance(0.5),
+            },
+        ),
         Format::Codex => {
             let anchors = if noise == Noise::Ambiguous {
                 vec![None; hunks.len()]
@@ -483,5 +517,9 @@ fn build(
 /// starting at line `start` at line 1 or later.
 fn shift_amount(rng: &mut Rng, start: usize) -> i64 {
     let d = 5 + rng.below(196) as i64;
-    if rng.chance(0.5) || start as i64 - d < 1 { d } else { -d }
+    if rng.chance(0.5) || start as i64 - d < 1 {
+        d
+    } else {
+        -d
+    }
 }

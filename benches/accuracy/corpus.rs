@@ -84,7 +84,10 @@ fn cargo_home() -> Option<PathBuf> {
 
 fn python_stdlib() -> Option<PathBuf> {
     let out = Command::new("python3")
-        .args(["-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"])
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['stdlib'])",
+        ])
         .output()
         .ok()?;
     if !out.status.success() {

@@ -248,19 +248,31 @@ pub fn hunks_from_edits(lines: &[String], edits: &[Edit], context: usize) -> Vec
             while i < hi {
                 if let Some(e) = es.get(k).filter(|e| e.at == i) {
                     for l in &lines[i..i + e.remove] {
-                        body.push(BodyLine { kind: Kind::Remove, text: l.clone() });
+                        body.push(BodyLine {
+                            kind: Kind::Remove,
+                            text: l.clone(),
+                        });
                     }
                     for l in &e.insert {
-                        body.push(BodyLine { kind: Kind::Add, text: l.clone() });
+                        body.push(BodyLine {
+                            kind: Kind::Add,
+                            text: l.clone(),
+                        });
                     }
                     i += e.remove;
                     k += 1;
                 } else {
-                    body.push(BodyLine { kind: Kind::Context, text: lines[i].clone() });
+                    body.push(BodyLine {
+                        kind: Kind::Context,
+                        text: lines[i].clone(),
+                    });
                     i += 1;
                 }
             }
-            Hunk { old_start: lo, body }
+            Hunk {
+                old_start: lo,
+                body,
+            }
         })
         .collect()
 }

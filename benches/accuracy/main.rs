@@ -101,7 +101,12 @@ fn run_all(generated: &Generated, args: &Args, tools: &[Tool]) -> (Results, Vec<
                     };
                     for &tool in tools {
                         let run = scratch.run(tool, case, &args.bin).expect("scratch I/O");
-                        results.lock().expect("lock").add(tool, case.noise, case.format, run.outcome);
+                        results.lock().expect("lock").add(
+                            tool,
+                            case.noise,
+                            case.format,
+                            run.outcome,
+                        );
                         let good = match case.expect {
                             Expect::Apply(_) => run.outcome == Outcome::Exact,
                             Expect::Refuse => run.outcome == Outcome::Refused,
@@ -160,7 +165,8 @@ fn misses_by_noise(generated: &Generated, misses: &[Miss]) -> String {
             _ => e[0] += 1,
         }
     }
-    let mut out = String::from("| noise | not applied | wrong | crash |\n| --- | ---: | ---: | ---: |\n");
+    let mut out =
+        String::from("| noise | not applied | wrong | crash |\n| --- | ---: | ---: | ---: |\n");
     for (k, [a, b, c]) in counts {
         out.push_str(&format!("| {k} | {a} | {b} | {c} |\n"));
     }
@@ -189,7 +195,10 @@ fn targets(apply: &Tally, refuse: &Tally, all: usize) -> String {
 }
 
 fn today() -> String {
-    version("date", "-u").split_whitespace().collect::<Vec<_>>().join(" ")
+    version("date", "-u")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn main() {
@@ -201,7 +210,10 @@ fn main() {
         }
     };
     if !args.bin.is_file() {
-        eprintln!("accuracy: no binary at {} (cargo build --release)", args.bin.display());
+        eprintln!(
+            "accuracy: no binary at {} (cargo build --release)",
+            args.bin.display()
+        );
         std::process::exit(2);
     }
     let started = Instant::now();
@@ -220,18 +232,28 @@ fn main() {
         eprintln!("accuracy: no source files found; nothing to measure");
         return;
     }
-    let tools: Vec<Tool> = if args.ours_only { vec![Tool::Ours] } else { Tool::ALL.to_vec() };
+    let tools: Vec<Tool> = if args.ours_only {
+        vec![Tool::Ours]
+    } else {
+        Tool::ALL.to_vec()
+    };
     let (results, misses) = run_all(&generated, &args, &tools);
     let elapsed = started.elapsed();
     let (apply, refuse) = results.totals(Tool::Ours);
     let mut tables = String::new();
     for &tool in &tools {
-        tables.push_str(&format!("### {}\n\n{}\n", tool.name(), table::per_format(&results, tool)));
+        tables.push_str(&format!(
+            "### {}\n\n{}\n",
+            tool.name(),
+            table::per_format(&results, tool)
+        ));
     }
     let summary = table::summary(&results);
     let target_list = targets(&apply, &refuse, generated.cases.len());
     let by_noise = misses_by_noise(&generated, &misses);
-    println!("## Summary\n\n{summary}\n{target_list}\n## Our misses by noise kind\n\n{by_noise}\n## Per format and noise\n\n{tables}");
+    println!(
+        "## Summary\n\n{summary}\n{target_list}\n## Our misses by noise kind\n\n{by_noise}\n## Per format and noise\n\n{tables}"
+    );
     println!(
         "seed {}, {} cases, {} jobs, {:.1?} in all",
         args.seed,
@@ -259,7 +281,9 @@ fn main() {
             .replace("{{targets}}", &target_list)
             .replace("{{by_noise}}", &by_noise)
             .replace("{{tables}}", &tables);
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs").join("accuracy.md");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("docs")
+            .join("accuracy.md");
         std::fs::create_dir_all(path.parent().expect("docs dir")).expect("create docs/");
         std::fs::write(&path, doc).expect("write docs/accuracy.md");
         eprintln!("accuracy: wrote {}", path.display());

@@ -136,7 +136,10 @@ pub fn truncate(rng: &mut Rng, hunks: &mut [Hunk]) -> bool {
             Some(chars[chars.len() - keep..].iter().collect())
         } else {
             let ind = &l[..indent_len(l)];
-            Some(format!("{ind}{}...", chars[..keep].iter().collect::<String>()))
+            Some(format!(
+                "{ind}{}...",
+                chars[..keep].iter().collect::<String>()
+            ))
         }
     })
 }
@@ -150,11 +153,19 @@ pub fn smart_quotes(rng: &mut Rng, hunks: &mut [Hunk]) -> bool {
             .map(|c| match c {
                 '"' => {
                     double += 1;
-                    if double % 2 == 1 { '\u{201c}' } else { '\u{201d}' }
+                    if double % 2 == 1 {
+                        '\u{201c}'
+                    } else {
+                        '\u{201d}'
+                    }
                 }
                 '\'' => {
                     single += 1;
-                    if single % 2 == 1 { '\u{2018}' } else { '\u{2019}' }
+                    if single % 2 == 1 {
+                        '\u{2018}'
+                    } else {
+                        '\u{2019}'
+                    }
                 }
                 c => c,
             })
@@ -220,8 +231,20 @@ pub fn blank_context(rng: &mut Rng, hunks: &mut [Hunk], intended: &mut [Hunk]) -
         return false;
     }
     let (h, p) = spots[rng.below(spots.len())];
-    hunks[h].body.insert(p, BodyLine { kind: Kind::Context, text: String::new() });
-    intended[h].body.insert(p, BodyLine { kind: Kind::Add, text: String::new() });
+    hunks[h].body.insert(
+        p,
+        BodyLine {
+            kind: Kind::Context,
+            text: String::new(),
+        },
+    );
+    intended[h].body.insert(
+        p,
+        BodyLine {
+            kind: Kind::Add,
+            text: String::new(),
+        },
+    );
     true
 }
 
@@ -241,7 +264,10 @@ pub fn past_eof(rng: &mut Rng, hunks: &mut [Hunk], file_len: usize, ext: &str) -
         _ => &["Last updated by the maintainers.", "## See also"],
     };
     for text in made_up.iter().take(1 + rng.below(2)) {
-        last.body.push(BodyLine { kind: Kind::Context, text: text.to_string() });
+        last.body.push(BodyLine {
+            kind: Kind::Context,
+            text: text.to_string(),
+        });
     }
     true
 }
@@ -264,12 +290,21 @@ pub fn line_prefixes(blocks: &mut [SrBlock]) {
 pub fn indent_shift(rng: &mut Rng, blocks: &mut [SrBlock]) -> bool {
     let mut any = false;
     for b in blocks {
-        let lines = b.search.iter().chain(&b.replace).filter(|l| !l.trim().is_empty());
+        let lines = b
+            .search
+            .iter()
+            .chain(&b.replace)
+            .filter(|l| !l.trim().is_empty());
         let Some(common) = lines.fold(None::<String>, |acc, l| {
             let ind = &l[..indent_len(l)];
             Some(match acc {
                 None => ind.to_string(),
-                Some(a) => a.chars().zip(ind.chars()).take_while(|(x, y)| x == y).map(|p| p.0).collect(),
+                Some(a) => a
+                    .chars()
+                    .zip(ind.chars())
+                    .take_while(|(x, y)| x == y)
+                    .map(|p| p.0)
+                    .collect(),
             })
         }) else {
             continue;
@@ -290,7 +325,11 @@ pub fn indent_shift(rng: &mut Rng, blocks: &mut [SrBlock]) -> bool {
                 shift(l, &|s: &str| s[cut..].to_string());
             }
         } else {
-            let add = if uses_tabs { "\t" } else { *rng.pick(&["  ", "    "]) };
+            let add = if uses_tabs {
+                "\t"
+            } else {
+                *rng.pick(&["  ", "    "])
+            };
             for l in b.search.iter_mut().chain(b.replace.iter_mut()) {
                 shift(l, &|s: &str| format!("{add}{s}"));
             }

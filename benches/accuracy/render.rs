@@ -25,9 +25,17 @@ pub fn starts(hunks: &[Hunk]) -> Vec<(usize, usize)> {
         .map(|h| {
             let old_len = h.old_lines().len();
             let new_len = h.new_lines().len();
-            let old = if old_len == 0 { h.old_start } else { h.old_start + 1 };
+            let old = if old_len == 0 {
+                h.old_start
+            } else {
+                h.old_start + 1
+            };
             let new = (old as i64 + delta).max(0) as usize;
-            let new = if new_len == 0 { new.saturating_sub(1) } else { new };
+            let new = if new_len == 0 {
+                new.saturating_sub(1)
+            } else {
+                new
+            };
             delta += new_len as i64 - old_len as i64;
             (old, new)
         })

@@ -150,7 +150,11 @@ pub fn per_format(results: &Results, tool: Tool) -> String {
             match c {
                 None => out.push_str(" |"),
                 Some(t) => {
-                    let ok = if noise.must_refuse() { t.refused } else { t.exact };
+                    let ok = if noise.must_refuse() {
+                        t.refused
+                    } else {
+                        t.exact
+                    };
                     let mut cell = format!("{ok}/{}", t.n);
                     for (k, label) in [(t.wrong, "wrong"), (t.noop, "no-op"), (t.crash, "crash")] {
                         if k > 0 {

@@ -26,7 +26,12 @@ pub enum Tool {
 
 impl Tool {
     /// Every tool, in table order.
-    pub const ALL: [Tool; 4] = [Tool::Ours, Tool::GitApply, Tool::GitApplyLenient, Tool::GnuPatch];
+    pub const ALL: [Tool; 4] = [
+        Tool::Ours,
+        Tool::GitApply,
+        Tool::GitApplyLenient,
+        Tool::GnuPatch,
+    ];
 
     /// Display name.
     pub fn name(self) -> &'static str {
@@ -83,7 +88,10 @@ impl Scratch {
         if !ok {
             return Err(std::io::Error::other("git init failed"));
         }
-        Ok(Scratch { root: dir.to_path_buf(), repo })
+        Ok(Scratch {
+            root: dir.to_path_buf(),
+            repo,
+        })
     }
 
     /// Empties the repository's work tree (keeps `.git`).
@@ -105,7 +113,11 @@ impl Scratch {
     /// Runs `tool` on `case`.
     pub fn run(&self, tool: Tool, case: &Case, ours: &Path) -> std::io::Result<Run> {
         if !tool.reads(case.format) {
-            return Ok(Run { outcome: Outcome::Unsupported, stderr: String::new(), after: None });
+            return Ok(Run {
+                outcome: Outcome::Unsupported,
+                stderr: String::new(),
+                after: None,
+            });
         }
         self.clear()?;
         let target = self.repo.join(&case.path);
@@ -127,7 +139,8 @@ impl Scratch {
             }
             Tool::GitApplyLenient => {
                 let mut c = Command::new("git");
-                c.args(["apply", "--recount", "-C1", "--ignore-whitespace"]).arg(&patch);
+                c.args(["apply", "--recount", "-C1", "--ignore-whitespace"])
+                    .arg(&patch);
                 c
             }
             Tool::GnuPatch => {
@@ -166,7 +179,11 @@ impl Scratch {
             Some(101) if tool == Tool::Ours => Outcome::Crash,
             Some(code) => classify(case, code, after.as_deref()),
         };
-        Ok(Run { outcome, stderr, after })
+        Ok(Run {
+            outcome,
+            stderr,
+            after,
+        })
     }
 }
 
