@@ -1,0 +1,183 @@
+//! The command line end to end: exit codes, --check, --emit-unified, --json, stdin.
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_git-fuzzy-apply");
+
+const FILE: &str = "def greet(name):\n    print('hello', name)\n    return name\n\n\ndef part():\n    print('bye')\n";
+
+const SLOPPY: &str = "Here you go:\n\n```diff\n--- a/greet.py\n+++ b/greet.py\n@@ -40,3 +40,3 @@\n def greet(name):\n-    print('hello', name)\n+    print('hi', name)\n     return name\n```\n";
+
+fn run(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    let mut input = child.stdin.take().expect("stdin");
+    input
+        .write_all(stdin.unwrap_or("").as_bytes())
+        .expect("write stdin");
+    drop(input);
+    child.wait_with_output().expect("binary finishes")
+}
+
+fn setup() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    fs::write(dir.path().join("greet.py"), FILE).expect("write");
+    fs::write(dir.path().join("reply.md"), SLOPPY).expect("write");
+    dir
+}
+
+#[test]
+fn applies_a_sloppy_reply_and_exits_zero() {
+    let dir = setup();
+    let out = run(dir.path(), &["reply.md"], None);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = fs::read_to_string(dir.path().join("greet.py")).expect("read");
+    assert_eq!(text, FILE.replace("'hello'", "'hi'"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("patched greet.py"));
+}
+
+#[test]
+fn check_writes_nothing() {
+    let dir = setup();
+    let out = run(dir.path(), &["--check", "-v", "reply.md"], None);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        fs::read_to_string(dir.path().join("greet.py")).expect("read"),
+        FILE
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("would patch greet.py"), "{stdout}");
+    assert!(
+        stdout.contains("hunk 1 at L1-L3 via exact (re-anchored line number)"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn reads_the_patch_from_stdin() {
+    let dir = setup();
+    let out = run(dir.path(), &[], Some(SLOPPY));
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        fs::read_to_string(dir.path().join("greet.py"))
+            .expect("read")
+            .contains("'hi'")
+    );
+}
+
+#[test]
+fn emit_unified_prints_a_diff_git_apply_accepts() {
+    let dir = setup();
+    let out = run(dir.path(), &["--emit-unified", "reply.md"], None);
+    assert_eq!(out.status.code(), Some(0));
+    let diff = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(diff.contains("@@ -1,5 +1,5 @@"), "{diff}");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("greet.py")).expect("read"),
+        FILE
+    );
+    fs::write(dir.path().join("clean.diff"), &diff).expect("write");
+    let git = Command::new("git")
+        .args(["apply", "--check", "--unsafe-paths", "clean.diff"])
+        .current_dir(dir.path())
+        .output()
+        .expect("git runs");
+    assert!(
+        git.status.success(),
+        "git apply refused: {}",
+        String::from_utf8_lossy(&git.stderr)
+    );
+}
+
+#[test]
+fn json_report_names_tier_and_lines() {
+    let dir = setup();
+    let out = run(dir.path(), &["--json", "--check", "reply.md"], None);
+    assert_eq!(out.status.code(), Some(0));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    assert_eq!(report["version"], 1);
+    assert_eq!(report["ok"], true);
+    let hunk = &report["files"][0]["hunks"][0];
+    assert_eq!(hunk["status"], "applied");
+    assert_eq!(hunk["tier"], "exact");
+    assert_eq!(hunk["lines"]["start"], 1);
+    assert_eq!(hunk["normalizations"][0], "reanchored_header");
+}
+
+#[test]
+fn ambiguous_hunk_fails_with_exit_one_and_lists_candidates() {
+    let dir = setup();
+    fs::write(
+        dir.path().join("dup.py"),
+        "x = 1\ny = 2\n\nz = 3\n\nx = 1\ny = 2\n",
+    )
+    .expect("write");
+    let patch = "--- a/dup.py\n+++ b/dup.py\n@@\n x = 1\n-y = 2\n+y = 3\n";
+    let out = run(dir.path(), &["--json"], Some(patch));
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    let failure = &report["files"][0]["hunks"][0]["failure"];
+    assert_eq!(failure["code"], "ambiguous");
+    assert_eq!(failure["candidates"], serde_json::json!([1, 6]));
+    let human = run(dir.path(), &[], Some(patch));
+    let stderr = String::from_utf8_lossy(&human.stderr);
+    assert!(stderr.contains("dup.py: hunk 1 (patch line 3)"), "{stderr}");
+    assert!(stderr.contains("lines 1, 6"), "{stderr}");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("dup.py")).expect("read"),
+        "x = 1\ny = 2\n\nz = 3\n\nx = 1\ny = 2\n"
+    );
+}
+
+#[test]
+fn missing_patch_file_is_an_io_error() {
+    let dir = setup();
+    let out = run(dir.path(), &["nope.diff"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nope.diff"));
+}
+
+#[test]
+fn bad_threshold_is_a_usage_error() {
+    let dir = setup();
+    let out = run(dir.path(), &["--threshold", "3", "reply.md"], None);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn max_tier_limits_tolerance() {
+    let dir = setup();
+    let patch = "--- a/greet.py\n+++ b/greet.py\n@@\n def   greet(name):\n-    print('hello', name)\n+    print('hi', name)\n";
+    let strict = run(dir.path(), &["--max-tier", "exact"], Some(patch));
+    assert_eq!(strict.status.code(), Some(1));
+    let lenient = run(dir.path(), &["--max-tier", "resilient"], Some(patch));
+    assert_eq!(lenient.status.code(), Some(0));
+}
+
+#[test]
+fn paths_outside_the_tree_are_refused() {
+    let dir = setup();
+    let patch = "--- a/../evil.txt\n+++ b/../evil.txt\n@@\n-a\n+b\n";
+    let out = run(dir.path(), &[], Some(patch));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("path_outside_tree"));
+    let git_dir =
+        "*** Begin Patch\n*** Add File: .git/hooks/post-commit\n+echo pwned\n*** End Patch\n";
+    let out = run(dir.path(), &[], Some(git_dir));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!dir.path().join(".git").exists());
+}
