@@ -28,6 +28,11 @@ fn generated_cases_apply_exactly_or_are_refused() {
         eprintln!("accuracy_floor: no source files found (cargo registry, python stdlib); skipped");
         return;
     }
+    eprintln!(
+        "accuracy_floor: {} candidate files, {} cases",
+        corpus.files.len(),
+        generated.cases.len()
+    );
     let options = ApplyOptions::default();
     let (mut must_apply, mut exact, mut refused_ok, mut must_refuse) = (0, 0, 0, 0);
     let mut wrong = Vec::new();

@@ -278,7 +278,7 @@ pub fn generate(corpus: &Corpus, seed: u64, count: usize) -> Generated {
         let (format, noise) = combos[id % combos.len()];
         let mut rng = Rng::new(seed ^ (id as u64).wrapping_mul(0xa076_1d64_78bd_642f));
         for _ in 0..2000 {
-            let i = rng.below(corpus.files.len());
+            let i = corpus.pick(rng.next_u64());
             let Some(text) = corpus.load(i) else {
                 out.skipped_other += 1;
                 continue;

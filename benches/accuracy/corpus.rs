@@ -23,6 +23,8 @@ pub struct SourceFile {
     pub path: PathBuf,
     /// The path a patch names it by (relative, `/`-separated, ASCII, no spaces).
     pub rel: String,
+    /// A hash of `rel`, for picking files stably (see [`Corpus::pick`]).
+    pub key: u64,
 }
 
 /// Every candidate file, sorted by `rel` then `path`.
@@ -50,6 +52,21 @@ impl Corpus {
         Corpus { files }
     }
 
+    /// The file a random `draw` picks: the one whose key mixed with `draw`
+    /// is smallest (rendezvous hashing). Unlike an index into the list, the
+    /// pick does not move when other files come or go, so a registry that
+    /// gained a crate changes few cases of a seed, not all.
+    pub fn pick(&self, draw: u64) -> usize {
+        let mut best = (u64::MAX, 0);
+        for (i, f) in self.files.iter().enumerate() {
+            let score = mix(f.key ^ draw);
+            if score < best.0 {
+                best = (score, i);
+            }
+        }
+        best.1
+    }
+
     /// Reads file `i` if it is usable text: UTF-8, LF only, final newline,
     /// no control characters but tab and form feed, `MIN_LINES..=MAX_LINES`
     /// lines, none longer than `MAX_LINE_BYTES`.
@@ -73,6 +90,20 @@ pub fn usable(text: &str) -> bool {
     }
     let lines = text.lines().count();
     (MIN_LINES..=MAX_LINES).contains(&lines) && text.lines().all(|l| l.len() <= MAX_LINE_BYTES)
+}
+
+/// FNV-1a, 64 bits.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+/// The splitmix64 finaliser: spreads every input bit over the output.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 fn cargo_home() -> Option<PathBuf> {
@@ -133,7 +164,8 @@ fn walk(root: &Path, dir: &Path, prefix: &str, exts: &[&str], out: &mut Vec<Sour
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c));
         if plain {
-            out.push(SourceFile { path, rel });
+            let key = fnv1a(rel.as_bytes());
+            out.push(SourceFile { path, rel, key });
         }
     }
 }
