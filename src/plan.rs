@@ -110,22 +110,7 @@ fn build_edit(hunk: &Hunk, loc: &Located, rebase: Option<&IndentShift>) -> Edit 
                 cursor = j + 1;
             }
             Some(Slot::AsAddition) => lines.push(NewLine::Insert(String::new())),
-            Some(Slot::Dropped) => {
-                // A dropped context line facing a file line the patch skipped
-                // is that line written differently: keep it here, so what the
-                // patch adds after the context line lands after it too.
-                let next = loc.slots[k.min(loc.slots.len())..]
-                    .iter()
-                    .find_map(|s| match s {
-                        Slot::Line(j, _) => Some(*j),
-                        _ => None,
-                    });
-                if !line.text.trim().is_empty() && next.is_some_and(|j| j > cursor) {
-                    lines.push(NewLine::Keep(cursor));
-                    cursor += 1;
-                }
-            }
-            Some(Slot::Overhang) | None => {}
+            Some(Slot::Dropped | Slot::Overhang) | None => {}
         }
     }
     while cursor < loc.end {

@@ -79,7 +79,11 @@ impl<'a> SourceText<'a> {
     /// The span of line `index` (0-based).
     pub fn span(&self, index: usize) -> LineSpan {
         let start = self.starts[index];
-        let end = self.starts.get(index + 1).copied().unwrap_or(self.bytes.len());
+        let end = self
+            .starts
+            .get(index + 1)
+            .copied()
+            .unwrap_or(self.bytes.len());
         let mut content_end = end;
         if content_end > start && self.bytes[content_end - 1] == b'\n' {
             content_end -= 1;
@@ -96,7 +100,9 @@ impl<'a> SourceText<'a> {
 
     /// The line (0-based) holding byte `offset`.
     pub fn line_of_offset(&self, offset: usize) -> usize {
-        self.starts.partition_point(|&s| s <= offset).saturating_sub(1)
+        self.starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1)
     }
 
     /// Content of line `index` (0-based), without terminator.

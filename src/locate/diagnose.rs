@@ -91,20 +91,31 @@ pub(super) fn stale_site(keys: &FileKeys, old: &[OldLine], hints: &Hints) -> Opt
                 .enumerate()
                 .all(|(i, l)| keys.compare(Tier::Fuzzy, p + i, l) != LineMatch::No)
     };
-    let middle_at = |p: usize| matches_at(middle, p);
+    // Stale means a line to remove is missing where the removed lines belong
+    // (lines the patch merely omitted around them do not make it stale).
+    let missing_in = |gap: Range<usize>| {
+        middle.iter().any(|l| {
+            l.kind == LineKind::Remove
+                && !gap
+                    .clone()
+                    .any(|j| keys.compare(Tier::Fuzzy, j, l) != LineMatch::No)
+        })
+    };
     let mut sites: Vec<Range<usize>> = Vec::new();
     if lead.is_empty() {
         // Only trailing context: the removed lines should stand right before it.
         for q in 0..n {
-            if matches_at(trail, q) && !(q >= middle.len() && middle_at(q - middle.len())) {
-                sites.push(q.saturating_sub(middle.len())..q + trail.len());
+            let gap = q.saturating_sub(middle.len())..q;
+            if matches_at(trail, q) && missing_in(gap.clone()) {
+                sites.push(gap.start..q + trail.len());
             }
         }
     } else if trail.is_empty() {
         // Only leading context: the removed lines should stand right after it.
         for p in 0..n {
-            if matches_at(lead, p) && !middle_at(p + lead.len()) {
-                sites.push(p..(p + lead.len() + middle.len()).min(n));
+            let gap = p + lead.len()..(p + lead.len() + middle.len()).min(n);
+            if matches_at(lead, p) && missing_in(gap.clone()) {
+                sites.push(p..gap.end);
             }
         }
     } else {
@@ -114,11 +125,7 @@ pub(super) fn stale_site(keys: &FileKeys, old: &[OldLine], hints: &Hints) -> Opt
             }
             let from = p + lead.len();
             let to = (from + middle.len() + 5).min(n);
-            let site = (from..=to).find(|&q| {
-                let gap_is_middle = q - from == middle.len() && middle_at(from);
-                !gap_is_middle && matches_at(trail, q)
-            });
-            if let Some(q) = site {
+            if let Some(q) = (from..=to).find(|&q| matches_at(trail, q) && missing_in(from..q)) {
                 sites.push(p..q + trail.len());
             }
         }

@@ -328,11 +328,11 @@ fn locate_one(
         if tier > options.max_tier {
             break;
         }
-        if tier == Tier::Similarity {
-            // Similarity forgives context, so first rule out the two cases
-            // where the context is really there: the hunk is already applied,
-            // or it is stale (its removed lines changed). A look-alike block
-            // elsewhere must not be edited instead.
+        if tier == Tier::Structural {
+            // The structural and similarity tiers forgive context, so first
+            // rule out the two cases where the context is really there: the
+            // hunk is already applied, or it is stale (a removed line changed).
+            // A look-alike block elsewhere must not be edited instead.
             if let Some(loc) = already_applied(keys, hunk, index, &hints, state) {
                 return Ok(loc);
             }

@@ -44,6 +44,10 @@ pub fn fuzzy_key(line: &str) -> String {
         }
     }
     let key = resilient_key(&folded);
+    if key.is_empty() && !line.trim().is_empty() {
+        // A line of backticks (a Markdown fence) is not a blank line.
+        return resilient_key(line);
+    }
     let stripped = key.trim_end_matches(['.', ',', ';', ':', '!', '?']);
     // A line of punctuation only (`}`, `);`, `---`) keeps its punctuation.
     if stripped.is_empty() {
@@ -184,6 +188,7 @@ mod tests {
         assert_eq!(fuzzy_key("a\u{00A0}\u{2014} b\u{2026}"), "a - b");
         assert_eq!(fuzzy_key("});"), "})");
         assert_eq!(fuzzy_key(";"), ";");
+        assert_eq!(fuzzy_key("```"), "```");
     }
 
     #[test]

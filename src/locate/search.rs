@@ -305,10 +305,16 @@ impl Aligner<'_, '_, '_> {
             self.slots.pop();
             self.blanks -= 1;
         }
+        // A dropped context line right next to a skipped file line would be a
+        // line written differently (a substitution): that is for the
+        // similarity tier, which weighs how different it is, never for this one.
+        let just_dropped =
+            matches!(self.slots.last(), Some(Slot::Dropped)) && i > 0 && !old[i - 1].blank;
+        let just_skipped = j > 0 && self.skipped.last() == Some(&(j - 1));
         // A file line the patch omitted, between two matched lines.
         let inside_removed_run =
             i > 0 && old[i - 1].kind == LineKind::Remove && line.kind == LineKind::Remove;
-        if matched_before && !inside_removed_run {
+        if matched_before && !inside_removed_run && !just_dropped {
             let cost = if is_structural(self.keys.text(j)) {
                 1
             } else {
@@ -328,6 +334,7 @@ impl Aligner<'_, '_, '_> {
         if matched_before
             && line.kind == LineKind::Context
             && !line.blank
+            && !just_skipped
             && i + 1 < old.len()
             && self.drops < self.slack.max_drops
         {
