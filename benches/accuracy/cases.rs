@@ -429,6 +429,16 @@ fn build(
         if loose(&file[at]) == loose(&lines[at]) {
             return Err(Skip::Other);
         }
+        // A rewrite that happens to produce one of the patch's added lines
+        // makes the patch already applied, not stale: not a refusal case.
+        let added = hunks
+            .iter()
+            .flat_map(|h| &h.body)
+            .filter(|l| l.kind == Kind::Add)
+            .any(|l| loose(&l.text) == loose(&file[at]));
+        if added {
+            return Err(Skip::Other);
+        }
     }
     let mut intended = hunks.clone();
     let applied = match noise {

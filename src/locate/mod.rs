@@ -324,20 +324,30 @@ fn locate_one(
         );
     }
     let mut overlap_with = None;
+    // Where the hunk's context stands exactly with its removed lines gone
+    // (found before the tiers that forgive context).
+    let mut stale: Option<Range<usize>> = None;
+    // The removed lines are gone from where the context stands: done already
+    // if the new lines stand exactly there, stale otherwise.
+    let stale_or_applied = |site: Range<usize>, state: &FileState| match already_applied(
+        keys, hunk, index, &hints, state,
+    ) {
+        Some(loc) if loc.start < site.end && site.start < loc.end => Ok(loc),
+        _ => Err(diagnose::stale_failure(keys, &old, index, site)),
+    };
     for tier in Tier::LADDER {
         if tier > options.max_tier {
             break;
         }
         if tier == Tier::Structural {
-            // The structural and similarity tiers forgive context, so first
-            // rule out the two cases where the context is really there: the
-            // hunk is already applied, or it is stale (a removed line changed).
-            // A look-alike block elsewhere must not be edited instead.
+            stale = diagnose::stale_site(keys, &old, &hints);
+        }
+        if tier == Tier::Similarity {
+            if let Some(site) = stale.take() {
+                return stale_or_applied(site, state);
+            }
             if let Some(loc) = already_applied(keys, hunk, index, &hints, state) {
                 return Ok(loc);
-            }
-            if let Some(site) = diagnose::stale_site(keys, &old, &hints) {
-                return Err(diagnose::stale_failure(keys, &old, index, site));
             }
         }
         let mut cands = search_tier(keys, &old, tier, &hints, options);
@@ -348,6 +358,14 @@ fn locate_one(
             }
             hit.is_none()
         });
+        // A lenient match away from where the context stands exactly is a
+        // look-alike block: it must not be edited instead.
+        if let Some(site) = &stale {
+            cands.retain(|c| c.start < site.end && site.start < c.end.max(c.start + 1));
+            if cands.is_empty() {
+                return stale_or_applied(site.clone(), state);
+            }
+        }
         if cands.is_empty() {
             continue;
         }
@@ -378,6 +396,9 @@ fn locate_one(
                 });
             }
         }
+    }
+    if let Some(site) = stale {
+        return stale_or_applied(site, state);
     }
     if let Some(loc) = already_applied(keys, hunk, index, &hints, state) {
         return Ok(loc);

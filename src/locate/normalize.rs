@@ -29,8 +29,10 @@ pub enum LineMatch {
 
 /// The resilient key: trimmed, inner whitespace collapsed, heading marks dropped.
 pub fn resilient_key(line: &str) -> String {
-    let trimmed = strip_heading(line.trim());
-    collapse_whitespace(trimmed)
+    let trimmed = line.trim();
+    let body = strip_heading(trimmed);
+    // A line of only `#` marks is not a blank line.
+    collapse_whitespace(if body.is_empty() { trimmed } else { body })
 }
 
 /// The fuzzy key: the resilient key, case-folded, with punctuation folded.
@@ -179,6 +181,8 @@ mod tests {
         assert_eq!(resilient_key("  let  x =\t1;  "), "let x = 1;");
         assert_eq!(resilient_key("### Title"), "Title");
         assert_eq!(resilient_key("#include <x>"), "#include <x>");
+        assert_eq!(resilient_key("#"), "#");
+        assert_eq!(resilient_key("  ##  "), "##");
     }
 
     #[test]

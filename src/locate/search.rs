@@ -7,7 +7,7 @@
 //! Levenshtein ratio but insists that removed lines really are in the file.
 
 use super::keys::{FileKeys, OldLine};
-use super::normalize::{LineMatch, is_structural};
+use super::normalize::{LineMatch, indentation, is_structural};
 use super::{Normalization, Tier};
 use crate::model::LineKind;
 use std::ops::Range;
@@ -110,7 +110,7 @@ pub fn contiguous(
                 }
             }
         }
-        if ok {
+        if ok && (exact == m || brace_indent_consistent(keys, old, &slots)) {
             let normalizations = if exact < m {
                 vec![tier_normalization(tier)]
             } else {
@@ -193,6 +193,7 @@ struct Aligner<'a, 'k, 'h> {
 /// A complete alignment and what it cost.
 struct Alignment {
     cost: usize,
+    added: usize,
     exact: usize,
     slots: Vec<Slot>,
     skipped: Vec<usize>,
@@ -217,24 +218,31 @@ impl Aligner<'_, '_, '_> {
         self.skip_cost + self.drops + self.blanks
     }
 
-    /// Keeps the current complete alignment if it is the cheapest so far
-    /// (fewest deviations, then most exact lines). True when it is perfect,
-    /// which ends the search.
+    /// Keeps the current complete alignment if it is the cheapest so far:
+    /// fewest deviations, then fewest blank lines added to the file, then
+    /// most exact lines. True when it is perfect, which ends the search.
     fn record(&mut self) -> bool {
         let overhang = self.slots.iter().filter(|s| **s == Slot::Overhang).count();
+        let added = self
+            .slots
+            .iter()
+            .filter(|s| **s == Slot::AsAddition)
+            .count();
         let cost = self.cost_so_far() + overhang;
         let exact = self
             .slots
             .iter()
             .filter(|s| matches!(s, Slot::Line(_, LineMatch::Exact)))
             .count();
+        let rank = |cost: usize, added: usize, exact: usize| (cost, added, usize::MAX - exact);
         let better = self
             .best
             .as_ref()
-            .is_none_or(|b| (cost, usize::MAX - exact) < (b.cost, usize::MAX - b.exact));
+            .is_none_or(|b| rank(cost, added, exact) < rank(b.cost, b.added, b.exact));
         if better {
             self.best = Some(Alignment {
                 cost,
+                added,
                 exact,
                 slots: self.slots.clone(),
                 skipped: self.skipped.clone(),
@@ -259,7 +267,7 @@ impl Aligner<'_, '_, '_> {
         if self
             .best
             .as_ref()
-            .is_some_and(|b| self.cost_so_far() >= b.cost)
+            .is_some_and(|b| self.cost_so_far() > b.cost)
         {
             return false;
         }
@@ -352,6 +360,9 @@ impl Aligner<'_, '_, '_> {
     /// Safety bounds on a complete alignment: every dropped or skipped line
     /// must sit between matched anchors, and enough anchors must remain.
     fn acceptable(&self) -> bool {
+        if !brace_indent_consistent(self.keys, self.old, &self.slots) {
+            return false;
+        }
         let anchors = self
             .slots
             .iter()
@@ -359,6 +370,16 @@ impl Aligner<'_, '_, '_> {
             .filter(|(s, l)| matches!(s, Slot::Line(..)) && !l.blank)
             .count();
         if anchors == 0 {
+            return false;
+        }
+        // Context past the end of the file is forgiven only behind real anchors.
+        let overhang = self.slots.iter().filter(|s| **s == Slot::Overhang).count();
+        if overhang > 0 && (anchors < 2 || overhang > anchors) {
+            return false;
+        }
+        // A patch line the file lacks together with a file line the patch
+        // lacks is a line written differently: the similarity tier's call.
+        if self.drops > 0 && !self.skipped.is_empty() {
             return false;
         }
         let risky = self.drops > 0 || !self.skipped.is_empty();
@@ -501,4 +522,48 @@ pub fn score_block(
         similarity,
         normalizations: vec![Normalization::Similarity],
     })
+}
+
+/// Closing-bracket lines (`}`, `);`, `]`) say which block ends by their
+/// indentation alone. A lenient match may pair such a line with a file line
+/// of another indentation only when the rest of the block is shifted by the
+/// same amount; otherwise `}` would match the `    }` of an inner block.
+/// Only compared where both indentations use the same character.
+pub fn brace_indent_consistent(keys: &FileKeys, old: &[OldLine], slots: &[Slot]) -> bool {
+    let uniform = |s: &str| s.chars().all(|c| c == ' ') || s.chars().all(|c| c == '\t');
+    let mut deltas: Vec<(bool, isize)> = Vec::new();
+    for (line, slot) in old.iter().zip(slots) {
+        let Slot::Line(j, _) = slot else { continue };
+        if line.blank {
+            continue;
+        }
+        let file_text = keys.text(*j);
+        let (fi, pi) = (indentation(file_text), indentation(line.text));
+        if !(uniform(fi) && uniform(pi))
+            || (!fi.is_empty() && !pi.is_empty() && fi.as_bytes()[0] != pi.as_bytes()[0])
+        {
+            continue;
+        }
+        let bracket = line
+            .text
+            .trim()
+            .chars()
+            .all(|c| matches!(c, '}' | ']' | ')' | ';' | ','));
+        deltas.push((bracket, fi.len() as isize - pi.len() as isize));
+    }
+    let mut others: Vec<isize> = deltas.iter().filter(|(b, _)| !b).map(|(_, d)| *d).collect();
+    if others.is_empty() {
+        return true;
+    }
+    others.sort_unstable();
+    // The most common shift of the other lines.
+    let mut best = (0usize, others[0]);
+    let mut run = (0usize, others[0]);
+    for &d in &others {
+        run = if d == run.1 { (run.0 + 1, d) } else { (1, d) };
+        if run.0 > best.0 {
+            best = run;
+        }
+    }
+    deltas.iter().filter(|(b, _)| *b).all(|(_, d)| *d == best.1)
 }

@@ -244,7 +244,48 @@ pub(crate) fn block_hunk(
         hunk.lines
             .extend(added.iter().map(|t| HunkLine::new(LineKind::Add, *t)));
     }
+    compact_changes(&mut hunk.lines);
     Ok((hunk, false))
+}
+
+/// Slides a run of only removed (or only added) lines through identical
+/// context lines until it touches another change, as git's diff does: of
+/// several identical blank lines, the one removed is the one next to the
+/// rest of the edit, which is what the author meant.
+fn compact_changes(lines: &mut [HunkLine]) {
+    let is_change = |l: &HunkLine| l.kind != LineKind::Context;
+    let mut a = 0;
+    while a < lines.len() {
+        if !is_change(&lines[a]) {
+            a += 1;
+            continue;
+        }
+        let kind = lines[a].kind;
+        let mut b = a;
+        while b < lines.len() && lines[b].kind == kind {
+            b += 1;
+        }
+        let pure = b == lines.len() || !is_change(&lines[b]);
+        let isolated = pure && (a == 0 || !is_change(&lines[a - 1]));
+        if isolated {
+            // How far can the run move up, and does it then touch a change?
+            let mut up = 0;
+            while a > up
+                && lines[a - up - 1].kind == LineKind::Context
+                && lines[a - up - 1].text == lines[b - up - 1].text
+            {
+                up += 1;
+            }
+            let touches_above = a > up && is_change(&lines[a - up - 1]);
+            if up > 0 && touches_above {
+                for k in 0..up {
+                    lines[a - k - 1].kind = kind;
+                    lines[b - k - 1].kind = LineKind::Context;
+                }
+            }
+        }
+        a = b;
+    }
 }
 
 /// Adds a block's hunk for `path` to `files`, merging into the last file patch
@@ -453,6 +494,13 @@ mod tests {
             show(&p.files[0].hunks[0]),
             [" ```sh", "-make", "+make all", " ```"]
         );
+    }
+
+    #[test]
+    fn a_removed_blank_line_slides_next_to_the_other_removal() {
+        let text = block("a\nb\n\n\n\n", "a\n\n\n");
+        let p = parse(&format!("x.py\n{text}")).unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), [" a", "-b", "-", " ", " "]);
     }
 
     #[test]
