@@ -3,9 +3,11 @@
 //! Nothing is written here; the caller commits the results only if every
 //! hunk of every file succeeded (`crate::write`, `crate::git`).
 
+use crate::content::Content;
 use crate::locate::{HunkStatus, MatchOptions, locate_hunks};
 use crate::model::{FileOp, FilePatch, Hunk, LineKind, Patch};
 use crate::patch::{ParseOptions, parse_patch};
+use crate::plan::FilePlan;
 use crate::plan::plan_file;
 use crate::report::{
     CandidateView, FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, LineRange,
@@ -14,6 +16,7 @@ use crate::report::{
 use crate::source::{SourceText, looks_binary};
 use crate::target::Targets;
 use crate::write::render_to_vec;
+use std::borrow::Cow;
 
 /// Everything that steers one run.
 #[derive(Debug, Clone, Default)]
@@ -37,29 +40,53 @@ pub struct ApplyOptions {
 }
 
 /// What one target becomes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct FileResult {
     /// Path before the patch (`None` for an added file).
     pub old_path: Option<String>,
     /// Path after the patch (`None` for a deleted file).
     pub new_path: Option<String>,
-    /// Content before.
-    pub old: Vec<u8>,
+    /// Content before (empty for an added file).
+    pub old: Content,
     /// Content after.
-    pub new: Vec<u8>,
+    pub new: NewContent,
     /// Mode for the new path (`0o100644`, `0o100755`) when known.
     pub mode: Option<u32>,
+}
+
+/// The content of a result: given outright, or the original with edits
+/// spliced in (rendered only when written, straight into the file).
+#[derive(Debug)]
+pub enum NewContent {
+    /// The bytes themselves (added files, index blobs).
+    Bytes(Vec<u8>),
+    /// The original content with this plan applied.
+    Edited(FilePlan),
 }
 
 impl FileResult {
     /// True when the result differs from the original (content, path or existence).
     pub fn changes_anything(&self) -> bool {
-        self.old_path != self.new_path || self.old != self.new
+        self.old_path != self.new_path
+            || match &self.new {
+                NewContent::Bytes(bytes) => **bytes != *self.old,
+                NewContent::Edited(plan) => plan.changes(&SourceText::new(&self.old)),
+            }
+    }
+
+    /// The new content as bytes (rendered when it is a plan).
+    pub fn new_bytes(&self) -> Cow<'_, [u8]> {
+        match &self.new {
+            NewContent::Bytes(bytes) => Cow::Borrowed(bytes),
+            NewContent::Edited(plan) => {
+                Cow::Owned(render_to_vec(&SourceText::new(&self.old), plan))
+            }
+        }
     }
 }
 
 /// A planned run: the report, and what every file becomes.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct PatchPlan {
     /// What happened to every file and hunk.
     pub report: Report,
@@ -283,7 +310,7 @@ fn plan_one_inner(
                 old_path: Some(file.path.clone()),
                 new_path: None,
                 old,
-                new: Vec::new(),
+                new: NewContent::Bytes(Vec::new()),
                 mode: None,
             }))
         }
@@ -297,7 +324,7 @@ fn plan_one_inner(
 fn update(
     file: &FilePatch,
     targets: &dyn Targets,
-    old: Vec<u8>,
+    old: Content,
     mode: Option<u32>,
     options: &ApplyOptions,
     report: &mut FileReport,
@@ -364,7 +391,8 @@ fn update(
             h.normalizations.clone_from(&loc.normalizations);
         }
     }
-    let new = render_to_vec(&source, &plan);
+    let changed = plan.changes(&source);
+    drop(source);
     for loc in located.iter().filter(|l| l.status == HunkStatus::Applied) {
         if let Some(h) = file.hunks.get(loc.hunk) {
             report.added += h.lines.iter().filter(|l| l.kind == LineKind::Add).count();
@@ -378,7 +406,7 @@ fn update(
     let moved = file.move_to.as_ref().filter(|to| **to != file.path);
     report.status = if failed {
         FileStatus::Partial
-    } else if new == old && moved.is_none() {
+    } else if !changed && moved.is_none() {
         FileStatus::Unchanged
     } else {
         FileStatus::Patched
@@ -402,7 +430,7 @@ fn update(
         old_path: Some(file.path.clone()),
         new_path: Some(moved.unwrap_or(&file.path).clone()),
         old,
-        new,
+        new: NewContent::Edited(plan),
         mode,
     }))
 }
@@ -479,8 +507,8 @@ fn create(file: &FilePatch, report: &mut FileReport) -> FileResult {
     FileResult {
         old_path: None,
         new_path: Some(file.path.clone()),
-        old: Vec::new(),
-        new: bytes,
+        old: Content::Owned(Vec::new()),
+        new: NewContent::Bytes(bytes),
         mode: file.new_mode,
     }
 }

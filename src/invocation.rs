@@ -2,7 +2,7 @@
 //! tree, lock it, plan, check, write or stage, and leave a conflict report
 //! when something did not apply. `main.rs` only parses arguments and prints.
 
-use crate::apply::{ApplyOptions, FileResult, PatchPlan, plan_patch};
+use crate::apply::{ApplyOptions, FileResult, NewContent, PatchPlan, plan_patch};
 use crate::git::{GitError, Repo};
 use crate::report::{Problem, Report, conflict};
 use crate::target::WorktreeTargets;
@@ -164,7 +164,8 @@ fn refuse(report: &mut Report, code: &str, message: &str) {
 fn convert_added_files(repo: &Repo, results: &mut [FileResult]) -> Result<(), GitError> {
     for r in results.iter_mut().filter(|r| r.old_path.is_none()) {
         if let Some(path) = &r.new_path {
-            r.new = repo.to_worktree(path, &r.new)?;
+            let converted = repo.to_worktree(path, &r.new_bytes())?;
+            r.new = NewContent::Bytes(converted);
         }
     }
     Ok(())

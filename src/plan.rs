@@ -45,9 +45,18 @@ pub struct FilePlan {
 }
 
 impl FilePlan {
-    /// True when the plan changes nothing.
-    pub fn is_noop(&self, source: &SourceText) -> bool {
-        self.edits.is_empty() && self.final_newline == source.has_final_newline()
+    /// True when applying the plan to `source` gives different bytes: an
+    /// edit that does more than keep its own lines, or another final newline.
+    pub fn changes(&self, source: &SourceText) -> bool {
+        let keeps_itself = |e: &Edit| {
+            e.lines.len() == e.end - e.start
+                && e.lines
+                    .iter()
+                    .enumerate()
+                    .all(|(k, l)| *l == NewLine::Keep(e.start + k))
+        };
+        let final_changes = !source.is_empty() && self.final_newline != source.has_final_newline();
+        final_changes || !self.edits.iter().all(keeps_itself)
     }
 }
 

@@ -2,6 +2,7 @@
 //! with `--cached`, the git index. The planner reads through [`Targets`] and
 //! never touches the file system itself.
 
+use crate::content::Content;
 use crate::report::Problem;
 use std::fs;
 use std::io;
@@ -14,7 +15,7 @@ pub trait Targets {
     /// The current content of `path`, or `None` when it does not exist.
     /// Fails for paths that may not be touched (outside the tree, a
     /// directory, a device, …).
-    fn read(&self, path: &str) -> Result<Option<Vec<u8>>, Problem>;
+    fn read(&self, path: &str) -> Result<Option<Content>, Problem>;
 
     /// The mode the file has (`0o100644`, `0o100755`), if known.
     fn mode(&self, _path: &str) -> Option<u32> {
@@ -35,11 +36,15 @@ pub struct Stamp {
 impl Stamp {
     /// The stamp of `path` now, if it exists.
     pub fn of(path: &Path) -> Option<Stamp> {
-        let meta = fs::symlink_metadata(path).ok()?;
-        Some(Stamp {
+        fs::metadata(path).ok().map(|m| Stamp::from_metadata(&m))
+    }
+
+    /// The stamp in `meta`.
+    pub fn from_metadata(meta: &fs::Metadata) -> Stamp {
+        Stamp {
             len: meta.len(),
             modified: meta.modified().ok(),
-        })
+        }
     }
 }
 
@@ -95,7 +100,7 @@ impl WorktreeTargets {
 }
 
 impl Targets for WorktreeTargets {
-    fn read(&self, rel: &str) -> Result<Option<Vec<u8>>, Problem> {
+    fn read(&self, rel: &str) -> Result<Option<Content>, Problem> {
         let path = self
             .resolve(rel)
             .map_err(|m| Problem::new("path_outside_tree", m, None))?;
@@ -118,7 +123,7 @@ impl Targets for WorktreeTargets {
                     format!("{rel}: not a regular file"),
                     None,
                 )),
-                _ => fs::read(&path)
+                _ => Content::load(&path)
                     .map(Some)
                     .map_err(|e| Problem::new("io_error", format!("{rel}: {e}"), None)),
             },

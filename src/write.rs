@@ -5,10 +5,11 @@
 //! only the edits are assembled line by line. Line terminators, a BOM and a
 //! missing final newline are kept unless the plan changes them.
 
-use crate::apply::FileResult;
+use crate::apply::{FileResult, NewContent};
+use crate::content::Content;
 use crate::plan::{FilePlan, NewLine};
 use crate::source::SourceText;
-use crate::target::WorktreeTargets;
+use crate::target::{Stamp, WorktreeTargets};
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -17,10 +18,23 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Writes the edited file to `out`.
 pub fn render(source: &SourceText, plan: &FilePlan, out: &mut impl Write) -> io::Result<()> {
+    render_with(source, plan, out, None)
+}
+
+/// Writes the edited file to `out`; unchanged runs are copied from `bulk`
+/// (the file `source` was read from) when given, which lets the kernel copy
+/// them without passing through this process (`copy_file_range`).
+pub fn render_with<W: Write>(
+    source: &SourceText,
+    plan: &FilePlan,
+    out: &mut W,
+    bulk: Option<&fs::File>,
+) -> io::Result<()> {
     let mut writer = LineWriter {
         out,
         eol: source.dominant_eol(),
         pending: None,
+        bulk,
     };
     if source.has_bom() {
         writer.out.write_all(BOM)?;
@@ -48,42 +62,67 @@ pub fn render_to_vec(source: &SourceText, plan: &FilePlan) -> Vec<u8> {
     out
 }
 
+/// Runs shorter than this are written from memory rather than copied by the kernel.
+const BULK_COPY_MIN: usize = 64 * 1024;
+
 /// Writes lines, holding back each line's terminator until the next line (or
 /// the end) decides whether it is needed.
 struct LineWriter<'w, W: Write> {
     out: &'w mut W,
     eol: &'static [u8],
     /// Terminator owed by the last written line (empty: it had none).
-    pending: Option<Vec<u8>>,
+    pending: Option<&'static [u8]>,
+    bulk: Option<&'w fs::File>,
+}
+
+/// The static form of a line terminator.
+fn terminator(t: &[u8]) -> &'static [u8] {
+    match t {
+        b"\r\n" => b"\r\n",
+        b"\n" => b"\n",
+        _ => b"",
+    }
 }
 
 impl<W: Write> LineWriter<'_, W> {
     fn flush_pending(&mut self) -> io::Result<()> {
         if let Some(term) = self.pending.take() {
             self.out
-                .write_all(if term.is_empty() { self.eol } else { &term })?;
+                .write_all(if term.is_empty() { self.eol } else { term })?;
         }
         Ok(())
     }
 
-    fn line(&mut self, content: &[u8], terminator: &[u8]) -> io::Result<()> {
+    fn line(&mut self, content: &[u8], term: &[u8]) -> io::Result<()> {
         self.flush_pending()?;
         self.out.write_all(content)?;
-        self.pending = Some(terminator.to_vec());
+        self.pending = Some(terminator(term));
         Ok(())
     }
 
-    /// Copies file lines `from..to` verbatim in one write.
+    /// Copies file lines `from..to` verbatim.
     fn copy_lines(&mut self, source: &SourceText, from: usize, to: usize) -> io::Result<()> {
         if from >= to {
             return Ok(());
         }
         self.flush_pending()?;
-        let first = source.span(from);
-        let last = source.span(to - 1);
-        self.out
-            .write_all(&source.bytes()[first.start..last.content_end])?;
-        self.pending = Some(source.terminator(to - 1).to_vec());
+        let range = source.span(from).start..source.span(to - 1).content_end;
+        match self.bulk {
+            Some(file) if range.len() >= BULK_COPY_MIN => {
+                use std::io::{Read, Seek, SeekFrom};
+                let mut src = file;
+                src.seek(SeekFrom::Start(range.start as u64))?;
+                let want = range.len() as u64;
+                let copied = io::copy(&mut src.take(want), self.out)?;
+                if copied != want {
+                    return Err(io::Error::other(
+                        "the file shrank while it was being copied",
+                    ));
+                }
+            }
+            _ => self.out.write_all(&source.bytes()[range])?,
+        }
+        self.pending = Some(terminator(source.terminator(to - 1)));
         Ok(())
     }
 
@@ -102,28 +141,45 @@ pub enum Expect<'a> {
     Absent,
     /// The file must still hold exactly these bytes (it was read as such).
     Content(&'a [u8]),
+    /// The file must still have this size and modification time (it was
+    /// memory-mapped, so its bytes cannot be compared with themselves).
+    Stamp(Stamp),
+}
+
+/// What is written.
+#[derive(Debug, Clone, Copy)]
+pub enum WriteContent<'a> {
+    /// These bytes.
+    Bytes(&'a [u8]),
+    /// The original content with a plan applied, rendered straight into the file.
+    Render {
+        /// The original.
+        old: &'a Content,
+        /// The edits.
+        plan: &'a FilePlan,
+    },
 }
 
 /// One file change to commit to disk.
 #[derive(Debug, Clone)]
 pub enum FileChange<'a> {
-    /// Write `bytes` to `path` (creating parent directories).
+    /// Write `content` to `path` (creating parent directories).
     Write {
         /// Destination.
         path: PathBuf,
         /// New content.
-        bytes: &'a [u8],
+        content: WriteContent<'a>,
         /// What the destination must be right before the write.
         expect: Expect<'a>,
         /// Permission bits to set (`0o755`/`0o644`); `None` keeps the file's own.
         mode: Option<u32>,
     },
-    /// Remove `path`, which must still hold `expect`.
+    /// Remove `path`, which must still be as `expect` says.
     Delete {
         /// The file to remove.
         path: PathBuf,
-        /// Its content when it was read.
-        expect: &'a [u8],
+        /// What it must be right before it is removed.
+        expect: Expect<'a>,
     },
 }
 
@@ -160,14 +216,15 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> CommitError + '_ {
 }
 
 fn verify(path: &Path, expect: Expect) -> Result<(), CommitError> {
-    let now = match fs::read(path) {
-        Ok(bytes) => Some(bytes),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+    let exists = match fs::symlink_metadata(path) {
+        Ok(_) => true,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => false,
         Err(e) => return Err(io_err(path)(e)),
     };
     let same = match expect {
-        Expect::Absent => now.is_none(),
-        Expect::Content(old) => now.as_deref() == Some(old),
+        Expect::Absent => !exists,
+        Expect::Stamp(stamp) => exists && Stamp::of(path) == Some(stamp),
+        Expect::Content(old) => exists && fs::read(path).map_err(io_err(path))? == old,
     };
     if same {
         Ok(())
@@ -185,43 +242,70 @@ pub fn commit(changes: &[FileChange], root: &Path) -> Result<(), CommitError> {
     for change in changes {
         match change {
             FileChange::Write { path, expect, .. } => verify(path, *expect)?,
-            FileChange::Delete { path, expect } => verify(path, Expect::Content(expect))?,
+            FileChange::Delete { path, expect } => verify(path, *expect)?,
         }
     }
+    let mut created_dirs: Vec<PathBuf> = Vec::new();
     let mut staged = Vec::new();
     for change in changes {
         if let FileChange::Write {
-            path, bytes, mode, ..
+            path,
+            content,
+            mode,
+            ..
         } = change
         {
-            staged.push((path, stage(path, bytes, *mode).map_err(io_err(path))?));
+            match stage(path, *content, *mode, &mut created_dirs) {
+                Ok(tmp) => staged.push((path, tmp)),
+                Err(e) => {
+                    drop(staged);
+                    remove_created(&created_dirs);
+                    return Err(io_err(path)(e));
+                }
+            }
         }
     }
-    let mut done: Vec<(&Path, Option<Vec<u8>>)> = Vec::new();
+    // Each replaced or deleted file is first kept under a backup name (a hard
+    // link, or a rename for deletions), so that a failure can put every file
+    // back as it was, whatever its size.
+    let mut done: Vec<(&Path, Option<PathBuf>)> = Vec::new();
     let result = (|| -> Result<(), CommitError> {
         for (path, tmp) in staged {
-            let original = fs::read(path).ok();
+            let backup = if path.exists() {
+                let b = backup_path(path);
+                fs::hard_link(path, &b).map_err(io_err(path))?;
+                Some(b)
+            } else {
+                None
+            };
+            done.push((path, backup));
             #[cfg(test)]
             tests::maybe_fail(path)?;
             tmp.persist(path).map_err(|e| io_err(path)(e.error))?;
-            done.push((path, original));
         }
         for change in changes {
-            if let FileChange::Delete { path, expect } = change {
-                fs::remove_file(path).map_err(io_err(path))?;
-                done.push((path, Some(expect.to_vec())));
+            if let FileChange::Delete { path, .. } = change {
+                let b = backup_path(path);
+                fs::rename(path, &b).map_err(io_err(path))?;
+                done.push((path, Some(b)));
             }
         }
         Ok(())
     })();
     if let Err(err) = result {
-        for (path, original) in done.into_iter().rev() {
-            let _ = match original {
-                Some(bytes) => fs::write(path, bytes),
+        for (path, backup) in done.into_iter().rev() {
+            let _ = match backup {
+                Some(b) => fs::rename(b, path),
                 None => fs::remove_file(path),
             };
         }
+        remove_created(&created_dirs);
         return Err(err);
+    }
+    for (_, backup) in done {
+        if let Some(b) = backup {
+            let _ = fs::remove_file(b);
+        }
     }
     for change in changes {
         if let FileChange::Delete { path, .. } = change {
@@ -231,15 +315,63 @@ pub fn commit(changes: &[FileChange], root: &Path) -> Result<(), CommitError> {
     Ok(())
 }
 
-fn stage(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<tempfile::NamedTempFile> {
+/// A free name beside `path` for its backup.
+fn backup_path(path: &Path) -> PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let dir = parent_dir(path);
+    loop {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let candidate = dir.join(format!(".fuzzy-apply-backup-{}-{n}", std::process::id()));
+        if !candidate.exists() {
+            return candidate;
+        }
+    }
+}
+
+/// Removes directories a failed commit created (deepest first, only if empty).
+fn remove_created(dirs: &[PathBuf]) {
+    for dir in dirs.iter().rev() {
+        let _ = fs::remove_dir(dir);
+    }
+}
+
+fn stage(
+    path: &Path,
+    content: WriteContent,
+    mode: Option<u32>,
+    created_dirs: &mut Vec<PathBuf>,
+) -> io::Result<tempfile::NamedTempFile> {
     use std::os::unix::fs::PermissionsExt;
     let dir = parent_dir(path);
-    fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::Builder::new()
+    let mut missing: Vec<PathBuf> = dir
+        .ancestors()
+        .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+        .map(Path::to_path_buf)
+        .collect();
+    missing.reverse();
+    for d in missing {
+        fs::create_dir(&d)?;
+        created_dirs.push(d);
+    }
+    let tmp = tempfile::Builder::new()
         .prefix(".fuzzy-apply-")
         .tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
+    // Like git for working-tree files, no fsync: the rename is atomic for
+    // other processes and survives a crash of this one; the page cache holds.
+    match content {
+        WriteContent::Bytes(bytes) => tmp.as_file().write_all(bytes)?,
+        WriteContent::Render { old, plan } => {
+            let source = SourceText::new(old);
+            let bulk = match old.mapped_path() {
+                Some((from, _)) => Some(fs::File::open(from)?),
+                None => None,
+            };
+            let mut out = io::BufWriter::with_capacity(1 << 20, tmp.as_file());
+            render_with(&source, plan, &mut out, bulk.as_ref())?;
+            out.flush()?;
+        }
+    }
     let perms = match (mode, fs::metadata(path)) {
         (Some(bits), _) => fs::Permissions::from_mode(bits & 0o777),
         (None, Ok(meta)) => meta.permissions(),
@@ -261,6 +393,14 @@ fn remove_empty_parents(path: &Path, root: &Path) {
     }
 }
 
+/// How to recognise that a file is still as it was read.
+fn expect_of(old: &Content) -> Expect<'_> {
+    match old.mapped_path() {
+        Some((_, stamp)) => Expect::Stamp(stamp),
+        None => Expect::Content(old),
+    }
+}
+
 /// The disk changes that turn planned results into files under `targets`.
 pub fn worktree_changes<'a>(
     results: &'a [FileResult],
@@ -273,11 +413,14 @@ pub fn worktree_changes<'a>(
             let moved = r.old_path.as_ref() != Some(new_path);
             writes.push(FileChange::Write {
                 path: targets.resolve(new_path)?,
-                bytes: &r.new,
+                content: match &r.new {
+                    NewContent::Bytes(bytes) => WriteContent::Bytes(bytes),
+                    NewContent::Edited(plan) => WriteContent::Render { old: &r.old, plan },
+                },
                 expect: if r.old_path.is_none() || moved {
                     Expect::Absent
                 } else {
-                    Expect::Content(&r.old)
+                    expect_of(&r.old)
                 },
                 mode: r.mode.map(|m| m & 0o777),
             });
@@ -287,7 +430,7 @@ pub fn worktree_changes<'a>(
         {
             deletes.push(FileChange::Delete {
                 path: targets.resolve(old_path)?,
-                expect: &r.old,
+                expect: expect_of(&r.old),
             });
         }
     }
@@ -360,13 +503,13 @@ mod tests {
             &[
                 FileChange::Write {
                     path: a.clone(),
-                    bytes: b"new",
+                    content: WriteContent::Bytes(b"new"),
                     expect: Expect::Content(b"old"),
                     mode: None,
                 },
                 FileChange::Write {
                     path: b.clone(),
-                    bytes: b"made",
+                    content: WriteContent::Bytes(b"made"),
                     expect: Expect::Absent,
                     mode: Some(0o755),
                 },
@@ -390,13 +533,13 @@ mod tests {
             &[
                 FileChange::Write {
                     path: a.clone(),
-                    bytes: b"new",
+                    content: WriteContent::Bytes(b"new"),
                     expect: Expect::Content(b"old"),
                     mode: None,
                 },
                 FileChange::Write {
                     path: b.clone(),
-                    bytes: b"new b",
+                    content: WriteContent::Bytes(b"new b"),
                     expect: Expect::Content(b"b"),
                     mode: None,
                 },
@@ -432,13 +575,13 @@ mod tests {
             &[
                 FileChange::Write {
                     path: a.clone(),
-                    bytes: b"new",
+                    content: WriteContent::Bytes(b"new"),
                     expect: Expect::Content(b"old"),
                     mode: None,
                 },
                 FileChange::Write {
                     path: b.clone(),
-                    bytes: b"new",
+                    content: WriteContent::Bytes(b"new"),
                     expect: Expect::Content(b"what we read"),
                     mode: None,
                 },
@@ -458,7 +601,7 @@ mod tests {
         commit(
             &[FileChange::Delete {
                 path: sub.join("f"),
-                expect: b"z",
+                expect: Expect::Content(b"z"),
             }],
             dir.path(),
         )

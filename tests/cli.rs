@@ -181,3 +181,33 @@ fn paths_outside_the_tree_are_refused() {
     assert_eq!(out.status.code(), Some(1));
     assert!(!dir.path().join(".git").exists());
 }
+
+#[test]
+fn a_large_file_is_mapped_and_edited_exactly() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lines: Vec<String> = (0..150_000)
+        .map(|i| format!("line number {i} of the big file\r"))
+        .collect();
+    let text = lines.join("\n") + "\n";
+    assert!(text.len() > 4 * 1024 * 1024);
+    fs::write(dir.path().join("big.txt"), &text).expect("write");
+    let patch = "--- a/big.txt\n+++ b/big.txt\n@@ -149990,3 +149990,3 @@\n line number 149989 of the big file\n-line number 149990 of the big file\n+line number 149990 was edited\n line number 149991 of the big file\n";
+    let out = run(dir.path(), &[], Some(patch));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let expected = text.replace(
+        "line number 149990 of the big file\r\n",
+        "line number 149990 was edited\r\n",
+    );
+    assert!(fs::read(dir.path().join("big.txt")).expect("read") == expected.as_bytes());
+    let leftovers: Vec<_> = fs::read_dir(dir.path())
+        .expect("ls")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(leftovers.len(), 1, "{leftovers:?}");
+}

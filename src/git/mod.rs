@@ -8,6 +8,7 @@
 //! all of them on demand. See `docs/git.md`.
 
 use crate::apply::FileResult;
+use crate::content::Content;
 use crate::report::Problem;
 use crate::target::Targets;
 use gix::bstr::{BStr, ByteSlice};
@@ -201,10 +202,11 @@ impl Repo {
             let Some(new_path) = &r.new_path else {
                 continue;
             };
+            let new = r.new_bytes();
             let blob = if worktree_written {
-                self.to_git(&mut pipeline, &snapshot, new_path, &r.new)?
+                self.to_git(&mut pipeline, &snapshot, new_path, &new)?
             } else {
-                r.new.clone()
+                new.into_owned()
             };
             let id = self
                 .repo
@@ -282,7 +284,7 @@ impl<'r> IndexTargets<'r> {
 }
 
 impl Targets for IndexTargets<'_> {
-    fn read(&self, path: &str) -> Result<Option<Vec<u8>>, Problem> {
+    fn read(&self, path: &str) -> Result<Option<Content>, Problem> {
         crate::target::join_inside(Path::new(""), path)
             .map_err(|m| Problem::new("path_outside_tree", m, None))?;
         let Some(entry) = self.index.entry_by_path(path.as_bytes().as_bstr()) else {
@@ -293,7 +295,7 @@ impl Targets for IndexTargets<'_> {
             .repo
             .find_blob(entry.id)
             .map_err(|e| Problem::new("git_error", format!("{path}: {e}"), None))?;
-        Ok(Some(blob.data.clone()))
+        Ok(Some(Content::Owned(blob.data.clone())))
     }
 
     fn mode(&self, path: &str) -> Option<u32> {

@@ -9,11 +9,12 @@ use similar::TextDiff;
 pub fn unified_diff(results: &[FileResult]) -> String {
     let mut out = String::new();
     for r in results {
-        if r.old == r.new && r.old_path == r.new_path {
+        if !r.changes_anything() {
             continue;
         }
+        let new_bytes = r.new_bytes();
         let old = String::from_utf8_lossy(&r.old);
-        let new = String::from_utf8_lossy(&r.new);
+        let new = String::from_utf8_lossy(&new_bytes);
         let a = r
             .old_path
             .as_deref()
@@ -40,7 +41,7 @@ pub fn unified_diff(results: &[FileResult]) -> String {
         } else if r.old_path != r.new_path {
             out.push_str(&format!("rename from {git_a}\nrename to {git_b}\n"));
         }
-        if r.old == r.new {
+        if *r.old == *new_bytes {
             continue;
         }
         let diff = TextDiff::from_lines(old.as_ref(), new.as_ref());

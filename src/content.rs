@@ -1,0 +1,102 @@
+//! A target's bytes: read into memory when small, memory-mapped when large,
+//! so that a 1 GiB file is never copied into the heap.
+
+use crate::target::Stamp;
+use std::fs::File;
+use std::io;
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
+
+/// Files at least this large are memory-mapped instead of read.
+pub const MAP_THRESHOLD: u64 = 4 * 1024 * 1024;
+
+/// The bytes of a target file.
+pub enum Content {
+    /// Read into memory.
+    Owned(Vec<u8>),
+    /// Memory-mapped from `path`, which had `stamp` when it was mapped.
+    Mapped {
+        /// The mapping.
+        map: memmap2::Mmap,
+        /// Size and modification time at mapping time.
+        stamp: Stamp,
+        /// The mapped file.
+        path: PathBuf,
+    },
+}
+
+impl Content {
+    /// Reads `path`, mapping it when it is large.
+    pub fn load(path: &Path) -> io::Result<Content> {
+        let file = File::open(path)?;
+        let meta = file.metadata()?;
+        if meta.len() < MAP_THRESHOLD {
+            let mut bytes = Vec::with_capacity(meta.len() as usize);
+            io::Read::read_to_end(&mut &file, &mut bytes)?;
+            return Ok(Content::Owned(bytes));
+        }
+        // SAFETY: the map is read-only. Another process may change the file
+        // while it is mapped; the stamp taken here is checked before anything
+        // is written, and the file is never replaced in place.
+        let map = unsafe { memmap2::Mmap::map(&file)? };
+        Ok(Content::Mapped {
+            map,
+            stamp: Stamp::from_metadata(&meta),
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The file a mapping came from (`None` for owned bytes).
+    pub fn mapped_path(&self) -> Option<(&Path, Stamp)> {
+        match self {
+            Content::Owned(_) => None,
+            Content::Mapped { path, stamp, .. } => Some((path, *stamp)),
+        }
+    }
+}
+
+impl Deref for Content {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Content::Owned(bytes) => bytes,
+            Content::Mapped { map, .. } => map,
+        }
+    }
+}
+
+impl From<Vec<u8>> for Content {
+    fn from(bytes: Vec<u8>) -> Self {
+        Content::Owned(bytes)
+    }
+}
+
+impl std::fmt::Debug for Content {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Content::Owned(b) => write!(f, "Owned({} bytes)", b.len()),
+            Content::Mapped { map, path, .. } => {
+                write!(f, "Mapped({} bytes of {})", map.len(), path.display())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_files_are_read_and_large_ones_mapped() {
+        let dir = tempfile::tempdir().unwrap();
+        let small = dir.path().join("s");
+        let large = dir.path().join("l");
+        std::fs::write(&small, b"abc\n").unwrap();
+        std::fs::write(&large, vec![b'x'; MAP_THRESHOLD as usize]).unwrap();
+        assert!(matches!(Content::load(&small).unwrap(), Content::Owned(_)));
+        let mapped = Content::load(&large).unwrap();
+        assert!(mapped.mapped_path().is_some());
+        assert_eq!(mapped.len(), MAP_THRESHOLD as usize);
+    }
+}
