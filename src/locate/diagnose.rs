@@ -104,7 +104,7 @@ pub(super) fn stale_site(keys: &FileKeys, old: &[OldLine], hints: &Hints) -> Opt
     let mut sites: Vec<Range<usize>> = Vec::new();
     if lead.is_empty() {
         // Only trailing context: the removed lines should stand right before it.
-        for q in 0..n {
+        for q in positions(keys, trail) {
             let gap = q.saturating_sub(middle.len())..q;
             if matches_at(trail, q) && missing_in(gap.clone()) {
                 sites.push(gap.start..q + trail.len());
@@ -112,14 +112,14 @@ pub(super) fn stale_site(keys: &FileKeys, old: &[OldLine], hints: &Hints) -> Opt
         }
     } else if trail.is_empty() {
         // Only leading context: the removed lines should stand right after it.
-        for p in 0..n {
+        for p in positions(keys, lead) {
             let gap = p + lead.len()..(p + lead.len() + middle.len()).min(n);
             if matches_at(lead, p) && missing_in(gap.clone()) {
                 sites.push(p..gap.end);
             }
         }
     } else {
-        for p in 0..=n.saturating_sub(lead.len()) {
+        for p in positions(keys, lead) {
             if !matches_at(lead, p) {
                 continue;
             }
@@ -168,4 +168,11 @@ pub(super) fn stale_failure(
         candidates: Vec::new(),
         near: Some(Box::new(near)),
     }
+}
+
+/// Where `part` may start: the prefilter's candidates in a large file, every
+/// line in a small one.
+fn positions(keys: &FileKeys, part: &[OldLine]) -> Vec<usize> {
+    super::prefilter::starts(keys, part, Tier::Fuzzy, 0, 0)
+        .unwrap_or_else(|| (0..keys.len()).collect())
 }

@@ -8,9 +8,18 @@ use crate::source::SourceText;
 use std::borrow::Cow;
 use std::cell::OnceCell;
 
+/// Files with more lines than this get their keys computed line by line on
+/// demand (with the prefilter choosing which lines), never all at once.
+pub const DENSE_LIMIT: usize = 200_000;
+
 /// The lines of a target file with their normalised keys.
+///
+/// For files up to [`DENSE_LIMIT`] lines, each tier's keys are computed for
+/// all lines on first use; larger files compute a key only when a line is
+/// compared, so memory stays independent of the file's size.
 pub struct FileKeys<'s> {
     source: &'s SourceText<'s>,
+    dense: bool,
     texts: OnceCell<Vec<Cow<'s, str>>>,
     resilient: OnceCell<Vec<String>>,
     fuzzy: OnceCell<Vec<String>>,
@@ -21,6 +30,7 @@ impl<'s> FileKeys<'s> {
     pub fn new(source: &'s SourceText<'s>) -> Self {
         FileKeys {
             source,
+            dense: source.len() <= DENSE_LIMIT,
             texts: OnceCell::new(),
             resilient: OnceCell::new(),
             fuzzy: OnceCell::new(),
@@ -32,9 +42,23 @@ impl<'s> FileKeys<'s> {
         self.source.len()
     }
 
+    /// The underlying source.
+    pub fn source(&self) -> &'s SourceText<'s> {
+        self.source
+    }
+
+    /// True when keys are kept for all lines (small files).
+    pub fn is_dense(&self) -> bool {
+        self.dense
+    }
+
     /// Line `i` as text.
-    pub fn text(&self, i: usize) -> &str {
-        &self.texts()[i]
+    pub fn text(&self, i: usize) -> Cow<'_, str> {
+        if self.dense {
+            Cow::Borrowed(&self.texts()[i])
+        } else {
+            self.source.line_text(i)
+        }
     }
 
     fn texts(&self) -> &[Cow<'s, str>] {
@@ -46,17 +70,27 @@ impl<'s> FileKeys<'s> {
     }
 
     /// The resilient key of line `i`.
-    pub fn resilient(&self, i: usize) -> &str {
-        &self
-            .resilient
-            .get_or_init(|| self.texts().iter().map(|t| resilient_key(t)).collect())[i]
+    pub fn resilient(&self, i: usize) -> Cow<'_, str> {
+        if !self.dense {
+            return Cow::Owned(resilient_key(&self.source.line_text(i)));
+        }
+        Cow::Borrowed(
+            &self
+                .resilient
+                .get_or_init(|| self.texts().iter().map(|t| resilient_key(t)).collect())[i],
+        )
     }
 
     /// The fuzzy key of line `i`.
-    pub fn fuzzy(&self, i: usize) -> &str {
-        &self
-            .fuzzy
-            .get_or_init(|| self.texts().iter().map(|t| fuzzy_key(t)).collect())[i]
+    pub fn fuzzy(&self, i: usize) -> Cow<'_, str> {
+        if !self.dense {
+            return Cow::Owned(fuzzy_key(&self.source.line_text(i)));
+        }
+        Cow::Borrowed(
+            &self
+                .fuzzy
+                .get_or_init(|| self.texts().iter().map(|t| fuzzy_key(t)).collect())[i],
+        )
     }
 
     /// Compares file line `i` with a patch line under `tier`'s line rules.
@@ -68,13 +102,13 @@ impl<'s> FileKeys<'s> {
             return LineMatch::No;
         }
         let removed = line.kind == LineKind::Remove;
-        if keys_match(self.resilient(i), &line.resilient, removed) {
+        if keys_match(&self.resilient(i), &line.resilient, removed) {
             return LineMatch::Normalized;
         }
         if tier == Tier::Resilient {
             return LineMatch::No;
         }
-        if keys_match(self.fuzzy(i), &line.fuzzy, removed) {
+        if keys_match(&self.fuzzy(i), &line.fuzzy, removed) {
             return LineMatch::Normalized;
         }
         LineMatch::No

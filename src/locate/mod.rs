@@ -19,6 +19,7 @@ mod choose;
 mod diagnose;
 mod keys;
 pub mod normalize;
+mod prefilter;
 mod search;
 
 pub use choose::HINT_WINDOW;
@@ -527,8 +528,18 @@ fn search_tier(
 ) -> Vec<Candidate> {
     let n = keys.len();
     match tier {
-        Tier::Exact | Tier::Resilient | Tier::Fuzzy => contiguous(keys, old, tier, 0..n),
-        Tier::Structural => structural(keys, old, 0..n, Slack::default()),
+        Tier::Exact | Tier::Resilient | Tier::Fuzzy => {
+            match prefilter::starts(keys, old, tier, 0, 0) {
+                Some(starts) => contiguous(keys, old, tier, starts),
+                None => contiguous(keys, old, tier, 0..n),
+            }
+        }
+        // Slack moves the start by up to two skipped lines one way and five
+        // dropped or blank lines the other.
+        Tier::Structural => match prefilter::starts(keys, old, tier, 2, 5) {
+            Some(starts) => structural(keys, old, starts, Slack::default()),
+            None => structural(keys, old, 0..n, Slack::default()),
+        },
         Tier::Similarity => match similarity_range(hints, n, old.len(), options) {
             Some(range) => similar(keys, old, range, options.similarity_threshold),
             None => Vec::new(),
@@ -567,8 +578,10 @@ fn resolve_anchors(keys: &FileKeys, anchors: &[String], from: usize) -> Result<V
         };
         let mut next = Vec::new();
         for tier in [Tier::Exact, Tier::Resilient, Tier::Fuzzy] {
+            let lines = prefilter::lines_matching(keys, &probe, tier)
+                .unwrap_or_else(|| (0..keys.len()).collect());
             for &p in &positions {
-                for j in p..keys.len() {
+                for j in lines.iter().copied().filter(|&j| j >= p) {
                     if keys.compare(tier, j, &probe) != normalize::LineMatch::No {
                         if !next.contains(&j) {
                             next.push(j);
@@ -634,7 +647,10 @@ fn already_applied(
         return None;
     }
     for tier in [Tier::Exact, Tier::Resilient, Tier::Fuzzy] {
-        let mut cands = contiguous(keys, &new, tier, 0..keys.len());
+        let mut cands = match prefilter::starts(keys, &new, tier, 0, 0) {
+            Some(starts) => contiguous(keys, &new, tier, starts),
+            None => contiguous(keys, &new, tier, 0..keys.len()),
+        };
         cands.retain(|c| state.overlapping(c.start, c.end).is_none());
         if cands.is_empty() {
             continue;

@@ -76,13 +76,13 @@ impl Default for Slack {
     }
 }
 
-/// Finds all contiguous matches of `old` within `range` under `tier`
+/// Finds all contiguous matches of `old` starting at `starts` under `tier`
 /// (exact, resilient or fuzzy).
 pub fn contiguous(
     keys: &FileKeys,
     old: &[OldLine],
     tier: Tier,
-    range: Range<usize>,
+    starts: impl IntoIterator<Item = usize>,
 ) -> Vec<Candidate> {
     let n = keys.len();
     let m = old.len();
@@ -90,12 +90,13 @@ pub fn contiguous(
     if m == 0 || m > n {
         return out;
     }
-    let last_start = (n - m).min(range.end.saturating_sub(1));
-    for p in range.start..=last_start {
+    // One buffer for all start lines: nothing is allocated per line scanned.
+    let mut slots = Vec::with_capacity(m);
+    for p in starts {
         if p + m > n {
             break;
         }
-        let mut slots = Vec::with_capacity(m);
+        slots.clear();
         let mut exact = 0;
         let mut ok = true;
         for (i, line) in old.iter().enumerate() {
@@ -119,7 +120,7 @@ pub fn contiguous(
             out.push(Candidate {
                 start: p,
                 end: p + m,
-                slots,
+                slots: slots.clone(),
                 exact,
                 deviations: 0,
                 similarity: 1.0,
@@ -141,7 +142,7 @@ fn tier_normalization(tier: Tier) -> Normalization {
 pub fn structural(
     keys: &FileKeys,
     old: &[OldLine],
-    range: Range<usize>,
+    starts: impl IntoIterator<Item = usize>,
     slack: Slack,
 ) -> Vec<Candidate> {
     let n = keys.len();
@@ -161,7 +162,7 @@ pub fn structural(
         steps: 0,
         best: None,
     };
-    for p in range.start..range.end.min(n) {
+    for p in starts.into_iter().take_while(|&p| p < n) {
         aligner.reset();
         aligner.run(0, p);
         if let Some(cand) = aligner.candidate(p)
@@ -323,7 +324,7 @@ impl Aligner<'_, '_, '_> {
         let inside_removed_run =
             i > 0 && old[i - 1].kind == LineKind::Remove && line.kind == LineKind::Remove;
         if matched_before && !inside_removed_run && !just_dropped {
-            let cost = if is_structural(self.keys.text(j)) {
+            let cost = if is_structural(&self.keys.text(j)) {
                 1
             } else {
                 2
@@ -492,7 +493,8 @@ pub fn score_block(
         if how == LineMatch::No && strict_removed && line.kind == LineKind::Remove {
             return None;
         }
-        let (a, b) = (keys.fuzzy(j), line.fuzzy.as_str());
+        let fuzzy = keys.fuzzy(j);
+        let (a, b) = (fuzzy.as_ref(), line.fuzzy.as_str());
         let len = a.chars().count().max(b.chars().count());
         total += len;
         match how {
@@ -538,7 +540,7 @@ pub fn brace_indent_consistent(keys: &FileKeys, old: &[OldLine], slots: &[Slot])
             continue;
         }
         let file_text = keys.text(*j);
-        let (fi, pi) = (indentation(file_text), indentation(line.text));
+        let (fi, pi) = (indentation(&file_text), indentation(line.text));
         if !(uniform(fi) && uniform(pi))
             || (!fi.is_empty() && !pi.is_empty() && fi.as_bytes()[0] != pi.as_bytes()[0])
         {
