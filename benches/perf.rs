@@ -1163,7 +1163,7 @@ fn report(r: &Results, scale: Scale, test_mode: bool, load0: &str, load1: &str) 
     let ours1 = m("t1_exact", "ours");
     ratio_row(
         &mut o,
-        "1. exact, vs `cp`",
+        &note("t1_exact", "ours", "1. exact, vs `cp`"),
         ours1,
         m("t1_exact", "cp"),
         Some(1.25),
@@ -1171,7 +1171,7 @@ fn report(r: &Results, scale: Scale, test_mode: bool, load0: &str, load1: &str) 
     );
     ratio_row(
         &mut o,
-        "1. exact, vs `git apply`",
+        &note("t1_exact", "ours", "1. exact, vs `git apply`"),
         ours1,
         m("t1_exact", "git_apply"),
         Some(0.2),
@@ -1179,7 +1179,7 @@ fn report(r: &Results, scale: Scale, test_mode: bool, load0: &str, load1: &str) 
     );
     ratio_row(
         &mut o,
-        "1. exact, vs GNU `patch`",
+        &note("t1_exact", "ours", "1. exact, vs GNU `patch`"),
         ours1,
         m("t1_exact", "gnu_patch"),
         Some(1.0 / 3.0),
@@ -1188,7 +1188,7 @@ fn report(r: &Results, scale: Scale, test_mode: bool, load0: &str, load1: &str) 
     let ours2 = m("t2_drift", "ours");
     ratio_row(
         &mut o,
-        "2. drifted, vs `cp`",
+        &note("t2_drift", "ours", "2. drifted, vs `cp`"),
         ours2,
         m("t2_drift", "cp"),
         Some(1.5),
@@ -1196,30 +1196,16 @@ fn report(r: &Results, scale: Scale, test_mode: bool, load0: &str, load1: &str) 
     );
     ratio_row(
         &mut o,
-        "2. drifted, vs GNU `patch -F3 -l`",
+        &note(
+            "t2_drift",
+            "gnu_patch_f3_l",
+            "2. drifted, vs GNU `patch -F3 -l`",
+        ),
         ours2,
         m("t2_drift", "gnu_patch_f3_l"),
         None,
         "(peer)",
     );
-    ratio_row(
-        &mut o,
-        "3. 10k files, vs `git apply`",
-        m("t3_monorepo", "ours"),
-        m("t3_monorepo", "git_apply"),
-        Some(1.0 / 3.0),
-        "≤ 0.33× (3× faster)",
-    );
-    ratio_row(
-        &mut o,
-        "3. 10k files `--index`, vs `git apply --index`",
-        m("t3_monorepo", "ours_index"),
-        m("t3_monorepo", "git_apply_index"),
-        Some(1.5),
-        "≤ 1.5×",
-    );
-    let rss = |label: &str| r.rss.iter().find(|x| x.0 == label).and_then(|x| x.1);
-    let (ro, rg) = (rss("git-fuzzy-apply"), rss("git apply"));
     if let Some(outcome) = r
         .cases
         .iter()
@@ -1232,6 +1218,28 @@ fn report(r: &Results, scale: Scale, test_mode: bool, load0: &str, load1: &str) 
             outcome.describe()
         );
     }
+    ratio_row(
+        &mut o,
+        &note("t3_monorepo", "ours", "3. many files, vs `git apply`"),
+        m("t3_monorepo", "ours"),
+        m("t3_monorepo", "git_apply"),
+        Some(1.0 / 3.0),
+        "≤ 0.33× (3× faster)",
+    );
+    ratio_row(
+        &mut o,
+        &note(
+            "t3_monorepo",
+            "ours_index",
+            "3. many files `--index`, vs `git apply --index`",
+        ),
+        m("t3_monorepo", "ours_index"),
+        m("t3_monorepo", "git_apply_index"),
+        Some(1.5),
+        "≤ 1.5×",
+    );
+    let rss = |label: &str| r.rss.iter().find(|x| x.0 == label).and_then(|x| x.1);
+    let (ro, rg) = (rss("git-fuzzy-apply"), rss("git apply"));
     let rss_ratio = match (ro, rg) {
         (Some(a), Some(b)) if b > 0 => format!("{:.2}×", a as f64 / b as f64),
         _ => "—".into(),
@@ -1339,7 +1347,7 @@ fn report(r: &Results, scale: Scale, test_mode: bool, load0: &str, load1: &str) 
     let engine = String::from_utf8_lossy(
         &Command::new("git")
             .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args(["describe", "--always", "--dirty"])
+            .args(["log", "-1", "--format=%h %cs", "--", "src"])
             .output()
             .map(|o| o.stdout)
             .unwrap_or_default(),
@@ -1364,7 +1372,10 @@ fn report(r: &Results, scale: Scale, test_mode: bool, load0: &str, load1: &str) 
         load0.trim(),
         load1.trim()
     );
-    let _ = writeln!(o, "- engine measured: commit {engine}");
+    let _ = writeln!(
+        o,
+        "- engine measured: the last commit touching `src/`: {engine}"
+    );
     let _ = writeln!(
         o,
         "- peers: {}, {}, {}",
