@@ -74,12 +74,12 @@ fn pending_header_in_body(diff: &str) -> bool {
 fn pending_number_prefix(text: &str) -> bool {
     text.lines().any(|l| {
         let rest = l.trim_start();
-        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        digits > 0
-            && rest[digits..]
-                .trim_start_matches([' ', '\t'])
-                .starts_with(['|', ':'])
-            || digits > 0 && rest[digits..].starts_with([' ', '\t'])
+        let after = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+        after.len() < rest.len()
+            && (after.starts_with([' ', '\t'])
+                || after
+                    .trim_start_matches([' ', '\t'])
+                    .starts_with(['|', ':']))
     })
 }
 
