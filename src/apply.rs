@@ -4,7 +4,7 @@
 //! hunk of every file succeeded (`crate::write`, `crate::git`).
 
 use crate::content::Content;
-use crate::locate::{HunkStatus, MatchOptions, locate_hunks};
+use crate::locate::{HunkStatus, MatchOptions, locate_file};
 use crate::model::{FileOp, FilePatch, Hunk, LineKind, Patch};
 use crate::patch::{ParseOptions, parse_patch};
 use crate::plan::FilePlan;
@@ -126,11 +126,38 @@ pub fn plan_patch(patch: &[u8], targets: &dyn Targets, options: &ApplyOptions) -
         results.extend(outcome);
         report.files.push(file_report);
     }
+    refuse_path_conflicts(&results, &mut report);
     report.ok = report
         .files
         .iter()
         .all(|f| !matches!(f.status, FileStatus::Failed | FileStatus::Partial));
     PatchPlan { report, results }
+}
+
+/// A result path that is also the directory of another result path (`d` and
+/// `d/x.txt`) cannot both be written: refuse before anything is.
+fn refuse_path_conflicts(results: &[FileResult], report: &mut Report) {
+    let paths: std::collections::HashSet<&str> = results
+        .iter()
+        .filter_map(|r| r.new_path.as_deref())
+        .collect();
+    for &b in &paths {
+        let ancestors = b.match_indices('/').map(|(i, _)| &b[..i]);
+        for a in ancestors.filter(|a| paths.contains(a)) {
+            if let Some(file) = report
+                .files
+                .iter_mut()
+                .find(|f| f.path == a || f.move_to.as_deref() == Some(a))
+            {
+                file.status = FileStatus::Failed;
+                file.error = Some(Problem::new(
+                    "path_conflict",
+                    format!("{a}: the patch makes this a file and also writes {b} beneath it"),
+                    None,
+                ));
+            }
+        }
+    }
 }
 
 /// Applies `--directory`, `--include`/`--exclude` and `-R` to a parsed patch.
@@ -347,9 +374,9 @@ fn update(
         .filter(|(path, _)| *path == file.path)
         .map(|(_, line)| line.saturating_sub(1))
         .collect();
-    let results = locate_hunks(&source, &file.hunks, &options.matching, &pins);
+    let (hunks, results) = locate_file(&source, &file.hunks, &options.matching, &pins);
     let mut located = Vec::new();
-    for (i, (hunk, result)) in file.hunks.iter().zip(results).enumerate() {
+    for (i, (hunk, result)) in hunks.iter().zip(results).enumerate() {
         match result {
             Ok(loc) => {
                 report.hunks.push(hunk_report(i, hunk, Some(&loc), None));
@@ -360,6 +387,7 @@ fn update(
                 let candidate_context = failure
                     .candidates
                     .iter()
+                    .take(10)
                     .map(|&line| CandidateView {
                         line,
                         lines: (line.saturating_sub(3)..(line + old_len + 2).min(source.len()))
@@ -385,7 +413,7 @@ fn update(
         report.status = FileStatus::Failed;
         return Ok(None);
     }
-    let plan = plan_file(&source, &file.hunks, &mut located);
+    let plan = plan_file(&source, &hunks, &mut located);
     for loc in &located {
         if let Some(h) = report.hunks.get_mut(loc.hunk) {
             h.normalizations.clone_from(&loc.normalizations);
@@ -394,7 +422,7 @@ fn update(
     let changed = plan.changes(&source);
     drop(source);
     for loc in located.iter().filter(|l| l.status == HunkStatus::Applied) {
-        if let Some(h) = file.hunks.get(loc.hunk) {
+        if let Some(h) = hunks.get(loc.hunk) {
             report.added += h.lines.iter().filter(|l| l.kind == LineKind::Add).count();
             report.removed += h
                 .lines

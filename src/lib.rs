@@ -38,7 +38,7 @@ pub use apply::{ApplyOptions, PatchPlan, plan_patch};
 pub use error::ParseError;
 pub use report::Report;
 
-use locate::locate_hunks;
+use locate::locate_file;
 use source::SourceText;
 
 /// Why [`apply_to_text`] did not produce a result.
@@ -73,8 +73,9 @@ pub fn apply_to_text(
         return Err(TextApplyError::NotOneFile(parsed.files.len()));
     };
     let source = SourceText::new(original);
+    let (hunks, results) = locate_file(&source, &file.hunks, &options.matching, &[]);
     let mut located = Vec::new();
-    for result in locate_hunks(&source, &file.hunks, &options.matching, &[]) {
+    for result in results {
         match result {
             Ok(loc) => located.push(loc),
             Err(f) => {
@@ -86,6 +87,6 @@ pub fn apply_to_text(
             }
         }
     }
-    let plan = plan::plan_file(&source, &file.hunks, &mut located);
+    let plan = plan::plan_file(&source, &hunks, &mut located);
     Ok(write::render_to_vec(&source, &plan))
 }

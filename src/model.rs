@@ -106,6 +106,11 @@ pub struct Hunk {
     pub new_missing_newline: bool,
     /// 1-based line of the patch text where this hunk starts (for error messages).
     pub patch_line: usize,
+    /// When line-number prefixes (`42 | code`) were stripped from `lines`:
+    /// the lines exactly as written. They are tried first, since a file may
+    /// really begin its lines with numbers (a TSV file, a numbered list).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub as_written: Option<Vec<HunkLine>>,
 }
 
 impl Hunk {

@@ -31,6 +31,7 @@ use choose::{Choice, Hints, choose};
 use keys::{FileKeys, OldLine, new_side, old_side};
 use search::{Candidate, Slack, contiguous, similar, structural};
 use serde::Serialize;
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// The tiers of the matching ladder, strictest first.
@@ -223,6 +224,38 @@ pub struct Failure {
     pub near: Option<Box<NearMatch>>,
 }
 
+/// At most this many candidate lines of an ambiguous hunk are reported.
+pub const MAX_CANDIDATES: usize = 100;
+
+/// Locates the hunks of one file, trying first the lines of hunks whose
+/// line-number prefixes were stripped exactly as written (when they all
+/// place, the file really has those numbers). Returns the hunks used.
+pub fn locate_file<'h>(
+    source: &SourceText,
+    hunks: &'h [Hunk],
+    options: &MatchOptions,
+    pins: &[usize],
+) -> (Cow<'h, [Hunk]>, Vec<Result<Located, Failure>>) {
+    if hunks.iter().any(|h| h.as_written.is_some()) {
+        let written: Vec<Hunk> = hunks
+            .iter()
+            .map(|h| Hunk {
+                lines: h.as_written.clone().unwrap_or_else(|| h.lines.clone()),
+                as_written: None,
+                ..h.clone()
+            })
+            .collect();
+        let results = locate_hunks(source, &written, options, pins);
+        if results.iter().all(Result::is_ok) {
+            return (Cow::Owned(written), results);
+        }
+    }
+    (
+        Cow::Borrowed(hunks),
+        locate_hunks(source, hunks, options, pins),
+    )
+}
+
 /// Locates every hunk of one file. Results are in hunk order. `pins` are
 /// 0-based lines the user pinned ambiguous hunks to (`--at FILE:LINE`).
 pub fn locate_hunks(
@@ -324,6 +357,9 @@ fn locate_one(
             },
         );
     }
+    if let Some(found) = exact_near_hint(keys, &old, &hints, state) {
+        return Ok(located(index, hunk, Tier::Exact, found));
+    }
     let mut overlap_with = None;
     // Where the hunk's context stands exactly with its removed lines gone
     // (found before the tiers that forgive context).
@@ -379,12 +415,16 @@ fn locate_one(
                 {
                     return Ok(located(index, hunk, tier, cands.swap_remove(c)));
                 }
-                let lines: Vec<usize> = starts.iter().map(|s| s + 1).collect();
-                let list = lines
+                let lines: Vec<usize> = starts.iter().take(MAX_CANDIDATES).map(|s| s + 1).collect();
+                let mut list = lines
                     .iter()
+                    .take(10)
                     .map(|l| l.to_string())
                     .collect::<Vec<_>>()
                     .join(", ");
+                if starts.len() > 10 {
+                    list.push_str(&format!(", and {} more", starts.len() - 10));
+                }
                 return Err(Failure {
                     candidates: lines,
                     ..fail(
@@ -411,6 +451,32 @@ fn locate_one(
         ));
     }
     Err(diagnose::diagnose(keys, &old, index, &hints, options))
+}
+
+/// The common case, cheaply: an exact match near the line hint that the full
+/// search would choose too. Equally good (exact) candidates farther than
+/// twice the distance plus two cannot outrank it (see `choose::points_at`),
+/// so looking within that radius is enough. `None` sends the hunk down the
+/// whole ladder.
+fn exact_near_hint(
+    keys: &FileKeys,
+    old: &[OldLine],
+    hints: &Hints,
+    state: &FileState,
+) -> Option<Candidate> {
+    let line = hints.line?;
+    if hints.anchors.is_some() || hints.at_eof || !hints.pins.is_empty() {
+        return None;
+    }
+    let radius = 2 * HINT_WINDOW + 2;
+    let from = line.saturating_sub(radius);
+    let to = (line + radius + 1).min(keys.len());
+    let mut cands = contiguous(keys, old, Tier::Exact, from..to);
+    cands.retain(|c| state.overlapping(c.start, c.end).is_none());
+    match choose(&cands, hints, keys.len()) {
+        Choice::One(c) => Some(cands.swap_remove(c)),
+        _ => None,
+    }
 }
 
 fn fixed(hunk: usize, start: usize, end: usize, status: HunkStatus) -> Located {

@@ -269,10 +269,12 @@ fn finish(cur: &mut Option<Hunk>, fp: &mut FilePatch) -> Result<(), ParseError> 
     if h.lines.is_empty() {
         return Err(malformed(h.patch_line, "chunk has no lines"));
     }
-    if let Some(n) = strip_numbered_hunk(&mut h.lines)
-        && h.line_hint.is_none()
-    {
-        h.line_hint = Some(n);
+    let written = h.lines.clone();
+    if let Some(n) = strip_numbered_hunk(&mut h.lines) {
+        h.as_written = Some(written);
+        if h.line_hint.is_none() {
+            h.line_hint = Some(n);
+        }
     }
     fp.hunks.push(h);
     Ok(())

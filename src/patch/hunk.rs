@@ -24,23 +24,20 @@ pub(crate) fn is_hunk_header(line: &str) -> bool {
 
 /// What a hunk header says.
 enum HeaderKind {
-    /// `@@ -a,b +c,d @@`: old start `a`.
-    Numbered(usize),
+    /// `@@ -a,b +c,d @@`: old start `a` and the line counts `(b, d)`.
+    Numbered(usize, (usize, usize)),
     /// `@@`, `@@ @@`, `@@ text @@`.
     Numberless,
 }
 
-/// Parses a `-a,b` / `+c,d` range; returns the start.
-fn parse_range(tok: &str, sign: char) -> Option<usize> {
+/// Parses a `-a,b` / `+c,d` range; returns the start and the count (1 when omitted).
+fn parse_range(tok: &str, sign: char) -> Option<(usize, usize)> {
     let t = tok.strip_prefix(sign)?;
     let (start, count) = match t.split_once(',') {
-        Some((s, c)) => (s, Some(c)),
-        None => (t, None),
+        Some((s, c)) => (s, c.parse::<usize>().ok()?),
+        None => (t, 1),
     };
-    if let Some(c) = count {
-        c.parse::<usize>().ok()?;
-    }
-    start.parse().ok()
+    Some((start.parse().ok()?, count))
 }
 
 fn parse_header(line: &str, at: usize) -> Result<HeaderKind, ParseError> {
@@ -56,7 +53,7 @@ fn parse_header(line: &str, at: usize) -> Result<HeaderKind, ParseError> {
     let new = toks.next().and_then(|t| parse_range(t, '+'));
     let close = toks.next().is_some_and(|t| t.starts_with("@@"));
     match (old, new, close) {
-        (Some(a), Some(_), true) => Ok(HeaderKind::Numbered(a)),
+        (Some((a, b)), Some((_, d)), true) => Ok(HeaderKind::Numbered(a, (b, d))),
         _ => Err(malformed(
             at,
             format!("bad hunk header `{line}`: expected `@@ -START,COUNT +START,COUNT @@`"),
@@ -87,11 +84,12 @@ pub(crate) fn is_body_line(src: &Src, k: usize) -> bool {
 pub(crate) fn parse_hunk(src: &Src, i: usize) -> Result<(Hunk, bool, usize), ParseError> {
     let header = src.line(i).unwrap_or("");
     let kind = parse_header(header, src.orig(i))?;
-    let (hint, numbered) = match kind {
-        HeaderKind::Numbered(a) => (Some(a), true),
-        HeaderKind::Numberless => (None, false),
+    let (hint, counts) = match kind {
+        HeaderKind::Numbered(a, counts) => (Some(a), Some(counts)),
+        HeaderKind::Numberless => (None, None),
     };
-    let (hunk, next) = parse_body(src, i + 1, src.orig(i))?;
+    let numbered = counts.is_some();
+    let (hunk, next) = parse_body(src, i + 1, src.orig(i), counts)?;
     let mut hunk = hunk;
     // The header's number wins over a stripped `N | ` prefix.
     if hint.is_some() {
@@ -101,7 +99,15 @@ pub(crate) fn parse_hunk(src: &Src, i: usize) -> Result<(Hunk, bool, usize), Par
 }
 
 /// Reads hunk body lines from `j`; `at` is the patch line reported for the hunk.
-pub(crate) fn parse_body(src: &Src, mut j: usize, at: usize) -> Result<(Hunk, usize), ParseError> {
+/// `counts` (old, new) from a numbered header: while they are not used up, a
+/// `--- `/`+++ ` pair is a removed and an added line (say, SQL comments), not
+/// the next file's header — unless a hunk header follows it.
+pub(crate) fn parse_body(
+    src: &Src,
+    mut j: usize,
+    at: usize,
+    counts: Option<(usize, usize)>,
+) -> Result<(Hunk, usize), ParseError> {
     let mut hunk = Hunk {
         patch_line: at,
         ..Hunk::default()
@@ -122,7 +128,12 @@ pub(crate) fn parse_body(src: &Src, mut j: usize, at: usize) -> Result<(Hunk, us
             }
         }
         if is_file_header(src, j) {
-            break;
+            let (old_seen, new_seen) = (hunk.old_len(), hunk.new_lines().count());
+            let counts_left = counts.is_some_and(|(b, d)| old_seen < b || new_seen < d);
+            let hunk_follows = src.line(j + 2).is_some_and(is_hunk_header);
+            if !counts_left || hunk_follows {
+                break;
+            }
         }
         if let Some(rest) = l.strip_prefix(' ') {
             push(&mut hunk, &mut last, LineKind::Context, rest.to_string());
@@ -156,8 +167,14 @@ pub(crate) fn parse_body(src: &Src, mut j: usize, at: usize) -> Result<(Hunk, us
     if hunk.lines.is_empty() {
         return Err(malformed(at, "hunk has no lines"));
     }
+    let written = hunk.lines.clone();
     match strip_numbered_hunk(&mut hunk.lines) {
-        Some(n) => hunk.line_hint = Some(n),
+        Some(n) => {
+            hunk.line_hint = Some(n);
+            if !before {
+                hunk.as_written = Some(written);
+            }
+        }
         None if before => {
             return Err(malformed(
                 at,

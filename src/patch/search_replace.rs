@@ -181,12 +181,15 @@ pub(crate) fn block_hunk(
     default_hint: Option<usize>,
 ) -> Result<(Hunk, bool), ParseError> {
     let at = src.orig(block.open);
+    let (raw_search, raw_replace) = (block.search.clone(), block.replace.clone());
     let mut search = block.search;
     let mut replace = block.replace;
     let mut hint = None;
+    let mut stripped = false;
     if let Some((s, n)) = strip_numbered_section(&search, true) {
         search = s;
         hint = Some(n);
+        stripped = true;
         if let Some((r, _)) = strip_numbered_section(&replace, false) {
             replace = r;
         }
@@ -211,14 +214,24 @@ pub(crate) fn block_hunk(
             .collect();
         return Ok((hunk, true));
     }
+    hunk.lines = diff_lines(&search, &replace);
+    if stripped && !raw_search.iter().all(|l| l.trim().is_empty()) {
+        hunk.as_written = Some(diff_lines(&raw_search, &raw_replace));
+    }
+    Ok((hunk, false))
+}
+
+/// The hunk lines of a SEARCH/REPLACE pair: a line diff of the two sections,
+/// compacted.
+fn diff_lines(search: &[String], replace: &[String]) -> Vec<HunkLine> {
+    let mut lines = Vec::new();
     let old: Vec<&str> = search.iter().map(String::as_str).collect();
     let new: Vec<&str> = replace.iter().map(String::as_str).collect();
     for op in capture_diff_slices(Algorithm::Myers, &old, &new) {
         let (o, n) = match op {
             DiffOp::Equal { old_index, len, .. } => {
-                let lines = old.get(old_index..old_index + len).unwrap_or(&[]);
-                hunk.lines
-                    .extend(lines.iter().map(|t| HunkLine::new(LineKind::Context, *t)));
+                let same = old.get(old_index..old_index + len).unwrap_or(&[]);
+                lines.extend(same.iter().map(|t| HunkLine::new(LineKind::Context, *t)));
                 continue;
             }
             DiffOp::Delete {
@@ -238,14 +251,12 @@ pub(crate) fn block_hunk(
             ),
         };
         let removed = old.get(o).unwrap_or(&[]);
-        hunk.lines
-            .extend(removed.iter().map(|t| HunkLine::new(LineKind::Remove, *t)));
+        lines.extend(removed.iter().map(|t| HunkLine::new(LineKind::Remove, *t)));
         let added = new.get(n).unwrap_or(&[]);
-        hunk.lines
-            .extend(added.iter().map(|t| HunkLine::new(LineKind::Add, *t)));
+        lines.extend(added.iter().map(|t| HunkLine::new(LineKind::Add, *t)));
     }
-    compact_changes(&mut hunk.lines);
-    Ok((hunk, false))
+    compact_changes(&mut lines);
+    lines
 }
 
 /// Slides a run of only removed (or only added) lines through identical

@@ -155,7 +155,7 @@ pub(crate) fn parse_file(src: &Src, i: usize, ctx: &Ctx) -> Result<(FilePatch, u
     let mut any_numbered = false;
     // A header directly followed by body lines (no `@@`): one numberless hunk.
     if headered && !git && src.line(j).is_some_and(|l| !is_hunk_header(l)) && is_body_line(src, j) {
-        let (hunk, next) = parse_body(src, j, src.orig(j))?;
+        let (hunk, next) = parse_body(src, j, src.orig(j), None)?;
         fp.hunks.push(hunk);
         j = next;
     }
