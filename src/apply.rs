@@ -390,6 +390,8 @@ fn update(
                     .take(10)
                     .map(|&line| CandidateView {
                         line,
+                        tier: failure.tie.map(|t| t.0),
+                        score: failure.tie.map_or(1.0, |t| t.1),
                         lines: (line.saturating_sub(3)..(line + old_len + 2).min(source.len()))
                             .map(|j| (j + 1, source.line_text(j).into_owned()))
                             .collect(),

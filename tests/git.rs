@@ -299,6 +299,17 @@ fn an_ambiguous_hunk_can_be_pinned_with_at() {
     assert_eq!(out.status.code(), Some(1));
     let report = fs::read_to_string(root.join(".git/fuzzy-apply/last-report.md")).expect("report");
     assert!(report.contains("--at dup.txt:7"), "{report}");
+    assert!(
+        report.contains("Candidate at line 1 (exact tier, score 1.00)"),
+        "{report}"
+    );
+    let json: serde_json::Value = serde_json::from_slice(
+        &fs::read(root.join(".git/fuzzy-apply/last-report.json")).expect("json"),
+    )
+    .expect("valid");
+    let views = &json["files"][0]["hunks"][0]["failure"]["candidate_context"];
+    assert_eq!(views[1]["line"], 7);
+    assert_eq!(views[1]["tier"], "exact");
     let out = apply(&root, &["--at", "dup.txt:7"], patch);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(

@@ -42,6 +42,7 @@ pub(super) fn diagnose(
             reason: Reason::ContextNotFound,
             message: format!("the file has {n} lines, fewer than the hunk's {m} lines to find"),
             candidates: Vec::new(),
+            tie: None,
             near: None,
         };
     };
@@ -67,6 +68,7 @@ pub(super) fn diagnose(
             best.similarity * 100.0
         ),
         candidates: Vec::new(),
+        tie: None,
         near: Some(Box::new(near)),
     }
 }
@@ -166,6 +168,7 @@ pub(super) fn stale_failure(
             site.end
         ),
         candidates: Vec::new(),
+        tie: None,
         near: Some(Box::new(near)),
     }
 }

@@ -220,6 +220,9 @@ pub struct Failure {
     pub message: String,
     /// For ambiguity: the first line (1-based) of every candidate.
     pub candidates: Vec<usize>,
+    /// For ambiguity: the tier whose candidates tied, and their score
+    /// (block similarity, 1 for every line-by-line tier).
+    pub tie: Option<(Tier, f64)>,
     /// The best near-match, for failures to find.
     pub near: Option<Box<NearMatch>>,
 }
@@ -323,6 +326,7 @@ fn locate_one(
         reason,
         message,
         candidates: Vec::new(),
+        tie: None,
         near: None,
     };
     let anchors = if hunk.anchors.is_empty() {
@@ -425,8 +429,10 @@ fn locate_one(
                 if starts.len() > 10 {
                     list.push_str(&format!(", and {} more", starts.len() - 10));
                 }
+                let score = cands.first().map_or(1.0, |c| c.similarity);
                 return Err(Failure {
                     candidates: lines,
+                    tie: Some((tier, score)),
                     ..fail(
                         Reason::Ambiguous,
                         format!(

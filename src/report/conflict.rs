@@ -53,7 +53,12 @@ fn file_section(file: &FileReport, out: &mut String) {
         let _ = writeln!(out, "### Hunk {index}: `{}`\n\n{}\n", f.code, f.message);
         let _ = writeln!(out, "```diff\n{}```\n", f.hunk_text);
         for view in &f.candidate_context {
-            let _ = writeln!(out, "Candidate at line {}:\n\n```", view.line);
+            let tier = view.tier.map_or("", |t| t.name());
+            let _ = writeln!(
+                out,
+                "Candidate at line {} ({tier} tier, score {:.2}):\n\n```",
+                view.line, view.score
+            );
             for (n, text) in &view.lines {
                 let _ = writeln!(out, "{n:>6} | {text}");
             }

@@ -166,6 +166,11 @@ pub struct HunkFailure {
 pub struct CandidateView {
     /// First line of the candidate (1-based).
     pub line: usize,
+    /// The tier that found it.
+    pub tier: Option<Tier>,
+    /// Its score: block similarity (1 for the line-by-line tiers); the
+    /// candidates of an ambiguous hunk tie.
+    pub score: f64,
     /// `(line number, text)` from two lines before to two lines after.
     pub lines: Vec<(usize, String)>,
 }
