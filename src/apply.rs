@@ -52,6 +52,8 @@ pub struct FileResult {
     pub new: NewContent,
     /// Mode for the new path (`0o100644`, `0o100755`) when known.
     pub mode: Option<u32>,
+    /// True when the new content differs from the old (decided once, when planned).
+    pub content_changed: bool,
 }
 
 /// The content of a result: given outright, or the original with edits
@@ -67,11 +69,7 @@ pub enum NewContent {
 impl FileResult {
     /// True when the result differs from the original (content, path or existence).
     pub fn changes_anything(&self) -> bool {
-        self.old_path != self.new_path
-            || match &self.new {
-                NewContent::Bytes(bytes) => **bytes != *self.old,
-                NewContent::Edited(plan) => plan.changes(&SourceText::new(&self.old)),
-            }
+        self.old_path != self.new_path || self.content_changed
     }
 
     /// The new content as bytes (rendered when it is a plan).
@@ -336,6 +334,7 @@ fn plan_one_inner(
             Ok(Some(FileResult {
                 old_path: Some(file.path.clone()),
                 new_path: None,
+                content_changed: !old.is_empty(),
                 old,
                 new: NewContent::Bytes(Vec::new()),
                 mode: None,
@@ -462,6 +461,7 @@ fn update(
         old,
         new: NewContent::Edited(plan),
         mode,
+        content_changed: changed,
     }))
 }
 
@@ -538,6 +538,7 @@ fn create(file: &FilePatch, report: &mut FileReport) -> FileResult {
         old_path: None,
         new_path: Some(file.path.clone()),
         old: Content::Owned(Vec::new()),
+        content_changed: !bytes.is_empty(),
         new: NewContent::Bytes(bytes),
         mode: file.new_mode,
     }

@@ -165,6 +165,7 @@ fn convert_added_files(repo: &Repo, results: &mut [FileResult]) -> Result<(), Gi
     for r in results.iter_mut().filter(|r| r.old_path.is_none()) {
         if let Some(path) = &r.new_path {
             let converted = repo.to_worktree(path, &r.new_bytes())?;
+            r.content_changed = !converted.is_empty();
             r.new = NewContent::Bytes(converted);
         }
     }
