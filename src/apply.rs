@@ -13,7 +13,7 @@ use crate::report::{
     CandidateView, FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, LineRange,
     Problem, REPORT_VERSION, Report,
 };
-use crate::source::{SourceText, looks_binary};
+use crate::source::{LineIndex, SourceText, looks_binary};
 use crate::target::Targets;
 use crate::write::render_to_vec;
 use std::borrow::Cow;
@@ -62,8 +62,9 @@ pub struct FileResult {
 pub enum NewContent {
     /// The bytes themselves (added files, index blobs).
     Bytes(Vec<u8>),
-    /// The original content with this plan applied.
-    Edited(FilePlan),
+    /// The original content with this plan applied; the line index of the
+    /// original is kept so writing needs no second pass over it.
+    Edited(FilePlan, LineIndex),
 }
 
 impl FileResult {
@@ -76,9 +77,10 @@ impl FileResult {
     pub fn new_bytes(&self) -> Cow<'_, [u8]> {
         match &self.new {
             NewContent::Bytes(bytes) => Cow::Borrowed(bytes),
-            NewContent::Edited(plan) => {
-                Cow::Owned(render_to_vec(&SourceText::new(&self.old), plan))
-            }
+            NewContent::Edited(plan, index) => Cow::Owned(render_to_vec(
+                &SourceText::with_index(&self.old, index),
+                plan,
+            )),
         }
     }
 }
@@ -421,7 +423,7 @@ fn update(
         }
     }
     let changed = plan.changes(&source);
-    drop(source);
+    let index = source.into_index();
     for loc in located.iter().filter(|l| l.status == HunkStatus::Applied) {
         if let Some(h) = hunks.get(loc.hunk) {
             report.added += h.lines.iter().filter(|l| l.kind == LineKind::Add).count();
@@ -459,7 +461,7 @@ fn update(
         old_path: Some(file.path.clone()),
         new_path: Some(moved.unwrap_or(&file.path).clone()),
         old,
-        new: NewContent::Edited(plan),
+        new: NewContent::Edited(plan, index),
         mode,
         content_changed: changed,
     }))

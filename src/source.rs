@@ -30,11 +30,45 @@ pub struct LineSpan {
 pub struct SourceText<'a> {
     bytes: &'a [u8],
     has_bom: bool,
-    starts: Vec<usize>,
+    starts: Cow<'a, [usize]>,
     crlf_lines: usize,
 }
 
+/// A source's line index without the bytes, to be joined to them again
+/// later without a second pass ([`SourceText::with_index`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineIndex {
+    has_bom: bool,
+    starts: Vec<usize>,
+    crlf_lines: usize,
+    len: usize,
+}
+
 impl<'a> SourceText<'a> {
+    /// Gives up the bytes and keeps the index.
+    pub fn into_index(self) -> LineIndex {
+        LineIndex {
+            has_bom: self.has_bom,
+            starts: self.starts.into_owned(),
+            crlf_lines: self.crlf_lines,
+            len: self.bytes.len(),
+        }
+    }
+
+    /// Joins an index made by [`SourceText::into_index`] to the same bytes;
+    /// indexes them afresh if they are not the same length.
+    pub fn with_index(bytes: &'a [u8], index: &'a LineIndex) -> Self {
+        if index.len != bytes.len() {
+            return SourceText::new(bytes);
+        }
+        SourceText {
+            bytes,
+            has_bom: index.has_bom,
+            starts: Cow::Borrowed(&index.starts),
+            crlf_lines: index.crlf_lines,
+        }
+    }
+
     /// Indexes the lines of `bytes` (one pass with `memchr`).
     pub fn new(bytes: &'a [u8]) -> Self {
         let has_bom = bytes.starts_with(BOM);
@@ -56,7 +90,7 @@ impl<'a> SourceText<'a> {
         SourceText {
             bytes,
             has_bom,
-            starts,
+            starts: Cow::Owned(starts),
             crlf_lines,
         }
     }

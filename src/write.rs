@@ -8,7 +8,7 @@
 use crate::apply::{FileResult, NewContent};
 use crate::content::Content;
 use crate::plan::{FilePlan, NewLine};
-use crate::source::SourceText;
+use crate::source::{LineIndex, SourceText};
 use crate::target::{Stamp, WorktreeTargets};
 use std::fs;
 use std::io::{self, Write};
@@ -157,6 +157,8 @@ pub enum WriteContent<'a> {
         old: &'a Content,
         /// The edits.
         plan: &'a FilePlan,
+        /// The original's line index.
+        index: &'a LineIndex,
     },
 }
 
@@ -361,8 +363,8 @@ fn stage(
     // other processes and survives a crash of this one; the page cache holds.
     match content {
         WriteContent::Bytes(bytes) => tmp.as_file().write_all(bytes)?,
-        WriteContent::Render { old, plan } => {
-            let source = SourceText::new(old);
+        WriteContent::Render { old, plan, index } => {
+            let source = SourceText::with_index(old, index);
             let bulk = match old.mapped_path() {
                 Some((from, _)) => Some(fs::File::open(from)?),
                 None => None,
@@ -415,7 +417,11 @@ pub fn worktree_changes<'a>(
                 path: targets.resolve(new_path)?,
                 content: match &r.new {
                     NewContent::Bytes(bytes) => WriteContent::Bytes(bytes),
-                    NewContent::Edited(plan) => WriteContent::Render { old: &r.old, plan },
+                    NewContent::Edited(plan, index) => WriteContent::Render {
+                        old: &r.old,
+                        plan,
+                        index,
+                    },
                 },
                 expect: if r.old_path.is_none() || moved {
                     Expect::Absent
