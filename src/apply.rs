@@ -443,13 +443,10 @@ fn update(
         FileStatus::Patched
     };
     if let Some(to) = moved
-        && targets
-            .read(to)
-            .map_err(|p| Problem {
-                patch_line: Some(file.patch_line),
-                ..p
-            })?
-            .is_some()
+        && targets.exists(to).map_err(|p| Problem {
+            patch_line: Some(file.patch_line),
+            ..p
+        })?
     {
         return Err(Problem::new(
             "file_exists",

@@ -21,6 +21,11 @@ pub trait Targets {
     fn mode(&self, _path: &str) -> Option<u32> {
         None
     }
+
+    /// True when something exists at `path` (without reading it).
+    fn exists(&self, path: &str) -> Result<bool, Problem> {
+        self.read(path).map(|c| c.is_some())
+    }
 }
 
 /// Size and modification time of a file when it was read, to notice a
@@ -128,6 +133,13 @@ impl Targets for WorktreeTargets {
                     .map_err(|e| Problem::new("io_error", format!("{rel}: {e}"), None)),
             },
         }
+    }
+
+    fn exists(&self, rel: &str) -> Result<bool, Problem> {
+        let path = self
+            .resolve(rel)
+            .map_err(|m| Problem::new("path_outside_tree", m, None))?;
+        Ok(fs::symlink_metadata(path).is_ok())
     }
 
     fn mode(&self, rel: &str) -> Option<u32> {

@@ -145,16 +145,23 @@ pub(super) fn stale_failure(
     index: usize,
     site: Range<usize>,
 ) -> Failure {
-    let missing = old.iter().find(|l| {
+    let missing = old.iter().enumerate().find(|(_, l)| {
         l.kind == LineKind::Remove
             && !(site.clone()).any(|j| keys.compare(Tier::Fuzzy, j, l) != LineMatch::No)
     });
+    let similarity = (site.start + old.len() <= keys.len())
+        .then(|| score_block(keys, old, site.start, false))
+        .flatten()
+        .map_or(0.0, |c| c.similarity);
     let near = NearMatch {
         start_line: site.start + 1,
         lines: site.clone().map(|j| keys.text(j).to_string()).collect(),
-        similarity: 0.0,
-        first_difference: missing.map(|l| (l.text.to_string(), site.start + 1)),
+        similarity,
+        // Where the missing line should stand: its place in the hunk.
+        first_difference: missing
+            .map(|(i, l)| (l.text.to_string(), (site.start + i + 1).min(site.end))),
     };
+    let missing = missing.map(|(_, l)| l);
     let what = missing.map_or_else(
         || "the lines to remove are not between the context lines".to_string(),
         |l| format!("the line to remove `{}` is not there", l.text.trim()),
