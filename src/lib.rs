@@ -6,7 +6,7 @@
 //! 1. [`patch`] reads any supported notation into the one [`model`];
 //! 2. [`locate`] finds every hunk in the original file with the tier ladder;
 //! 3. [`plan`] turns located hunks into non-overlapping edits;
-//! 4. [`write`] streams the result and replaces files all or nothing;
+//! 4. [`write`](mod@write) streams the result and replaces files all or nothing;
 //! 5. [`report`] tells people and tools what happened.
 //!
 //! [`apply`] runs them end to end over a directory. [`source`] holds a target's

@@ -19,10 +19,14 @@ mod choose;
 mod diagnose;
 mod keys;
 pub mod normalize;
+mod outcome;
 mod prefilter;
 mod search;
 
 pub use choose::HINT_WINDOW;
+pub use outcome::{
+    Failure, HunkStatus, Located, MatchOptions, NearMatch, Normalization, Reason, Tier,
+};
 pub use search::Slot;
 
 use crate::model::{Hunk, LineKind};
@@ -30,202 +34,8 @@ use crate::source::SourceText;
 use choose::{Choice, Hints, choose};
 use keys::{FileKeys, OldLine, new_side, old_side};
 use search::{Candidate, Slack, contiguous, similar, structural};
-use serde::Serialize;
 use std::borrow::Cow;
 use std::ops::Range;
-
-/// The tiers of the matching ladder, strictest first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Tier {
-    /// Byte-for-byte lines.
-    Exact,
-    /// Whitespace-insensitive lines, headings, truncated fragments.
-    Resilient,
-    /// Also case-, punctuation- and quote-insensitive lines.
-    Fuzzy,
-    /// Fuzzy lines plus bounded structural slack.
-    Structural,
-    /// Block similarity above a threshold, removed lines still required.
-    Similarity,
-}
-
-impl Tier {
-    /// All tiers in the order they are tried.
-    pub const LADDER: [Tier; 5] = [
-        Tier::Exact,
-        Tier::Resilient,
-        Tier::Fuzzy,
-        Tier::Structural,
-        Tier::Similarity,
-    ];
-
-    /// A short name for reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Tier::Exact => "exact",
-            Tier::Resilient => "resilient",
-            Tier::Fuzzy => "fuzzy",
-            Tier::Structural => "structural",
-            Tier::Similarity => "similarity",
-        }
-    }
-}
-
-/// A tolerance the engine needed to place a hunk.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Normalization {
-    /// The hunk was found away from its header's line number.
-    ReanchoredHeader,
-    /// Whitespace, heading markers or a truncated line differed.
-    Whitespace,
-    /// Case, punctuation, quotes or backticks differed.
-    CaseAndPunctuation,
-    /// A blank context line without a blank in the file became an added line.
-    BlankAsAddition,
-    /// A blank context line at a hunk edge without a blank in the file was ignored.
-    DroppedBlankContext,
-    /// An internal context line the file does not have was ignored.
-    DroppedContext,
-    /// File lines the patch omitted were kept in place.
-    SkippedFileLines,
-    /// Context lines past the end of the file were ignored.
-    EofOverhang,
-    /// Context lines matched by similarity only.
-    Similarity,
-    /// Added lines were re-indented onto the file's indentation.
-    IndentRebased,
-}
-
-impl Normalization {
-    /// A short human description.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Normalization::ReanchoredHeader => "re-anchored line number",
-            Normalization::Whitespace => "whitespace",
-            Normalization::CaseAndPunctuation => "case/punctuation",
-            Normalization::BlankAsAddition => "blank context added",
-            Normalization::DroppedBlankContext => "blank context ignored",
-            Normalization::DroppedContext => "dropped context line",
-            Normalization::SkippedFileLines => "skipped omitted lines",
-            Normalization::EofOverhang => "context past end of file",
-            Normalization::Similarity => "similar context",
-            Normalization::IndentRebased => "re-indented",
-        }
-    }
-}
-
-/// Tunable matching parameters.
-#[derive(Debug, Clone)]
-pub struct MatchOptions {
-    /// Minimum block similarity (0..=1) of the similarity tier.
-    pub similarity_threshold: f64,
-    /// The strictest tier a hunk may need; weaker tiers are not tried.
-    pub max_tier: Tier,
-    /// Files longer than this get a similarity search only around a line hint.
-    pub similarity_scan_limit: usize,
-}
-
-impl Default for MatchOptions {
-    fn default() -> Self {
-        MatchOptions {
-            similarity_threshold: 0.9,
-            max_tier: Tier::Similarity,
-            similarity_scan_limit: 20_000,
-        }
-    }
-}
-
-/// What became of a hunk that did not fail.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum HunkStatus {
-    /// It will change the file.
-    Applied,
-    /// Its result is already in the file: skipped.
-    AlreadyApplied,
-    /// It changes nothing (only context, or SEARCH equal to REPLACE).
-    NoOp,
-}
-
-/// Where a hunk goes in the original file.
-#[derive(Debug, Clone)]
-pub struct Located {
-    /// Index of the hunk in the file patch.
-    pub hunk: usize,
-    /// First file line the hunk covers (0-based); the insertion point for a pure addition.
-    pub start: usize,
-    /// One past the last file line the hunk covers.
-    pub end: usize,
-    /// One slot per old-side line of the hunk (empty for pure additions).
-    pub slots: Vec<Slot>,
-    /// The tier that found it (`None` for positions given outright).
-    pub tier: Option<Tier>,
-    /// Tolerances used.
-    pub normalizations: Vec<Normalization>,
-    /// Block similarity (1 unless the similarity tier was needed).
-    pub similarity: f64,
-    /// Applied, already applied or no-op.
-    pub status: HunkStatus,
-}
-
-/// Why a hunk could not be placed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Reason {
-    /// Nothing in the file matches the hunk's old side.
-    ContextNotFound,
-    /// The context is there but a removed line is not: the patch is stale.
-    StaleRemovedLine,
-    /// Several places match equally well and nothing points at one.
-    Ambiguous,
-    /// The only match overlaps another hunk of the same patch.
-    Overlap,
-}
-
-impl Reason {
-    /// Stable reason code.
-    pub fn code(self) -> &'static str {
-        match self {
-            Reason::ContextNotFound => "context_not_found",
-            Reason::StaleRemovedLine => "stale_removed_line",
-            Reason::Ambiguous => "ambiguous",
-            Reason::Overlap => "overlap",
-        }
-    }
-}
-
-/// The closest block of the file to a hunk that failed.
-#[derive(Debug, Clone, Serialize)]
-pub struct NearMatch {
-    /// First line of the block (1-based).
-    pub start_line: usize,
-    /// The file's lines there.
-    pub lines: Vec<String>,
-    /// Block similarity in 0..=1.
-    pub similarity: f64,
-    /// The first patch line that does not match, with the file line (1-based) it was compared to.
-    pub first_difference: Option<(String, usize)>,
-}
-
-/// A hunk that could not be placed, and what the file looks like near its intent.
-#[derive(Debug, Clone)]
-pub struct Failure {
-    /// Index of the hunk in the file patch.
-    pub hunk: usize,
-    /// Why.
-    pub reason: Reason,
-    /// A one-line explanation.
-    pub message: String,
-    /// For ambiguity: the first line (1-based) of every candidate.
-    pub candidates: Vec<usize>,
-    /// For ambiguity: the tier whose candidates tied, and their score
-    /// (block similarity, 1 for every line-by-line tier).
-    pub tie: Option<(Tier, f64)>,
-    /// The best near-match, for failures to find.
-    pub near: Option<Box<NearMatch>>,
-}
 
 /// At most this many candidate lines of an ambiguous hunk are reported.
 pub const MAX_CANDIDATES: usize = 100;
