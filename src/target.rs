@@ -71,11 +71,6 @@ impl WorktreeTargets {
         })
     }
 
-    /// The directory targets are relative to.
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
-
     /// The on-disk path of `rel`, after checking it stays inside the tree:
     /// no absolute path, no `..`, nothing under `.git/`, and no symbolic link
     /// on the way that leads out of the tree.

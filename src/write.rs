@@ -185,15 +185,6 @@ pub enum FileChange<'a> {
     },
 }
 
-impl FileChange<'_> {
-    /// The file this change writes or removes.
-    pub fn path(&self) -> &Path {
-        match self {
-            FileChange::Write { path, .. } | FileChange::Delete { path, .. } => path,
-        }
-    }
-}
-
 /// Why a commit did not happen.
 #[derive(Debug, thiserror::Error)]
 pub enum CommitError {
