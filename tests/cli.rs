@@ -1,31 +1,18 @@
 //! The command line end to end: exit codes, --check, --emit-unified, --json, stdin.
 
 use std::fs;
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_git-fuzzy-apply");
+mod support;
+use support::run_bin;
 
 const FILE: &str = "def greet(name):\n    print('hello', name)\n    return name\n\n\ndef part():\n    print('bye')\n";
 
 const SLOPPY: &str = "Here you go:\n\n```diff\n--- a/greet.py\n+++ b/greet.py\n@@ -40,3 +40,3 @@\n def greet(name):\n-    print('hello', name)\n+    print('hi', name)\n     return name\n```\n";
 
 fn run(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("binary runs");
-    let mut input = child.stdin.take().expect("stdin");
-    input
-        .write_all(stdin.unwrap_or("").as_bytes())
-        .expect("write stdin");
-    drop(input);
-    child.wait_with_output().expect("binary finishes")
+    run_bin(dir, args, stdin.map(str::as_bytes))
 }
 
 fn setup() -> tempfile::TempDir {

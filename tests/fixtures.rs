@@ -10,6 +10,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod support;
+use support::{BIN, WATCHDOG, output_within};
+
 fn read_tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     let mut out = BTreeMap::new();
     if !root.exists() {
@@ -76,11 +79,9 @@ fn run_case(case: &Path) -> Option<String> {
         })
         .unwrap_or_default();
     args.push(case.join("patch").display().to_string());
-    let output = Command::new(env!("CARGO_BIN_EXE_git-fuzzy-apply"))
-        .args(&args)
-        .current_dir(work.path())
-        .output()
-        .expect("binary runs");
+    let mut command = Command::new(BIN);
+    command.args(&args).current_dir(work.path());
+    let output = output_within(&mut command, b"", WATCHDOG);
     let stderr = String::from_utf8_lossy(&output.stderr);
     let code = output.status.code();
     let got = read_tree(work.path());

@@ -1,11 +1,11 @@
 //! The binary against real temporary git repositories (created with the git CLI).
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_git-fuzzy-apply");
+mod support;
+use support::run_bin;
 
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
@@ -26,18 +26,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
 }
 
 fn apply(dir: &Path, args: &[&str], patch: &str) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("binary runs");
-    let mut stdin = child.stdin.take().expect("stdin");
-    stdin.write_all(patch.as_bytes()).expect("write patch");
-    drop(stdin);
-    child.wait_with_output().expect("binary finishes")
+    run_bin(dir, args, Some(patch.as_bytes()))
 }
 
 fn stderr(out: &Output) -> String {

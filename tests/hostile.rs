@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Instant;
 
-const BIN: &str = env!("CARGO_BIN_EXE_git-fuzzy-apply");
+mod support;
+use support::{BIN, WATCHDOG, output_within};
 
 /// One entry of a tree snapshot: what is at a path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,12 +91,9 @@ impl Scene {
     fn run(&self, patch: impl AsRef<[u8]>, args: &[&str]) -> Output {
         let file = self.patches.path().join("patch");
         fs::write(&file, patch).expect("write patch");
-        Command::new(BIN)
-            .args(args)
-            .arg(&file)
-            .current_dir(self.tree.path())
-            .output()
-            .expect("binary runs")
+        let mut command = Command::new(BIN);
+        command.args(args).arg(&file).current_dir(self.tree.path());
+        output_within(&mut command, b"", WATCHDOG)
     }
 
     /// Runs the patch and asserts it was refused with `exit`, that stderr

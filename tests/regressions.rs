@@ -6,7 +6,8 @@ use std::fs;
 use std::process::Command;
 use std::time::Instant;
 
-const BIN: &str = env!("CARGO_BIN_EXE_git-fuzzy-apply");
+mod support;
+use support::{BIN, WATCHDOG, output_within};
 
 /// Applies `patch` to `file` in memory with default options.
 fn apply(patch: &str, file: &str) -> Result<String, String> {
@@ -22,11 +23,9 @@ fn run(dir: &std::path::Path, patch: &str) -> (Option<i32>, String) {
         dir.file_name().unwrap().to_string_lossy()
     ));
     fs::write(&file, patch).unwrap();
-    let out = Command::new(BIN)
-        .arg(&file)
-        .current_dir(dir)
-        .output()
-        .unwrap();
+    let mut command = Command::new(BIN);
+    command.arg(&file).current_dir(dir);
+    let out = output_within(&mut command, b"", WATCHDOG);
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stderr).into_owned(),

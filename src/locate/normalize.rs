@@ -16,6 +16,43 @@ pub const MIN_FRAGMENT: usize = 10;
 /// Minimum length of a context-line fragment that starts mid-word.
 pub const MIN_MID_WORD_FRAGMENT: usize = 16;
 
+/// Largest Levenshtein table (cells) computed for one pair of lines; beyond
+/// it the distance is taken as the longer remainder's length, an upper bound,
+/// so a pair of megabyte lines costs linear time and can only look *less*
+/// similar (which leads to refusal, never to a wrong edit).
+pub const MAX_DISTANCE_CELLS: usize = 1 << 22;
+
+/// Edit distance between two lines in characters, bounded in time.
+///
+/// The common prefix and suffix are stripped first (this does not change a
+/// Levenshtein distance); what remains is compared exactly when the table has
+/// at most [`MAX_DISTANCE_CELLS`] cells, and otherwise estimated from above by
+/// the longer remainder's length.
+pub fn bounded_distance(a: &str, b: &str) -> usize {
+    let prefix: usize = a
+        .chars()
+        .zip(b.chars())
+        .take_while(|(x, y)| x == y)
+        .map(|(x, _)| x.len_utf8())
+        .sum();
+    let (a, b) = (&a[prefix..], &b[prefix..]);
+    let suffix: usize = a
+        .chars()
+        .rev()
+        .zip(b.chars().rev())
+        .take_while(|(x, y)| x == y)
+        .map(|(x, _)| x.len_utf8())
+        .sum();
+    let suffix = suffix.min(a.len()).min(b.len());
+    let (a, b) = (&a[..a.len() - suffix], &b[..b.len() - suffix]);
+    let (la, lb) = (a.chars().count(), b.chars().count());
+    if la.saturating_mul(lb) > MAX_DISTANCE_CELLS {
+        la.max(lb)
+    } else {
+        strsim::levenshtein(a, b)
+    }
+}
+
 /// How one patch line compared with one file line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum LineMatch {
@@ -175,6 +212,33 @@ pub fn indentation(line: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bounded_distance_is_levenshtein_on_short_lines() {
+        for (a, b) in [
+            ("kitten", "sitting"),
+            ("", "abc"),
+            ("same", "same"),
+            ("aaa", "aa"),
+            ("é‘quote’", "e'quote'"),
+            ("abcabc", "abc"),
+        ] {
+            assert_eq!(
+                bounded_distance(a, b),
+                strsim::levenshtein(a, b),
+                "{a} / {b}"
+            );
+        }
+    }
+
+    #[test]
+    fn bounded_distance_of_megabyte_lines_strips_shared_ends() {
+        let long = "z".repeat(1 << 20);
+        assert_eq!(bounded_distance(&long, &format!("{long}q")), 1);
+        assert_eq!(bounded_distance(&format!("q{long}"), &long), 1);
+        let (a, b) = ("x".repeat(1 << 20), "y".repeat(1 << 20));
+        assert_eq!(bounded_distance(&a, &b), 1 << 20);
+    }
 
     #[test]
     fn resilient_trims_and_collapses() {

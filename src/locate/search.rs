@@ -7,7 +7,7 @@
 //! Levenshtein ratio but insists that removed lines really are in the file.
 
 use super::keys::{FileKeys, OldLine};
-use super::normalize::{LineMatch, indentation, is_structural};
+use super::normalize::{LineMatch, bounded_distance, indentation, is_structural};
 use super::{Normalization, Tier};
 use crate::model::LineKind;
 use std::ops::Range;
@@ -498,7 +498,7 @@ pub fn score_block(
         let len = a.chars().count().max(b.chars().count());
         total += len;
         match how {
-            LineMatch::No => distance += strsim::levenshtein(a, b),
+            LineMatch::No => distance += bounded_distance(a, b),
             LineMatch::Exact => {
                 exact += 1;
                 matched += 1;
