@@ -4,6 +4,7 @@
 
 use crate::apply::{ApplyOptions, FileResult, NewContent, PatchPlan, plan_patch};
 use crate::git::{GitError, Repo};
+use crate::journal::{self, JournalError, JournalSpec, Recovery, TreeLock};
 use crate::report::{Problem, Report, conflict};
 use crate::target::WorktreeTargets;
 use crate::write::{CommitError, commit, worktree_changes};
@@ -47,6 +48,8 @@ pub struct Outcome {
     pub conflict_report: Option<(PathBuf, PathBuf)>,
     /// `.rej` files written.
     pub rejects: Vec<PathBuf>,
+    /// What was done about an earlier run that was interrupted.
+    pub recovered: Option<Recovery>,
 }
 
 /// Why a run stopped before or while writing.
@@ -61,6 +64,39 @@ pub enum RunError {
     /// Writing failed; everything was restored.
     #[error(transparent)]
     Commit(#[from] CommitError),
+    /// Another run holds the tree, or an interrupted one cannot be recovered.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+}
+
+/// Where the journal and lock of a run in `root` live.
+fn journal_spec(repo: Option<&Repo>, root: &Path, destination: Destination) -> JournalSpec {
+    match repo {
+        Some(r) => {
+            let index = r.index_path();
+            JournalSpec {
+                path: r.git_dir().join("fuzzy-apply").join("journal"),
+                lock: Some(index.with_extension("lock")),
+                index: (destination == Destination::Index).then_some(index),
+            }
+        }
+        None => JournalSpec {
+            path: root.join(".git-fuzzy-apply.journal"),
+            lock: Some(root.join(".git-fuzzy-apply.lock")),
+            index: None,
+        },
+    }
+}
+
+/// Finishes or undoes a run in the tree containing `cwd` that was killed
+/// while writing; `None` when there was none.
+pub fn recover(cwd: &Path) -> Result<Option<Recovery>, RunError> {
+    let repo = Repo::discover(cwd);
+    let root = repo
+        .as_ref()
+        .map_or_else(|| cwd.to_path_buf(), |r| r.workdir().to_path_buf());
+    let spec = journal_spec(repo.as_ref(), &root, Destination::Worktree);
+    Ok(journal::recover(&spec.path)?)
 }
 
 /// Runs the patch `text` from directory `cwd`.
@@ -72,9 +108,16 @@ pub fn run(cwd: &Path, text: &[u8], inv: &Invocation) -> Result<Outcome, RunErro
     let targets = WorktreeTargets::new(&root)?;
     let mut apply = inv.apply.clone();
     apply.partial |= inv.reject;
+    let spec = journal_spec(repo.as_ref(), &root, inv.destination);
+    // An earlier run killed while writing is put right before anything else.
+    let recovered = journal::recover(&spec.path)?;
     // Lock before reading, so nobody changes the tree between plan and write.
     let lock = match (&repo, inv.dry_run) {
         (Some(r), false) => Some(r.lock_index()?),
+        _ => None,
+    };
+    let _tree_lock = match (&repo, inv.dry_run, &spec.lock) {
+        (None, false, Some(path)) => Some(TreeLock::acquire(path)?),
         _ => None,
     };
     let index = match (&repo, inv.destination) {
@@ -112,6 +155,7 @@ pub fn run(cwd: &Path, text: &[u8], inv: &Invocation) -> Result<Outcome, RunErro
         written: false,
         conflict_report: None,
         rejects: Vec::new(),
+        recovered,
     };
     if !outcome.plan.report.ok && !inv.dry_run {
         // Outside a repository a report is written only where asked.
@@ -131,16 +175,21 @@ pub fn run(cwd: &Path, text: &[u8], inv: &Invocation) -> Result<Outcome, RunErro
     {
         convert_added_files(r, &mut outcome.plan.results)?;
     }
-    if inv.destination != Destination::Cached {
+    let committed = if inv.destination == Destination::Cached {
+        None
+    } else {
         let changes =
             worktree_changes(&outcome.plan.results, &targets).map_err(std::io::Error::other)?;
-        commit(&changes, &root)?;
-    }
-    if inv.reject {
-        outcome.rejects = conflict::write_rejects(&outcome.plan.report, &targets)?;
-    }
-    match (repo, index, lock) {
-        (Some(r), Some(mut ix), Some(lock)) => {
+        Some(commit(&changes, &root, Some(&spec))?)
+    };
+    // Whatever fails from here on undoes the working-tree commit.
+    let staged = (|| -> Result<Vec<PathBuf>, RunError> {
+        let rejects = if inv.reject {
+            conflict::write_rejects(&outcome.plan.report, &targets)?
+        } else {
+            Vec::new()
+        };
+        if let (Some(r), Some(mut ix), Some(lock)) = (repo, index, lock) {
             r.stage(
                 &mut ix,
                 &outcome.plan.results,
@@ -148,7 +197,20 @@ pub fn run(cwd: &Path, text: &[u8], inv: &Invocation) -> Result<Outcome, RunErro
                 lock,
             )?;
         }
-        (_, _, lock) => drop(lock),
+        Ok(rejects)
+    })();
+    match (staged, committed) {
+        (Ok(rejects), committed) => {
+            outcome.rejects = rejects;
+            if let Some(c) = committed {
+                c.finish()?;
+            }
+        }
+        (Err(e), Some(c)) => {
+            c.roll_back()?;
+            return Err(e);
+        }
+        (Err(e), None) => return Err(e),
     }
     outcome.written = true;
     Ok(outcome)

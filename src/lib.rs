@@ -25,6 +25,7 @@ pub mod content;
 pub mod error;
 pub mod git;
 pub mod invocation;
+pub mod journal;
 pub mod locate;
 pub mod model;
 pub mod patch;

@@ -3,7 +3,7 @@
 
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, ValueEnum};
 use git_fuzzy_apply::apply::ApplyOptions;
-use git_fuzzy_apply::invocation::{Destination, Invocation, Outcome, run};
+use git_fuzzy_apply::invocation::{Destination, Invocation, Outcome, recover, run};
 use git_fuzzy_apply::locate::{MatchOptions, Tier};
 use git_fuzzy_apply::model::PatchFormat;
 use git_fuzzy_apply::patch::ParseOptions;
@@ -93,6 +93,10 @@ struct Cli {
     /// Print nothing but errors.
     #[arg(short, long, conflicts_with = "verbose")]
     quiet: bool,
+    /// Only put right a run that was killed while writing (every run also
+    /// does this first), then exit.
+    #[arg(long, conflicts_with_all = ["patches", "check", "cached", "index"])]
+    recover: bool,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -130,6 +134,14 @@ fn main() -> ExitCode {
 
 fn execute(cli: &Cli, matches: &ArgMatches) -> Result<u8, Box<dyn std::error::Error>> {
     let invocation = invocation(cli, matches)?;
+    if cli.recover {
+        match recover(&std::env::current_dir()?)? {
+            Some(done) => eprintln!("git-fuzzy-apply: {done}"),
+            None if !cli.quiet => eprintln!("git-fuzzy-apply: no interrupted run to recover"),
+            None => {}
+        }
+        return Ok(0);
+    }
     let Some(text) = read_patches(&cli.patches)? else {
         if !cli.quiet {
             eprintln!("no patches to apply in the given folders");
@@ -137,6 +149,9 @@ fn execute(cli: &Cli, matches: &ArgMatches) -> Result<u8, Box<dyn std::error::Er
         return Ok(0);
     };
     let outcome = run(&std::env::current_dir()?, &text, &invocation)?;
+    if let Some(done) = &outcome.recovered {
+        eprintln!("git-fuzzy-apply: {done}");
+    }
     print(cli, &outcome)?;
     Ok(outcome.plan.report.exit_code() as u8)
 }

@@ -7,6 +7,7 @@
 
 use crate::apply::{FileResult, NewContent};
 use crate::content::Content;
+use crate::journal::{self, JournalData, JournalEntry, JournalSpec};
 use crate::plan::{FilePlan, NewLine};
 use crate::source::{LineIndex, SourceText};
 use crate::target::{Stamp, WorktreeTargets};
@@ -226,141 +227,178 @@ fn verify(path: &Path, expect: Expect) -> Result<(), CommitError> {
     }
 }
 
+/// Files replaced on disk, with their backups still kept (and the journal
+/// still in place) until [`Committed::finish`]; [`Committed::roll_back`]
+/// undoes the whole commit instead, e.g. when staging the index fails.
+#[derive(Debug)]
+#[must_use = "a commit must be finished or rolled back"]
+pub struct Committed {
+    data: JournalData,
+    journal: Option<PathBuf>,
+}
+
+impl Committed {
+    /// Ends the run: the journal goes (from here on the run counts as done),
+    /// then the backups, then directories the deletions left empty.
+    pub fn finish(mut self) -> io::Result<()> {
+        journal::checkpoint("finish");
+        if let Some(path) = &self.journal {
+            self.data.committed = true;
+            journal::write(path, &self.data)?;
+            journal::checkpoint("marked committed");
+        }
+        journal::roll_forward(&self.data)?;
+        journal::checkpoint("cleaned up");
+        if let Some(path) = &self.journal {
+            journal::remove(path)?;
+        }
+        Ok(())
+    }
+
+    /// Puts every file back as it was before the commit.
+    pub fn roll_back(self) -> io::Result<()> {
+        journal::roll_back(&self.data)?;
+        if let Some(path) = &self.journal {
+            journal::remove(path)?;
+        }
+        Ok(())
+    }
+}
+
 /// Commits all changes or none. Every target is first checked to be as it
-/// was read; every new content is written to a temporary file beside its
-/// target; only then are they renamed into place and deletions made. If a
-/// rename or delete fails, the files already replaced are restored.
-/// Directories emptied by deletions and moves are removed, up to `root`.
-pub fn commit(changes: &[FileChange], root: &Path) -> Result<(), CommitError> {
+/// was read; the journal (when `spec` is given) records every step before
+/// the tree is touched; new contents are written to temporary files beside
+/// their targets and every original is kept as a hard-linked backup; only
+/// then are the files renamed into place and deletions made. If anything
+/// fails, the files already replaced are restored; if the process dies, the
+/// next run restores them from the journal.
+pub fn commit(
+    changes: &[FileChange],
+    root: &Path,
+    spec: Option<&JournalSpec>,
+) -> Result<Committed, CommitError> {
     for change in changes {
         match change {
             FileChange::Write { path, expect, .. } => verify(path, *expect)?,
             FileChange::Delete { path, expect } => verify(path, *expect)?,
         }
     }
-    let mut created_dirs: Vec<PathBuf> = Vec::new();
-    let mut staged = Vec::new();
+    let mut data = JournalData {
+        version: journal::VERSION,
+        pid: std::process::id(),
+        lock: spec.and_then(|s| s.lock.clone()),
+        index: spec.and_then(|s| s.index.as_ref()).map(|index| {
+            (
+                index.clone(),
+                journal::index_checksum(index).unwrap_or_default(),
+            )
+        }),
+        entries: Vec::new(),
+        created_dirs: Vec::new(),
+        root: root.to_path_buf(),
+        committed: false,
+    };
+    let mut created = Vec::new();
     for change in changes {
-        if let FileChange::Write {
-            path,
-            content,
-            mode,
-            ..
-        } = change
-        {
-            match stage(path, *content, *mode, &mut created_dirs) {
-                Ok(tmp) => staged.push((path, tmp)),
-                Err(e) => {
-                    drop(staged);
-                    remove_created(&created_dirs);
-                    return Err(io_err(path)(e));
-                }
+        let (path, staged) = match change {
+            FileChange::Write { path, .. } => {
+                missing_dirs(parent_dir(path), &mut created);
+                (path, Some(free_name(path, "new")))
             }
+            FileChange::Delete { path, .. } => (path, None),
+        };
+        let backup = path.exists().then(|| free_name(path, "old"));
+        data.entries.push(JournalEntry {
+            target: path.clone(),
+            staged,
+            backup,
+        });
+    }
+    data.created_dirs = created;
+    let journal = spec.map(|s| s.path.clone());
+    let fail = |data: &JournalData, path: &Path, e: io::Error| {
+        let _ = journal::roll_back(data);
+        if let Some(j) = &journal {
+            let _ = journal::remove(j);
+        }
+        io_err(path)(e)
+    };
+    if let Some(j) = &journal {
+        journal::write(j, &data).map_err(|e| fail(&data, j, e))?;
+        journal::checkpoint("journal written");
+    }
+    for dir in &data.created_dirs {
+        fs::create_dir(dir).map_err(|e| fail(&data, dir, e))?;
+    }
+    for (change, entry) in changes.iter().zip(&data.entries) {
+        if let (FileChange::Write { content, mode, .. }, Some(staged)) = (change, &entry.staged) {
+            stage(&entry.target, staged, *content, *mode)
+                .map_err(|e| fail(&data, &entry.target, e))?;
+            journal::checkpoint("staged");
+        }
+        if let Some(backup) = &entry.backup {
+            fs::hard_link(&entry.target, backup).map_err(|e| fail(&data, &entry.target, e))?;
+            journal::checkpoint("backup");
         }
     }
-    // Each replaced or deleted file is first kept under a backup name (a hard
-    // link, or a rename for deletions), so that a failure can put every file
-    // back as it was, whatever its size.
-    let mut done: Vec<(&Path, Option<PathBuf>)> = Vec::new();
-    let result = (|| -> Result<(), CommitError> {
-        for (path, tmp) in staged {
-            let backup = if path.exists() {
-                let b = backup_path(path);
-                fs::hard_link(path, &b).map_err(io_err(path))?;
-                Some(b)
-            } else {
-                None
-            };
-            done.push((path, backup));
-            #[cfg(test)]
-            tests::maybe_fail(path)?;
-            tmp.persist(path).map_err(|e| io_err(path)(e.error))?;
-        }
-        for change in changes {
-            if let FileChange::Delete { path, .. } = change {
-                let b = backup_path(path);
-                fs::rename(path, &b).map_err(io_err(path))?;
-                done.push((path, Some(b)));
-            }
-        }
-        Ok(())
-    })();
-    if let Err(err) = result {
-        for (path, backup) in done.into_iter().rev() {
-            let _ = match backup {
-                Some(b) => fs::rename(b, path),
-                None => fs::remove_file(path),
-            };
-        }
-        remove_created(&created_dirs);
-        return Err(err);
+    for entry in &data.entries {
+        #[cfg(test)]
+        tests::maybe_fail(&entry.target).map_err(|e| fail(&data, &entry.target, e))?;
+        let done = match &entry.staged {
+            Some(staged) => fs::rename(staged, &entry.target),
+            None => fs::remove_file(&entry.target),
+        };
+        done.map_err(|e| fail(&data, &entry.target, e))?;
+        journal::checkpoint("replaced");
     }
-    for (_, backup) in done {
-        if let Some(b) = backup {
-            let _ = fs::remove_file(b);
-        }
-    }
-    for change in changes {
-        if let FileChange::Delete { path, .. } = change {
-            remove_empty_parents(path, root);
-        }
-    }
-    Ok(())
+    Ok(Committed { data, journal })
 }
 
-/// A free name beside `path` for its backup.
-fn backup_path(path: &Path) -> PathBuf {
+/// A free name beside `path` for a staged file or a backup.
+fn free_name(path: &Path, what: &str) -> PathBuf {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static COUNTER: AtomicUsize = AtomicUsize::new(0);
     let dir = parent_dir(path);
     loop {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let candidate = dir.join(format!(".fuzzy-apply-backup-{}-{n}", std::process::id()));
+        let candidate = dir.join(format!(".fuzzy-apply-{what}-{}-{n}", std::process::id()));
         if !candidate.exists() {
             return candidate;
         }
     }
 }
 
-/// Removes directories a failed commit created (deepest first, only if empty).
-fn remove_created(dirs: &[PathBuf]) {
-    for dir in dirs.iter().rev() {
-        let _ = fs::remove_dir(dir);
-    }
-}
-
-fn stage(
-    path: &Path,
-    content: WriteContent,
-    mode: Option<u32>,
-    created_dirs: &mut Vec<PathBuf>,
-) -> io::Result<tempfile::NamedTempFile> {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = parent_dir(path);
+/// Adds the missing ancestors of `dir` to `created`, outermost first.
+fn missing_dirs(dir: &Path, created: &mut Vec<PathBuf>) {
     let mut missing: Vec<PathBuf> = dir
         .ancestors()
         .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+        .filter(|d| !created.iter().any(|c| c == d))
         .map(Path::to_path_buf)
         .collect();
     missing.reverse();
-    for d in missing {
-        fs::create_dir(&d)?;
-        created_dirs.push(d);
-    }
-    let tmp = tempfile::Builder::new()
-        .prefix(".fuzzy-apply-")
-        .tempfile_in(dir)?;
+    created.extend(missing);
+}
+
+/// Writes `content` for `path` into the new file `staged` (beside it), with
+/// `mode` or else the permissions of `path`.
+fn stage(path: &Path, staged: &Path, content: WriteContent, mode: Option<u32>) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(staged)?;
     // Like git for working-tree files, no fsync: the rename is atomic for
     // other processes and survives a crash of this one; the page cache holds.
     match content {
-        WriteContent::Bytes(bytes) => tmp.as_file().write_all(bytes)?,
+        WriteContent::Bytes(bytes) => (&file).write_all(bytes)?,
         WriteContent::Render { old, plan, index } => {
             let source = SourceText::with_index(old, index);
             let bulk = match old.mapped_path() {
                 Some((from, _)) => Some(fs::File::open(from)?),
                 None => None,
             };
-            let mut out = io::BufWriter::with_capacity(1 << 20, tmp.as_file());
+            let mut out = io::BufWriter::with_capacity(1 << 20, &file);
             render_with(&source, plan, &mut out, bulk.as_ref())?;
             out.flush()?;
         }
@@ -370,20 +408,7 @@ fn stage(
         (None, Ok(meta)) => meta.permissions(),
         (None, Err(_)) => fs::Permissions::from_mode(0o644),
     };
-    tmp.as_file().set_permissions(perms)?;
-    Ok(tmp)
-}
-
-/// Removes the directories a deletion left empty, up to the first non-empty
-/// one, never `root` itself or anything above it.
-fn remove_empty_parents(path: &Path, root: &Path) {
-    let mut dir = path.parent();
-    while let Some(d) = dir {
-        if !d.starts_with(root) || d == root || fs::remove_dir(d).is_err() {
-            break;
-        }
-        dir = d.parent();
-    }
+    file.set_permissions(perms)
 }
 
 /// How to recognise that a file is still as it was read.
@@ -419,7 +444,14 @@ pub fn worktree_changes<'a>(
                 } else {
                     expect_of(&r.old)
                 },
-                mode: r.mode.map(|m| m & 0o777),
+                // A file edited in place keeps its own permission bits (a
+                // read-only file stays read-only); added and moved files get
+                // the mode git would give them.
+                mode: if r.old_path.is_some() && !moved {
+                    None
+                } else {
+                    r.mode.map(|m| m & 0o777)
+                },
             });
         }
         if let Some(old_path) = &r.old_path
@@ -512,7 +544,10 @@ mod tests {
                 },
             ],
             dir.path(),
+            None,
         )
+        .unwrap()
+        .finish()
         .unwrap();
         assert_eq!(fs::read(&a).unwrap(), b"new");
         assert_eq!(fs::read(&b).unwrap(), b"made");
@@ -542,6 +577,7 @@ mod tests {
                 },
             ],
             dir.path(),
+            None,
         );
         FAIL_ON.with(|f| *f.borrow_mut() = None);
         assert!(err.is_err());
@@ -554,9 +590,9 @@ mod tests {
         static FAIL_ON: std::cell::RefCell<Option<PathBuf>> = const { std::cell::RefCell::new(None) };
     }
 
-    pub(super) fn maybe_fail(path: &Path) -> Result<(), CommitError> {
+    pub(super) fn maybe_fail(path: &Path) -> io::Result<()> {
         if FAIL_ON.with(|f| f.borrow().as_deref() == Some(path)) {
-            return Err(io_err(path)(io::Error::other("injected failure")));
+            return Err(io::Error::other("injected failure"));
         }
         Ok(())
     }
@@ -584,6 +620,7 @@ mod tests {
                 },
             ],
             dir.path(),
+            None,
         );
         assert!(matches!(err, Err(CommitError::Changed(_))));
         assert_eq!(fs::read(&a).unwrap(), b"old");
@@ -601,7 +638,10 @@ mod tests {
                 expect: Expect::Content(b"z"),
             }],
             dir.path(),
+            None,
         )
+        .unwrap()
+        .finish()
         .unwrap();
         assert!(!dir.path().join("x").exists());
     }

@@ -4,7 +4,6 @@
 //! how long they took (for docs/reliability.md); timing is reported, never
 //! asserted.
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
@@ -12,50 +11,7 @@ use std::process::{Command, Output};
 use std::time::Instant;
 
 mod support;
-use support::{BIN, WATCHDOG, output_within};
-
-/// One entry of a tree snapshot: what is at a path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Entry {
-    /// A regular file: its bytes and permission bits.
-    File(Vec<u8>, u32),
-    /// A directory and its permission bits.
-    Dir(u32),
-    /// A symbolic link and where it points.
-    Link(PathBuf),
-    /// Anything else (FIFO, socket, device).
-    Other,
-}
-
-/// Every path under `root` (not following links) and what is there.
-fn snapshot(root: &Path) -> BTreeMap<PathBuf, Entry> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let mut entries: Vec<_> = fs::read_dir(&dir)
-            .expect("read_dir")
-            .map(|e| e.expect("entry").path())
-            .collect();
-        entries.sort();
-        for path in entries {
-            let meta = fs::symlink_metadata(&path).expect("metadata");
-            let mode = meta.permissions().mode() & 0o7777;
-            let rel = path.strip_prefix(root).expect("inside").to_path_buf();
-            let entry = if meta.file_type().is_symlink() {
-                Entry::Link(fs::read_link(&path).expect("read_link"))
-            } else if meta.is_dir() {
-                stack.push(path.clone());
-                Entry::Dir(mode)
-            } else if meta.is_file() {
-                Entry::File(fs::read(&path).expect("read"), mode)
-            } else {
-                Entry::Other
-            };
-            out.insert(rel, entry);
-        }
-    }
-    out
-}
+use support::{BIN, Entry, WATCHDOG, output_within, snapshot};
 
 /// A scratch tree and, beside it (outside it), a directory for patch files.
 struct Scene {

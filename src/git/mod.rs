@@ -61,6 +61,11 @@ impl Repo {
         &self.workdir
     }
 
+    /// The index file (`.git/index`).
+    pub fn index_path(&self) -> PathBuf {
+        self.repo.index_path()
+    }
+
     /// The `.git` directory.
     pub fn git_dir(&self) -> &Path {
         self.repo.git_dir()

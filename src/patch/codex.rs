@@ -176,6 +176,8 @@ fn update_body(src: &Src, mut j: usize, fp: &mut FilePatch) -> Result<usize, Par
     let mut cur: Option<Hunk> = None;
     // Whether the current chunk has had a body line since its last `@@` line.
     let mut has_body = false;
+    // How many of the chunk's last lines are bare blank lines (no ' ').
+    let mut bare_tail = 0;
     while let Some(l) = src.line(j) {
         let at = src.orig(j);
         if is_marker_line(l) {
@@ -185,7 +187,7 @@ fn update_body(src: &Src, mut j: usize, fp: &mut FilePatch) -> Result<usize, Par
                     Some(h) if has_body => h.at_eof = true,
                     _ => return Err(malformed(at, "`*** End of File` does not follow a chunk")),
                 }
-                finish(&mut cur, fp)?;
+                finish(&mut cur, fp, std::mem::take(&mut bare_tail))?;
                 has_body = false;
                 j += 1;
                 continue;
@@ -194,7 +196,7 @@ fn update_body(src: &Src, mut j: usize, fp: &mut FilePatch) -> Result<usize, Par
         }
         if let Some(rest) = l.strip_prefix("@@") {
             if has_body {
-                finish(&mut cur, fp)?;
+                finish(&mut cur, fp, std::mem::take(&mut bare_tail))?;
                 has_body = false;
             }
             let h = cur.get_or_insert_with(|| Hunk {
@@ -237,10 +239,15 @@ fn update_body(src: &Src, mut j: usize, fp: &mut FilePatch) -> Result<usize, Par
             });
             h.lines.push(HunkLine::new(kind, text));
             has_body = true;
+            bare_tail = if l.trim().is_empty() && !l.starts_with(' ') {
+                bare_tail + 1
+            } else {
+                0
+            };
         }
         j += 1;
     }
-    finish(&mut cur, fp)?;
+    finish(&mut cur, fp, std::mem::take(&mut bare_tail))?;
     Ok(j)
 }
 
@@ -253,18 +260,29 @@ fn numbered_header(text: &str) -> Option<usize> {
     Some(start)
 }
 
-/// Closes the current chunk: drops trailing blank context, strips line numbers.
-fn finish(cur: &mut Option<Hunk>, fp: &mut FilePatch) -> Result<(), ParseError> {
+/// Closes the current chunk: drops its last `bare_tail` lines when they are
+/// bare blank lines (models leave them between chunks; a blank context line
+/// written with its ' ' marker is kept), unless they are all that places the
+/// chunk; strips line numbers.
+fn finish(
+    cur: &mut Option<Hunk>,
+    fp: &mut FilePatch,
+    mut bare_tail: usize,
+) -> Result<(), ParseError> {
     let Some(mut h) = cur.take() else {
         return Ok(());
     };
+    let anchoring = |lines: &[HunkLine]| lines.iter().filter(|l| l.kind != LineKind::Add).count();
     while h
         .lines
         .last()
         .is_some_and(|l| l.kind == LineKind::Context && l.text.trim().is_empty())
         && !h.at_eof
+        && bare_tail > 0
+        && anchoring(&h.lines) > 1
     {
         h.lines.pop();
+        bare_tail -= 1;
     }
     if h.lines.is_empty() {
         return Err(malformed(h.patch_line, "chunk has no lines"));

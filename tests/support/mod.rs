@@ -5,8 +5,11 @@
 // Each test crate compiles this module on its own and uses part of it.
 #![allow(dead_code)]
 
+use std::collections::BTreeMap;
+use std::fs;
 use std::io::{Read, Write};
-use std::path::Path;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::thread;
 use std::time::Duration;
@@ -68,4 +71,50 @@ fn kill(child: &mut Child, command: &Command, limit: Duration) -> ! {
     let _ = child.kill();
     let _ = child.wait();
     panic!("{command:?} still running after {limit:?}: killed (a hang or a quadratic path?)");
+}
+
+/// One entry of a tree snapshot: what is at a path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entry {
+    /// A regular file: its bytes and permission bits.
+    File(Vec<u8>, u32),
+    /// A directory and its permission bits.
+    Dir(u32),
+    /// A symbolic link and where it points.
+    Link(PathBuf),
+    /// Anything else (FIFO, socket, device).
+    Other,
+}
+
+/// Every path under `root` (not following links, `.git` left out) and what is there.
+pub fn snapshot(root: &Path) -> BTreeMap<PathBuf, Entry> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let mut entries: Vec<_> = fs::read_dir(&dir)
+            .expect("read_dir")
+            .map(|e| e.expect("entry").path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            let meta = fs::symlink_metadata(&path).expect("metadata");
+            let mode = meta.permissions().mode() & 0o7777;
+            let rel = path.strip_prefix(root).expect("inside").to_path_buf();
+            if rel == Path::new(".git") {
+                continue;
+            }
+            let entry = if meta.file_type().is_symlink() {
+                Entry::Link(fs::read_link(&path).expect("read_link"))
+            } else if meta.is_dir() {
+                stack.push(path.clone());
+                Entry::Dir(mode)
+            } else if meta.is_file() {
+                Entry::File(fs::read(&path).expect("read"), mode)
+            } else {
+                Entry::Other
+            };
+            out.insert(rel, entry);
+        }
+    }
+    out
 }
