@@ -52,6 +52,8 @@ pub struct FileResult {
     pub new: NewContent,
     /// Mode for the new path (`0o100644`, `0o100755`) when known.
     pub mode: Option<u32>,
+    /// The mode the patch sets (`new mode` / `new file mode`), if it sets one.
+    pub new_mode: Option<u32>,
     /// True when the new content differs from the old (decided once, when planned).
     pub content_changed: bool,
 }
@@ -70,7 +72,12 @@ pub enum NewContent {
 impl FileResult {
     /// True when the result differs from the original (content, path or existence).
     pub fn changes_anything(&self) -> bool {
-        self.old_path != self.new_path || self.content_changed
+        self.old_path != self.new_path || self.content_changed || self.mode_changes()
+    }
+
+    /// True when the patch changes the mode of an existing file.
+    pub fn mode_changes(&self) -> bool {
+        self.old_path.is_some() && self.new_mode.is_some() && self.new_mode != self.mode
     }
 
     /// The new content as bytes (rendered when it is a plan).
@@ -339,7 +346,8 @@ fn plan_one_inner(
                 content_changed: !old.is_empty(),
                 old,
                 new: NewContent::Bytes(Vec::new()),
-                mode: None,
+                mode: targets.mode(&file.path),
+                new_mode: None,
             }))
         }
         (FileOp::Update, Some(old)) => {
@@ -460,6 +468,7 @@ fn update(
         old,
         new: NewContent::Edited(plan, index),
         mode,
+        new_mode: file.new_mode,
         content_changed: changed,
     }))
 }
@@ -540,5 +549,6 @@ fn create(file: &FilePatch, report: &mut FileReport) -> FileResult {
         content_changed: !bytes.is_empty(),
         new: NewContent::Bytes(bytes),
         mode: file.new_mode,
+        new_mode: file.new_mode,
     }
 }

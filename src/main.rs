@@ -233,7 +233,7 @@ fn print(cli: &Cli, outcome: &Outcome) -> io::Result<()> {
         for (on, text) in [
             (cli.stat, stat::stat(report)),
             (cli.numstat, stat::numstat(report)),
-            (cli.summary, stat::summary(report)),
+            (cli.summary, stat::summary(report, &outcome.plan.results)),
         ] {
             if on {
                 stdout.write_all(text.as_bytes())?;

@@ -411,6 +411,18 @@ fn stage(path: &Path, staged: &Path, content: WriteContent, mode: Option<u32>) -
     file.set_permissions(perms)
 }
 
+/// The permission bits of the file at `path` with its executable bits set
+/// or cleared as git `mode` (`0o100755`/`0o100644`) says.
+fn exec_bits(path: &Path, mode: u32) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    let bits = fs::metadata(path).ok()?.permissions().mode() & 0o777;
+    Some(if mode & 0o111 != 0 {
+        bits | ((bits & 0o444) >> 2)
+    } else {
+        bits & !0o111
+    })
+}
+
 /// How to recognise that a file is still as it was read.
 fn expect_of(old: &Content) -> Expect<'_> {
     match old.mapped_path() {
@@ -448,7 +460,9 @@ pub fn worktree_changes<'a>(
                 // read-only file stays read-only); added and moved files get
                 // the mode git would give them.
                 mode: if r.old_path.is_some() && !moved {
-                    None
+                    r.mode_changes()
+                        .then(|| exec_bits(&targets.resolve(new_path).ok()?, r.new_mode?))
+                        .flatten()
                 } else {
                     r.mode.map(|m| m & 0o777)
                 },

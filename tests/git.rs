@@ -348,6 +348,81 @@ fn stat_numstat_and_reverse() {
 }
 
 #[test]
+fn summary_shows_the_modes_of_created_and_deleted_files() {
+    let (_d, root) = repo();
+    let patch = "diff --git a/tool.sh b/tool.sh\nnew file mode 100755\n--- /dev/null\n+++ b/tool.sh\n@@ -0,0 +1 @@\n+echo tool\n\
+                 --- a/run.sh\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-#!/bin/sh\n-echo hi\n\
+                 --- /dev/null\n+++ b/notes.txt\n@@ -0,0 +1 @@\n+note\n";
+    let out = apply(&root, &["--summary"], patch);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        " create mode 100755 tool.sh\n delete mode 100755 run.sh\n create mode 100644 notes.txt\n"
+    );
+    // --summary alone, like git apply's, writes nothing.
+    assert!(!root.join("tool.sh").exists());
+}
+
+#[test]
+fn binary_and_minus_text_attributes_keep_added_files_byte_exact() {
+    let (_d, root) = repo();
+    fs::write(
+        root.join(".gitattributes"),
+        "*.dat binary\n*.raw -text\n*.txt text eol=crlf\n",
+    )
+    .expect("write");
+    git(&root, &["add", ".gitattributes"]);
+    git(&root, &["commit", "-q", "-m", "attrs"]);
+    git(&root, &["config", "core.autocrlf", "true"]);
+    let patch = "*** Begin Patch\n*** Add File: a.dat\n+one\n+two\n*** Add File: b.raw\n+one\n+two\n*** Add File: c.txt\n+one\n+two\n*** End Patch\n";
+    let out = apply(&root, &["--index"], patch);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(fs::read(root.join("a.dat")).expect("read"), b"one\ntwo\n");
+    assert_eq!(fs::read(root.join("b.raw")).expect("read"), b"one\ntwo\n");
+    assert_eq!(
+        fs::read(root.join("c.txt")).expect("read"),
+        b"one\r\ntwo\r\n"
+    );
+    // Index and working tree agree for all three.
+    assert_eq!(git(&root, &["diff", "--name-only"]), "");
+    assert_eq!(git(&root, &["show", ":c.txt"]), "one\ntwo\n");
+}
+
+#[test]
+fn mode_changes_are_applied_to_the_worktree_and_the_index() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_d, root) = repo();
+    let patch = "diff --git a/src/b.py b/src/b.py\nold mode 100644\nnew mode 100755\n--- a/src/b.py\n+++ b/src/b.py\n@@ -1,3 +1,3 @@\n X = 1\n-Y = 2\n+Y = 5\n Z = 3\n\
+                 diff --git a/run.sh b/run.sh\nold mode 100755\nnew mode 100644\n";
+    let out = apply(&root, &["--index"], patch);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let perms = |p: &str| {
+        fs::metadata(root.join(p))
+            .expect("metadata")
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(perms("src/b.py"), 0o755);
+    assert_eq!(perms("run.sh"), 0o644);
+    let staged = git(&root, &["ls-files", "-s", "src/b.py", "run.sh"]);
+    assert!(
+        staged.contains("100644") && staged.contains("100755"),
+        "{staged}"
+    );
+    assert!(
+        staged
+            .lines()
+            .all(|l| l.starts_with("100755") == l.ends_with("src/b.py")),
+        "{staged}"
+    );
+    assert_eq!(
+        git(&root, &["status", "--porcelain"]),
+        "M  run.sh\nM  src/b.py\n"
+    );
+}
+
+#[test]
 fn include_and_exclude_filter_paths() {
     let (_d, root) = repo();
     let patch = format!("{PATCH_A}--- a/src/b.py\n+++ b/src/b.py\n@@\n X = 1\n-Y = 2\n+Y = 20\n");

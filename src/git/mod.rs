@@ -233,6 +233,10 @@ impl Repo {
                     .map(|e| e.mode)
             });
             let mode = match (kept_mode, r.mode) {
+                _ if r.mode_changes() => match r.new_mode {
+                    Some(0o100755) => Mode::FILE_EXECUTABLE,
+                    _ => Mode::FILE,
+                },
                 (Some(m), _) => m,
                 (None, Some(0o100755)) => Mode::FILE_EXECUTABLE,
                 (None, _) => Mode::FILE,

@@ -77,6 +77,8 @@ pub(crate) fn parse_file(src: &Src, i: usize, ctx: &Ctx) -> Result<(FilePatch, u
             if let Some(m) = l.strip_prefix("new file mode ") {
                 op = FileOp::Add;
                 new_mode = u32::from_str_radix(m.trim(), 8).ok();
+            } else if let Some(m) = l.strip_prefix("new mode ") {
+                new_mode = u32::from_str_radix(m.trim(), 8).ok();
             } else if l.starts_with("deleted file mode ") {
                 op = FileOp::Delete;
             } else if let Some(p) = l.strip_prefix("rename from ") {
@@ -93,7 +95,6 @@ pub(crate) fn parse_file(src: &Src, i: usize, ctx: &Ctx) -> Result<(FilePatch, u
                 "similarity index ",
                 "dissimilarity index ",
                 "old mode ",
-                "new mode ",
                 "copy from ",
                 "copy to ",
             ]

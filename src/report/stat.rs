@@ -1,6 +1,7 @@
 //! `--stat`, `--numstat` and `--summary`, shaped like `git apply`'s.
 
 use super::{FileReport, Report};
+use crate::apply::FileResult;
 use crate::model::FileOp;
 use std::fmt::Write as _;
 
@@ -65,15 +66,26 @@ pub fn numstat(report: &Report) -> String {
 }
 
 /// Creations, deletions and renames.
-pub fn summary(report: &Report) -> String {
+pub fn summary(report: &Report, results: &[FileResult]) -> String {
+    // The mode a created file gets or a deleted file had, as git shows it.
+    let mode = |path: &str, added: bool| {
+        results
+            .iter()
+            .find(|r| {
+                let side = if added { &r.new_path } else { &r.old_path };
+                side.as_deref() == Some(path)
+            })
+            .and_then(|r| r.mode)
+            .unwrap_or(0o100644)
+    };
     let mut out = String::new();
     for f in &report.files {
         match (f.op, &f.move_to) {
             (FileOp::Add, _) => {
-                let _ = writeln!(out, " create mode 100644 {}", f.path);
+                let _ = writeln!(out, " create mode {:o} {}", mode(&f.path, true), f.path);
             }
             (FileOp::Delete, _) => {
-                let _ = writeln!(out, " delete mode 100644 {}", f.path);
+                let _ = writeln!(out, " delete mode {:o} {}", mode(&f.path, false), f.path);
             }
             (FileOp::Update, Some(to)) => {
                 let _ = writeln!(out, " rename {} => {to}", f.path);
