@@ -3,6 +3,7 @@
 
 pub mod codes;
 pub mod conflict;
+pub mod feedback;
 pub mod human;
 pub mod stat;
 pub mod unified;
