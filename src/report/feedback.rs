@@ -82,13 +82,14 @@ fn headline(report: &Report) -> String {
             "{problems} below; the other hunks {done}. Re-send only the failed hunks, fixed as instructed."
         )
     } else {
+        let them = if failed == 1 { "it" } else { "them" };
         let ok = if any_ok {
             "; the hunks marked ok matched as written"
         } else {
             ""
         };
         format!(
-            "The patch was NOT applied ({problems} below); nothing was written. Fix them and re-send the whole patch{ok}."
+            "The patch was NOT applied ({problems} below); nothing was written. Fix {them} and re-send the whole patch{ok}."
         )
     }
 }
