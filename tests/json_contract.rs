@@ -236,61 +236,54 @@ fn documents_that_break_the_contract_are_rejected() {
     let patch = "--- a/dup.py\n+++ b/dup.py\n@@\n x = 1\n-y = 2\n+y = 3\n";
     let good = report(&[], patch, 1);
     let v = validator();
-    let broken: Vec<(&str, Box<dyn Fn(&mut Value)>)> = vec![
-        ("another version", Box::new(|r| r["version"] = json!(2))),
-        (
-            "no files",
-            Box::new(|r| drop(r.as_object_mut().map(|o| o.remove("files")))),
-        ),
-        (
-            "unknown reason code",
-            Box::new(|r| {
-                r["files"][0]["hunks"][0]["failure"]["code"] = json!("not_a_code");
-            }),
-        ),
+    // (what is wrong, the object to change, its key, the value set there)
+    let hunk = "/files/0/hunks/0";
+    let failure = "/files/0/hunks/0/failure";
+    let broken = [
+        ("another version", "", "version", json!(2)),
+        ("unknown reason code", failure, "code", json!("not_a_code")),
         (
             "failed hunk without a failure",
-            Box::new(|r| {
-                r["files"][0]["hunks"][0]["failure"] = Value::Null;
-            }),
+            hunk,
+            "failure",
+            Value::Null,
         ),
         (
             "ambiguous with one candidate",
-            Box::new(|r| {
-                r["files"][0]["hunks"][0]["failure"]["candidates"] = json!([1]);
-            }),
+            failure,
+            "candidates",
+            json!([1]),
         ),
-        (
-            "line zero",
-            Box::new(|r| {
-                r["files"][0]["hunks"][0]["failure"]["candidates"] = json!([0, 6]);
-            }),
-        ),
+        ("line zero", failure, "candidates", json!([0, 6])),
         (
             "numbered line as an object",
-            Box::new(|r| {
-                r["files"][0]["hunks"][0]["failure"]["candidate_context"][0]["lines"][0] =
-                    json!({"line": 1, "text": "x = 1"});
-            }),
+            "/files/0/hunks/0/failure/candidate_context/0",
+            "lines",
+            json!([{"line": 1, "text": "x = 1"}]),
         ),
-        (
-            "undocumented field",
-            Box::new(|r| r["files"][0]["extra"] = json!(true)),
-        ),
-        (
-            "score above one",
-            Box::new(|r| r["files"][0]["hunks"][0]["similarity"] = json!(1.5)),
-        ),
+        ("undocumented field", "/files/0", "extra", json!(true)),
+        ("score above one", hunk, "similarity", json!(1.5)),
+        ("unknown file status", "/files/0", "status", json!("done")),
     ];
     assert!(violations(&v, &good).is_empty());
-    for (what, damage) in broken {
+    for (what, object, key, value) in broken {
         let mut doc = good.clone();
-        damage(&mut doc);
+        let target = doc
+            .pointer_mut(object)
+            .and_then(Value::as_object_mut)
+            .expect("object");
+        target.insert(key.to_string(), value);
         assert!(
             !v.is_valid(&doc),
             "the schema accepted a report with {what}"
         );
     }
+    let mut no_files = good.clone();
+    no_files.as_object_mut().expect("object").remove("files");
+    assert!(
+        !v.is_valid(&no_files),
+        "the schema accepted a report without files"
+    );
 }
 
 /// The codes between backticks in the first column of the reason-code tables.
