@@ -14,7 +14,8 @@ use serde::Serialize;
 
 pub use codes::{ProblemCode, all_codes};
 
-/// Version of the JSON report layout.
+/// Version of the JSON report layout (`docs/json.md`): raised only by an
+/// incompatible change; fields and reason codes may be added without it.
 pub const REPORT_VERSION: u32 = 1;
 
 /// The outcome of one invocation.
