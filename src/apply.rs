@@ -11,7 +11,7 @@ use crate::plan::FilePlan;
 use crate::plan::plan_file;
 use crate::report::{
     CandidateView, FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, LineRange,
-    Problem, REPORT_VERSION, Report,
+    Problem, ProblemCode, REPORT_VERSION, Report,
 };
 use crate::source::{LineIndex, SourceText, looks_binary};
 use crate::target::Targets;
@@ -158,7 +158,7 @@ fn refuse_path_conflicts(results: &[FileResult], report: &mut Report) {
             {
                 file.status = FileStatus::Failed;
                 file.error = Some(Problem::new(
-                    "path_conflict",
+                    ProblemCode::PathConflict,
                     format!("{a}: the patch makes this a file and also writes {b} beneath it"),
                     None,
                 ));
@@ -202,7 +202,7 @@ fn transform(mut patch: Patch, options: &ApplyOptions) -> Result<Patch, Problem>
         for file in &mut patch.files {
             if file.op == FileOp::Delete && file.hunks.is_empty() {
                 return Err(Problem::new(
-                    "malformed_patch",
+                    ProblemCode::MalformedPatch,
                     format!(
                         "{}: cannot reverse the deletion: the patch does not hold the file's content",
                         file.path
@@ -264,7 +264,7 @@ fn merge_same_paths(patch: Patch) -> Result<Vec<FilePatch>, Problem> {
             }
             Some(_) => {
                 return Err(Problem::new(
-                    "malformed_patch",
+                    ProblemCode::MalformedPatch,
                     format!(
                         "{}: the patch changes this file twice in incompatible ways (patch lines {} and {})",
                         file.path,
@@ -323,7 +323,7 @@ fn plan_one_inner(
     })?;
     match (file.op, existing) {
         (FileOp::Add, Some(_)) => Err(Problem::new(
-            "file_exists",
+            ProblemCode::FileExists,
             format!(
                 "{}: the patch adds this file but it already exists",
                 file.path
@@ -333,7 +333,7 @@ fn plan_one_inner(
         (FileOp::Add, None) => Ok(Some(create(file, report))),
         (FileOp::Update, None) if file.create_if_missing => Ok(Some(create(file, report))),
         (FileOp::Update | FileOp::Delete, None) => Err(Problem::new(
-            "file_not_found",
+            ProblemCode::FileNotFound,
             format!("{}: no such file", file.path),
             line,
         )),
@@ -368,7 +368,7 @@ fn update(
     let line = Some(file.patch_line);
     if looks_binary(&old) {
         return Err(Problem::new(
-            "binary_file",
+            ProblemCode::BinaryFile,
             format!(
                 "{}: the file is binary; only text files are patched",
                 file.path
@@ -407,7 +407,7 @@ fn update(
                     })
                     .collect();
                 let fail = HunkFailure {
-                    code: failure.reason.code().to_string(),
+                    code: failure.reason,
                     message: failure.message,
                     expected: hunk.old_lines().map(|l| l.text.clone()).collect(),
                     candidates: failure.candidates,
@@ -425,6 +425,7 @@ fn update(
         return Ok(None);
     }
     let plan = plan_file(&source, &hunks, &mut located);
+    result_ranges(&plan, report);
     for loc in &located {
         if let Some(h) = report.hunks.get_mut(loc.hunk) {
             h.normalizations.clone_from(&loc.normalizations);
@@ -457,7 +458,7 @@ fn update(
         })?
     {
         return Err(Problem::new(
-            "file_exists",
+            ProblemCode::FileExists,
             format!("{}: cannot move to {to}: it already exists", file.path),
             Some(file.patch_line),
         ));
@@ -492,7 +493,25 @@ fn hunk_report(
                 end: l.end,
             }),
         similarity: loc.map_or(0.0, |l| l.similarity),
+        new_lines: None,
         failure,
+    }
+}
+
+/// Records where each applied hunk's result lies in the patched file: its
+/// edit's start moved by the lines every earlier edit added or removed.
+fn result_ranges(plan: &FilePlan, report: &mut FileReport) {
+    let (mut grown, mut shrunk) = (0usize, 0usize);
+    for edit in &plan.edits {
+        let start = (edit.start + grown).saturating_sub(shrunk);
+        if let Some(h) = report.hunks.get_mut(edit.hunk) {
+            h.new_lines = Some(LineRange {
+                start: start + 1,
+                end: start + edit.lines.len(),
+            });
+        }
+        grown += edit.lines.len();
+        shrunk += edit.end - edit.start;
     }
 }
 
@@ -532,6 +551,10 @@ fn create(file: &FilePatch, report: &mut FileReport) -> FileResult {
     for (i, hunk) in file.hunks.iter().enumerate() {
         report.hunks.push(HunkReport {
             lines: Some(LineRange {
+                start: 1,
+                end: count,
+            }),
+            new_lines: Some(LineRange {
                 start: 1,
                 end: count,
             }),

@@ -1,5 +1,6 @@
 //! Typed errors of the library. Nothing in the library panics on user input.
 
+use crate::report::ProblemCode;
 use thiserror::Error;
 
 /// Why a patch text could not be read.
@@ -36,11 +37,13 @@ pub enum ParseError {
 
 impl ParseError {
     /// Stable reason code for reports and JSON.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ProblemCode {
         match self {
-            ParseError::Malformed { .. } | ParseError::InvalidUtf8 { .. } => "malformed_patch",
-            ParseError::NoEdits => "no_edits",
-            ParseError::NoTargetPath { .. } => "no_target_path",
+            ParseError::Malformed { .. } | ParseError::InvalidUtf8 { .. } => {
+                ProblemCode::MalformedPatch
+            }
+            ParseError::NoEdits => ProblemCode::NoEdits,
+            ParseError::NoTargetPath { .. } => ProblemCode::NoTargetPath,
         }
     }
 

@@ -5,7 +5,7 @@
 use crate::apply::{ApplyOptions, FileResult, NewContent, PatchPlan, plan_patch};
 use crate::git::{GitError, Repo};
 use crate::journal::{self, JournalError, JournalSpec, Recovery, TreeLock};
-use crate::report::{Problem, Report, conflict};
+use crate::report::{Problem, ProblemCode, Report, conflict};
 use crate::target::WorktreeTargets;
 use crate::write::{CommitError, commit, worktree_changes};
 use std::path::{Path, PathBuf};
@@ -134,7 +134,7 @@ pub fn run(cwd: &Path, text: &[u8], inv: &Invocation) -> Result<Outcome, RunErro
     if inv.destination != Destination::Worktree && repo.is_none() {
         refuse(
             &mut plan.report,
-            "not_a_repository",
+            ProblemCode::NotARepository,
             "--index and --cached need a git repository",
         );
     }
@@ -216,7 +216,7 @@ pub fn run(cwd: &Path, text: &[u8], inv: &Invocation) -> Result<Outcome, RunErro
     Ok(outcome)
 }
 
-fn refuse(report: &mut Report, code: &str, message: &str) {
+fn refuse(report: &mut Report, code: ProblemCode, message: &str) {
     report.ok = false;
     report.error = Some(Problem::new(code, message, None));
 }

@@ -7,7 +7,7 @@ use git_fuzzy_apply::invocation::{Destination, Invocation, Outcome, recover, run
 use git_fuzzy_apply::locate::{MatchOptions, Tier};
 use git_fuzzy_apply::model::PatchFormat;
 use git_fuzzy_apply::patch::ParseOptions;
-use git_fuzzy_apply::report::{human, stat, unified};
+use git_fuzzy_apply::report::{feedback, human, stat, unified};
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -81,6 +81,9 @@ struct Cli {
     /// Print the report as JSON on standard output.
     #[arg(long)]
     json: bool,
+    /// Print what a language model needs to fix its patch (short text on standard output).
+    #[arg(long, conflicts_with = "json")]
+    feedback: bool,
     /// Minimum block similarity (0.5 to 1.0) for the similarity tier.
     #[arg(long, value_name = "RATIO", default_value_t = 0.9)]
     threshold: f64,
@@ -152,7 +155,7 @@ fn execute(cli: &Cli, matches: &ArgMatches) -> Result<u8, Box<dyn std::error::Er
     if let Some(done) = &outcome.recovered {
         eprintln!("git-fuzzy-apply: {done}");
     }
-    print(cli, &outcome)?;
+    print(cli, &outcome, &text)?;
     Ok(outcome.plan.report.exit_code() as u8)
 }
 
@@ -223,13 +226,18 @@ fn invocation(cli: &Cli, matches: &ArgMatches) -> Result<Invocation, String> {
     })
 }
 
-fn print(cli: &Cli, outcome: &Outcome) -> io::Result<()> {
+fn print(cli: &Cli, outcome: &Outcome, patch: &[u8]) -> io::Result<()> {
     let report = &outcome.plan.report;
     let mut stdout = io::stdout().lock();
     if cli.json {
         serde_json::to_writer_pretty(&mut stdout, report)?;
         writeln!(stdout)?;
-    } else if cli.stat || cli.numstat || cli.summary {
+        return Ok(());
+    }
+    if cli.feedback {
+        return stdout.write_all(feedback::render(report, patch).as_bytes());
+    }
+    if cli.stat || cli.numstat || cli.summary {
         for (on, text) in [
             (cli.stat, stat::stat(report)),
             (cli.numstat, stat::numstat(report)),
@@ -243,9 +251,6 @@ fn print(cli: &Cli, outcome: &Outcome) -> io::Result<()> {
         stdout.write_all(unified::unified_diff(&outcome.plan.results).as_bytes())?;
     } else if !cli.quiet {
         stdout.write_all(human::summary(report, cli.verbose).as_bytes())?;
-    }
-    if cli.json {
-        return Ok(());
     }
     let color = io::stderr().is_terminal();
     let mut stderr = io::stderr().lock();

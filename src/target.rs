@@ -3,7 +3,7 @@
 //! never touches the file system itself.
 
 use crate::content::Content;
-use crate::report::Problem;
+use crate::report::{Problem, ProblemCode};
 use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
@@ -103,29 +103,33 @@ impl Targets for WorktreeTargets {
     fn read(&self, rel: &str) -> Result<Option<Content>, Problem> {
         let path = self
             .resolve(rel)
-            .map_err(|m| Problem::new("path_outside_tree", m, None))?;
+            .map_err(|m| Problem::new(ProblemCode::PathOutsideTree, m, None))?;
         match fs::symlink_metadata(&path) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(Problem::new("io_error", format!("{rel}: {e}"), None)),
+            Err(e) => Err(Problem::new(
+                ProblemCode::IoError,
+                format!("{rel}: {e}"),
+                None,
+            )),
             Ok(meta) if meta.is_dir() => Err(Problem::new(
-                "not_a_file",
+                ProblemCode::NotAFile,
                 format!("{rel}: is a directory"),
                 None,
             )),
             Ok(meta) if !(meta.is_file() || meta.file_type().is_symlink()) => Err(Problem::new(
-                "not_a_file",
+                ProblemCode::NotAFile,
                 format!("{rel}: not a regular file"),
                 None,
             )),
             Ok(_) => match fs::metadata(&path) {
                 Ok(m) if !m.is_file() => Err(Problem::new(
-                    "not_a_file",
+                    ProblemCode::NotAFile,
                     format!("{rel}: not a regular file"),
                     None,
                 )),
                 _ => Content::load(&path)
                     .map(Some)
-                    .map_err(|e| Problem::new("io_error", format!("{rel}: {e}"), None)),
+                    .map_err(|e| Problem::new(ProblemCode::IoError, format!("{rel}: {e}"), None)),
             },
         }
     }
@@ -133,7 +137,7 @@ impl Targets for WorktreeTargets {
     fn exists(&self, rel: &str) -> Result<bool, Problem> {
         let path = self
             .resolve(rel)
-            .map_err(|m| Problem::new("path_outside_tree", m, None))?;
+            .map_err(|m| Problem::new(ProblemCode::PathOutsideTree, m, None))?;
         Ok(fs::symlink_metadata(path).is_ok())
     }
 

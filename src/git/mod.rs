@@ -9,7 +9,7 @@
 
 use crate::apply::FileResult;
 use crate::content::Content;
-use crate::report::Problem;
+use crate::report::{Problem, ProblemCode};
 use crate::target::Targets;
 use gix::bstr::{BStr, ByteSlice};
 use gix::index::entry::{Flags, Mode, Stage, Stat};
@@ -150,26 +150,26 @@ impl Repo {
         let (mut pipeline, _) = self
             .repo
             .filter_pipeline(None)
-            .map_err(|e| Problem::new("git_error", e.to_string(), None))?;
+            .map_err(|e| Problem::new(ProblemCode::GitError, e.to_string(), None))?;
         for path in paths {
             let Some(entry) = index.entry_by_path(path.as_bytes().as_bstr()) else {
                 return Err(Problem::new(
-                    "not_in_index",
+                    ProblemCode::NotInIndex,
                     format!("{path}: does not exist in the index (--index needs it staged)"),
                     None,
                 ));
             };
             let disk = std::fs::read(self.workdir.join(path))
-                .map_err(|e| Problem::new("io_error", format!("{path}: {e}"), None))?;
+                .map_err(|e| Problem::new(ProblemCode::IoError, format!("{path}: {e}"), None))?;
             let git_form = self
                 .to_git(&mut pipeline, index, path, &disk)
-                .map_err(|e| Problem::new("git_error", e.to_string(), None))?;
+                .map_err(|e| Problem::new(ProblemCode::GitError, e.to_string(), None))?;
             let id =
                 gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, &git_form)
-                    .map_err(|e| Problem::new("git_error", e.to_string(), None))?;
+                    .map_err(|e| Problem::new(ProblemCode::GitError, e.to_string(), None))?;
             if id != entry.id {
                 return Err(Problem::new(
-                    "index_mismatch",
+                    ProblemCode::IndexMismatch,
                     format!(
                         "{path}: the working-tree file differs from the index; stage or restore it before using --index"
                     ),
@@ -295,7 +295,7 @@ impl<'r> IndexTargets<'r> {
 impl Targets for IndexTargets<'_> {
     fn read(&self, path: &str) -> Result<Option<Content>, Problem> {
         crate::target::join_inside(Path::new(""), path)
-            .map_err(|m| Problem::new("path_outside_tree", m, None))?;
+            .map_err(|m| Problem::new(ProblemCode::PathOutsideTree, m, None))?;
         let Some(entry) = self.index.entry_by_path(path.as_bytes().as_bstr()) else {
             return Ok(None);
         };
@@ -303,7 +303,7 @@ impl Targets for IndexTargets<'_> {
             .repo
             .repo
             .find_blob(entry.id)
-            .map_err(|e| Problem::new("git_error", format!("{path}: {e}"), None))?;
+            .map_err(|e| Problem::new(ProblemCode::GitError, format!("{path}: {e}"), None))?;
         Ok(Some(Content::Owned(blob.data.clone())))
     }
 

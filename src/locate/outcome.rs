@@ -155,6 +155,14 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// Every reason, in declaration order (add a new variant here too).
+    pub const ALL: [Reason; 4] = [
+        Reason::ContextNotFound,
+        Reason::StaleRemovedLine,
+        Reason::Ambiguous,
+        Reason::Overlap,
+    ];
+
     /// Stable reason code.
     pub fn code(self) -> &'static str {
         match self {

@@ -1,16 +1,21 @@
 //! What happened, for people and for tools: the [`Report`] of one run, its
 //! human rendering, and the completed standard unified diff.
 
+pub mod codes;
 pub mod conflict;
+pub mod feedback;
 pub mod human;
 pub mod stat;
 pub mod unified;
 
-use crate::locate::{HunkStatus, NearMatch, Normalization, Tier};
+use crate::locate::{HunkStatus, NearMatch, Normalization, Reason, Tier};
 use crate::model::{FileOp, PatchFormat};
 use serde::Serialize;
 
-/// Version of the JSON report layout.
+pub use codes::{ProblemCode, all_codes};
+
+/// Version of the JSON report layout (`docs/json.md`): raised only by an
+/// incompatible change; fields and reason codes may be added without it.
 pub const REPORT_VERSION: u32 = 1;
 
 /// The outcome of one invocation.
@@ -33,7 +38,7 @@ pub struct Report {
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct Problem {
     /// Stable reason code (`malformed_patch`, `file_not_found`, …).
-    pub code: String,
+    pub code: ProblemCode,
     /// Human explanation with the fix where one is known.
     pub message: String,
     /// 1-based patch line, when the problem has one.
@@ -42,9 +47,9 @@ pub struct Problem {
 
 impl Problem {
     /// Builds a problem.
-    pub fn new(code: &str, message: impl Into<String>, patch_line: Option<usize>) -> Self {
+    pub fn new(code: ProblemCode, message: impl Into<String>, patch_line: Option<usize>) -> Self {
         Problem {
-            code: code.to_string(),
+            code,
             message: message.into(),
             patch_line,
         }
@@ -136,6 +141,8 @@ pub struct HunkReport {
     pub normalizations: Vec<Normalization>,
     /// Lines of the original file the hunk covers.
     pub lines: Option<LineRange>,
+    /// Lines of the patched file its result occupies (applied hunks only).
+    pub new_lines: Option<LineRange>,
     /// Block similarity (1 unless the similarity tier was needed).
     pub similarity: f64,
     /// Why it failed.
@@ -146,7 +153,7 @@ pub struct HunkReport {
 #[derive(Debug, Clone, Serialize)]
 pub struct HunkFailure {
     /// Stable reason code (`context_not_found`, `ambiguous`, …).
-    pub code: String,
+    pub code: Reason,
     /// Human explanation.
     pub message: String,
     /// The lines the hunk expected to find.

@@ -1,0 +1,119 @@
+//! The stable reason codes of the report: [`ProblemCode`] for a patch or a
+//! file that could not be handled at all, and [`Reason`] for a hunk that could
+//! not be placed. Both are part of the JSON contract (`docs/json.md`): a code
+//! is never renamed or reused for another meaning, only added.
+
+use crate::locate::Reason;
+use serde::Serialize;
+use std::fmt;
+
+/// Declares [`ProblemCode`] with its code strings and its list of all
+/// variants in one place, so the list can never miss a variant.
+macro_rules! problem_codes {
+    ($($(#[$doc:meta])* $variant:ident => $code:literal,)+) => {
+        /// Stable code of a [`Problem`](super::Problem): why a patch as a
+        /// whole, or one target file, could not be handled.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+        pub enum ProblemCode {
+            $($(#[$doc])* #[serde(rename = $code)] $variant,)+
+        }
+
+        impl ProblemCode {
+            /// Every problem code, in declaration order.
+            pub const ALL: &'static [ProblemCode] = &[$(ProblemCode::$variant,)+];
+
+            /// The code as it appears in reports (`malformed_patch`, …).
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(ProblemCode::$variant => $code,)+
+                }
+            }
+        }
+    };
+}
+
+problem_codes! {
+    /// An edit block is started but cannot be read, or the patch is not UTF-8.
+    MalformedPatch => "malformed_patch",
+    /// Nothing in the text is an edit in any notation we read.
+    NoEdits => "no_edits",
+    /// An edit names no file and no `--target` was given.
+    NoTargetPath => "no_target_path",
+    /// A path leaves the working tree or enters `.git`.
+    PathOutsideTree => "path_outside_tree",
+    /// The file to update or delete does not exist.
+    FileNotFound => "file_not_found",
+    /// The file to add, or the destination of a move, already exists.
+    FileExists => "file_exists",
+    /// The path names a directory or a special file.
+    NotAFile => "not_a_file",
+    /// The file is binary; only text files are patched.
+    BinaryFile => "binary_file",
+    /// The patch makes a path a file and also writes beneath it.
+    PathConflict => "path_conflict",
+    /// Reading the file failed.
+    IoError => "io_error",
+    /// `--index`/`--cached` outside a git repository.
+    NotARepository => "not_a_repository",
+    /// The repository or its index could not be read.
+    GitError => "git_error",
+    /// `--cached`/`--index`: the file is not in the index.
+    NotInIndex => "not_in_index",
+    /// `--index`: the working-tree file differs from the index.
+    IndexMismatch => "index_mismatch",
+}
+
+impl fmt::Display for ProblemCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+impl PartialEq<&str> for ProblemCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// Every reason code a report can hold: the problem codes, then the hunk
+/// failure reasons.
+pub fn all_codes() -> Vec<&'static str> {
+    ProblemCode::ALL
+        .iter()
+        .map(|c| c.as_str())
+        .chain(Reason::ALL.iter().map(|r| r.code()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_snake_case_and_serialize_as_themselves() {
+        let codes = all_codes();
+        let unique: std::collections::HashSet<_> = codes.iter().collect();
+        assert_eq!(unique.len(), codes.len());
+        for code in &codes {
+            assert!(code.chars().all(|c| c.is_ascii_lowercase() || c == '_'));
+        }
+        for c in ProblemCode::ALL {
+            assert_eq!(
+                serde_json::to_value(c).ok(),
+                Some(serde_json::Value::from(c.as_str()))
+            );
+        }
+        for r in Reason::ALL {
+            assert_eq!(
+                serde_json::to_value(r).ok(),
+                Some(serde_json::Value::from(r.code()))
+            );
+        }
+    }
+}
