@@ -423,6 +423,32 @@ fn mode_changes_are_applied_to_the_worktree_and_the_index() {
 }
 
 #[test]
+fn git_renames_with_and_without_edits_move_files_and_index_entries() {
+    let (_d, root) = repo();
+    let patch = "diff --git a/src/b.py b/lib/b2.py\nsimilarity index 80%\nrename from src/b.py\nrename to lib/b2.py\n--- a/src/b.py\n+++ b/lib/b2.py\n@@ -1,3 +1,3 @@\n X = 1\n-Y = 2\n+Y = 7\n Z = 3\n\
+                 diff --git a/src/deep/c.txt b/c.txt\nsimilarity index 100%\nrename from src/deep/c.txt\nrename to c.txt\n";
+    let out = apply(&root, &["--index"], patch);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        fs::read_to_string(root.join("lib/b2.py")).expect("read"),
+        "X = 1\nY = 7\nZ = 3\n"
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("c.txt")).expect("read"),
+        "one\ntwo\nthree\n"
+    );
+    assert!(!root.join("src/b.py").exists());
+    // The emptied directory is gone.
+    assert!(!root.join("src/deep").exists());
+    let status = git(&root, &["status", "--porcelain"]);
+    for expected in ["R  src/deep/c.txt -> c.txt", "lib/b2.py", "src/b.py"] {
+        assert!(status.contains(expected), "{status}");
+    }
+    assert_eq!(git(&root, &["diff"]), "");
+    git(&root, &["fsck", "--no-progress"]);
+}
+
+#[test]
 fn include_and_exclude_filter_paths() {
     let (_d, root) = repo();
     let patch = format!("{PATCH_A}--- a/src/b.py\n+++ b/src/b.py\n@@\n X = 1\n-Y = 2\n+Y = 20\n");
