@@ -5,8 +5,10 @@
 use crate::content::Content;
 use crate::report::{Problem, ProblemCode};
 use std::fs;
+use std::collections::HashMap;
 use std::io;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
 use std::time::SystemTime;
 
 /// A source of target file contents, addressed by `/`-separated paths
@@ -54,10 +56,14 @@ impl Stamp {
 }
 
 /// Files in a directory on disk.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct WorktreeTargets {
     root: PathBuf,
     canonical_root: PathBuf,
+    /// Real (link-free) paths of the directories already resolved: a patch
+    /// touching thousands of files in a few hundred directories resolves
+    /// each directory once, not each file's every component.
+    real_dirs: Mutex<HashMap<PathBuf, PathBuf>>,
 }
 
 impl WorktreeTargets {
@@ -68,7 +74,34 @@ impl WorktreeTargets {
         Ok(WorktreeTargets {
             root,
             canonical_root,
+            real_dirs: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// The real path of `dir`; for a directory that does not exist yet, the
+    /// real path of its nearest existing ancestor joined with the rest.
+    fn real_dir(&self, dir: &Path) -> io::Result<PathBuf> {
+        if let Some(real) = self.cache().get(dir) {
+            return Ok(real.clone());
+        }
+        let real = match fs::canonicalize(dir) {
+            Ok(real) => real,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => match (dir.parent(), dir.file_name())
+            {
+                (Some(parent), Some(name)) => self.real_dir(parent)?.join(name),
+                _ => return Err(e),
+            },
+            Err(e) => return Err(e),
+        };
+        self.cache().insert(dir.to_path_buf(), real.clone());
+        Ok(real)
+    }
+
+    fn cache(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, PathBuf>> {
+        // A panic elsewhere cannot leave the map half-updated: use it anyway.
+        self.real_dirs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The on-disk path of `rel`, after checking it stays inside the tree:
@@ -76,15 +109,21 @@ impl WorktreeTargets {
     /// on the way that leads out of the tree.
     pub fn resolve(&self, rel: &str) -> Result<PathBuf, String> {
         let joined = join_inside(&self.root, rel)?;
-        // Follow links of the parts that exist: they must stay inside.
-        let mut probe = joined.clone();
-        while !probe.exists() {
-            match probe.parent() {
-                Some(parent) => probe = parent.to_path_buf(),
-                None => return Ok(joined),
-            }
-        }
-        let real = fs::canonicalize(&probe).map_err(|e| format!("{rel}: {e}"))?;
+        // Follow links of the parts that exist: they must stay inside. The
+        // directory is resolved once per run; the last component only
+        // needs a full resolution when it is itself a link.
+        let (Some(dir), Some(name)) = (joined.parent(), joined.file_name()) else {
+            return Ok(joined);
+        };
+        let is_link = fs::symlink_metadata(&joined).is_ok_and(|m| m.file_type().is_symlink());
+        let real = match is_link.then(|| fs::canonicalize(&joined)) {
+            Some(Ok(target)) => target,
+            // A dangling link: replaced, never followed.
+            Some(Err(_)) | None => self
+                .real_dir(dir)
+                .map_err(|e| format!("{rel}: {e}"))?
+                .join(name),
+        };
         if !real.starts_with(&self.canonical_root) {
             return Err(format!(
                 "{rel}: the path leads out of the working tree through a symbolic link"
