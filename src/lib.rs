@@ -21,6 +21,7 @@
 //! ```
 
 pub mod apply;
+pub mod cli;
 pub mod content;
 pub mod error;
 pub mod git;

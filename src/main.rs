@@ -1,8 +1,9 @@
 //! The `git-fuzzy-apply` command: argument parsing and printing; the library
 //! does the work.
 
-use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, ValueEnum};
+use clap::{ArgMatches, FromArgMatches};
 use git_fuzzy_apply::apply::ApplyOptions;
+use git_fuzzy_apply::cli::{self, Cli, FormatArg, TierArg};
 use git_fuzzy_apply::invocation::{Destination, Invocation, Outcome, run};
 use git_fuzzy_apply::locate::{MatchOptions, Tier};
 use git_fuzzy_apply::model::PatchFormat;
@@ -12,109 +13,8 @@ use std::io::{self, IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Apply a patch written by a language model — unified diff, numberless diff,
-/// Codex `*** Begin Patch` envelope or SEARCH/REPLACE blocks, even a whole
-/// chat reply — exactly where it belongs, or refuse with the reason.
-///
-/// Paths are relative to the top of the working tree (or the current
-/// directory outside a repository). Every hunk of every file must apply, or
-/// nothing is written; a conflict report is left in .git/fuzzy-apply/.
-#[derive(Parser, Debug)]
-#[command(name = "git-fuzzy-apply", version, about, long_about = None)]
-struct Cli {
-    /// Patch files, or folders whose files are all read; none or `-` reads standard input.
-    patches: Vec<PathBuf>,
-    /// Read the patch in this notation instead of detecting it.
-    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
-    format: FormatArg,
-    /// Remove N leading path components from diff paths (default: strip `a/` and `b/`).
-    #[arg(short = 'p', value_name = "N")]
-    strip: Option<usize>,
-    /// File to edit for blocks and hunks that name none.
-    #[arg(long, value_name = "PATH")]
-    target: Option<String>,
-    /// Prepend DIR to every path in the patch.
-    #[arg(long, value_name = "DIR")]
-    directory: Option<String>,
-    /// Apply only to paths matching GLOB (with --exclude: the first match wins).
-    #[arg(long, value_name = "GLOB")]
-    include: Vec<String>,
-    /// Do not apply to paths matching GLOB.
-    #[arg(long, value_name = "GLOB")]
-    exclude: Vec<String>,
-    /// Apply to the working tree and stage the results.
-    #[arg(long, conflicts_with = "cached")]
-    index: bool,
-    /// Apply to the index only; the working tree is untouched.
-    #[arg(long)]
-    cached: bool,
-    /// Check that the patch applies; write nothing.
-    #[arg(long)]
-    check: bool,
-    /// Apply the patch in reverse.
-    #[arg(short = 'R', long)]
-    reverse: bool,
-    /// Apply the hunks that match and report the others.
-    #[arg(long)]
-    partial: bool,
-    /// Like --partial, and write the failed hunks to <file>.rej.
-    #[arg(long)]
-    reject: bool,
-    /// Pin an ambiguous hunk of FILE to the candidate starting at LINE.
-    #[arg(long, value_name = "FILE:LINE")]
-    at: Vec<String>,
-    /// Write the conflict report to PATH.md and PATH.json.
-    #[arg(long, value_name = "PATH")]
-    report: Option<PathBuf>,
-    /// Print a diffstat instead of applying.
-    #[arg(long)]
-    stat: bool,
-    /// Print added and removed line counts per file instead of applying.
-    #[arg(long)]
-    numstat: bool,
-    /// Print created, deleted and renamed files instead of applying.
-    #[arg(long)]
-    summary: bool,
-    /// Print the completed standard unified diff (git apply-able); write nothing.
-    #[arg(long)]
-    emit_unified: bool,
-    /// Print the report as JSON on standard output.
-    #[arg(long)]
-    json: bool,
-    /// Minimum block similarity (0.5 to 1.0) for the similarity tier.
-    #[arg(long, value_name = "RATIO", default_value_t = 0.9)]
-    threshold: f64,
-    /// The most lenient matching tier allowed.
-    #[arg(long, value_enum, default_value_t = TierArg::Similarity)]
-    max_tier: TierArg,
-    /// Show every hunk with its tier and location.
-    #[arg(short, long)]
-    verbose: bool,
-    /// Print nothing but errors.
-    #[arg(short, long, conflicts_with = "verbose")]
-    quiet: bool,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum FormatArg {
-    Auto,
-    Unified,
-    Numberless,
-    Codex,
-    SearchReplace,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum TierArg {
-    Exact,
-    Resilient,
-    Fuzzy,
-    Structural,
-    Similarity,
-}
-
 fn main() -> ExitCode {
-    let matches = Cli::command().get_matches();
+    let matches = cli::command().get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),
