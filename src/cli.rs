@@ -50,21 +50,51 @@ Examples:
   git fuzzy-apply --emit-unified reply.md   print a diff git apply accepts
   some-agent | git fuzzy-apply --json       read stdin, report as JSON";
 
-const AFTER_LONG_HELP: &str = "\
-Examples:
-  git fuzzy-apply reply.md
-      Apply a model's reply (prose and patches) to the working tree.
-  git fuzzy-apply --check -v reply.md
-      Write nothing; show each hunk with the tier and lines it matched.
-  git fuzzy-apply --index --include 'src/**' reply.md
-      Apply only the edits under src/, and stage them.
-  some-agent | git fuzzy-apply --json
-      Read the patch from standard input and print the report as JSON.
+/// Worked examples: a command line and what it does. Shown by `--help` and in
+/// the man page's EXAMPLES section.
+pub const EXAMPLES: &[(&str, &str)] = &[
+    (
+        "git fuzzy-apply reply.md",
+        "Apply a model's reply (prose and patches) to the working tree.",
+    ),
+    (
+        "git fuzzy-apply --check -v reply.md",
+        "Write nothing; show each hunk with the tier and lines it matched.",
+    ),
+    (
+        "git fuzzy-apply --index --include 'src/**' reply.md",
+        "Apply only the edits under src/, and stage them.",
+    ),
+    (
+        "some-agent | git fuzzy-apply --json",
+        "Read the patch from standard input and print the report as JSON.",
+    ),
+];
 
-Exit status:
-  0  everything applied (or was already applied)
-  1  not applied: a hunk failed or was ambiguous, or the patch is malformed
-  2  usage or I/O error";
+/// Exit statuses and their meaning. Shown by `--help` and in the man page's
+/// EXIT STATUS section.
+pub const EXIT_STATUS: &[(&str, &str)] = &[
+    ("0", "everything applied (or was already applied)"),
+    (
+        "1",
+        "not applied: a hunk failed or was ambiguous, or the patch is malformed",
+    ),
+    ("2", "usage or I/O error"),
+];
+
+/// The text after the options in `--help`: [`EXAMPLES`] and [`EXIT_STATUS`].
+fn after_long_help() -> String {
+    let mut text = String::from("Examples:\n");
+    for (command, what) in EXAMPLES {
+        text.push_str(&format!("  {command}\n      {what}\n"));
+    }
+    text.push_str("\nExit status:\n");
+    for (code, what) in EXIT_STATUS {
+        text.push_str(&format!("  {code}  {what}\n"));
+    }
+    text.pop();
+    text
+}
 
 /// The parsed command line of `git-fuzzy-apply`.
 ///
@@ -77,7 +107,7 @@ Exit status:
     about = "Apply a patch written by a language model exactly where it belongs, or refuse it with the reason",
     long_about = LONG_ABOUT,
     after_help = AFTER_HELP,
-    after_long_help = AFTER_LONG_HELP,
+    after_long_help = after_long_help(),
     max_term_width = 100
 )]
 pub struct Cli {
