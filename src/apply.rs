@@ -9,6 +9,7 @@ use crate::model::{FileOp, FilePatch, Hunk, LineKind, Patch};
 use crate::patch::{ParseOptions, parse_patch};
 use crate::plan::FilePlan;
 use crate::plan::plan_file;
+use crate::progress::{NoProgress, Progress, Stage, Workload};
 use crate::report::{
     CandidateView, FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, LineRange,
     Problem, REPORT_VERSION, Report,
@@ -96,6 +97,18 @@ pub struct PatchPlan {
 
 /// Parses `patch` and plans it against `targets`. Reads, writes nothing.
 pub fn plan_patch(patch: &[u8], targets: &dyn Targets, options: &ApplyOptions) -> PatchPlan {
+    plan_patch_with(patch, targets, options, &NoProgress)
+}
+
+/// [`plan_patch`], telling `progress` about the planning stage: its
+/// [`Workload`] (the size of each target only when the observer
+/// [is active](Progress::is_active)), then each file as it is planned.
+pub fn plan_patch_with(
+    patch: &[u8],
+    targets: &dyn Targets,
+    options: &ApplyOptions,
+    progress: &dyn Progress,
+) -> PatchPlan {
     let mut report = Report {
         version: REPORT_VERSION,
         ok: false,
@@ -121,10 +134,16 @@ pub fn plan_patch(patch: &[u8], targets: &dyn Targets, options: &ApplyOptions) -
             return PatchPlan { report, results };
         }
     };
+    if progress.is_active() {
+        let bytes = files.iter().filter_map(|f| targets.size(&f.path)).sum();
+        let files = files.len() as u64;
+        progress.start(Stage::Planning, Workload { files, bytes });
+    }
     for file in &files {
         let (file_report, outcome) = plan_one(file, targets, options);
         results.extend(outcome);
         report.files.push(file_report);
+        progress.file_done(&file.path);
     }
     refuse_path_conflicts(&results, &mut report);
     report.ok = report

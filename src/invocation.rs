@@ -2,11 +2,12 @@
 //! tree, lock it, plan, check, write or stage, and leave a conflict report
 //! when something did not apply. `main.rs` only parses arguments and prints.
 
-use crate::apply::{ApplyOptions, FileResult, NewContent, PatchPlan, plan_patch};
+use crate::apply::{ApplyOptions, FileResult, NewContent, PatchPlan, plan_patch_with};
 use crate::git::{GitError, Repo};
+use crate::progress::{NoProgress, Progress};
 use crate::report::{Problem, Report, conflict};
 use crate::target::WorktreeTargets;
-use crate::write::{CommitError, commit, worktree_changes};
+use crate::write::{CommitError, commit_with_progress, worktree_changes};
 use std::path::{Path, PathBuf};
 
 /// Where results go.
@@ -65,6 +66,17 @@ pub enum RunError {
 
 /// Runs the patch `text` from directory `cwd`.
 pub fn run(cwd: &Path, text: &[u8], inv: &Invocation) -> Result<Outcome, RunError> {
+    run_with_progress(cwd, text, inv, &NoProgress)
+}
+
+/// [`run`], telling `progress` how planning and writing the working tree
+/// advance (the command passes a progress bar; see [`crate::progress`]).
+pub fn run_with_progress(
+    cwd: &Path,
+    text: &[u8],
+    inv: &Invocation,
+    progress: &dyn Progress,
+) -> Result<Outcome, RunError> {
     let repo = Repo::discover(cwd);
     let root = repo
         .as_ref()
@@ -82,10 +94,13 @@ pub fn run(cwd: &Path, text: &[u8], inv: &Invocation) -> Result<Outcome, RunErro
         _ => None,
     };
     let mut plan = match (&repo, &index, inv.destination) {
-        (Some(r), Some(ix), Destination::Cached) => {
-            plan_patch(text, &crate::git::IndexTargets::new(r, ix), &apply)
-        }
-        _ => plan_patch(text, &targets, &apply),
+        (Some(r), Some(ix), Destination::Cached) => plan_patch_with(
+            text,
+            &crate::git::IndexTargets::new(r, ix),
+            &apply,
+            progress,
+        ),
+        _ => plan_patch_with(text, &targets, &apply, progress),
     };
     plan.report.check = inv.dry_run;
     if inv.destination != Destination::Worktree && repo.is_none() {
@@ -134,7 +149,7 @@ pub fn run(cwd: &Path, text: &[u8], inv: &Invocation) -> Result<Outcome, RunErro
     if inv.destination != Destination::Cached {
         let changes =
             worktree_changes(&outcome.plan.results, &targets).map_err(std::io::Error::other)?;
-        commit(&changes, &root)?;
+        commit_with_progress(&changes, &root, progress)?;
     }
     if inv.reject {
         outcome.rejects = conflict::write_rejects(&outcome.plan.report, &targets)?;

@@ -30,6 +30,7 @@ pub mod locate;
 pub mod model;
 pub mod patch;
 pub mod plan;
+pub mod progress;
 pub mod report;
 pub mod source;
 pub mod target;

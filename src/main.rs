@@ -4,10 +4,11 @@
 use clap::{ArgMatches, FromArgMatches};
 use git_fuzzy_apply::apply::ApplyOptions;
 use git_fuzzy_apply::cli::{self, Cli, FormatArg, TierArg};
-use git_fuzzy_apply::invocation::{Destination, Invocation, Outcome, run};
+use git_fuzzy_apply::invocation::{Destination, Invocation, Outcome, run_with_progress};
 use git_fuzzy_apply::locate::{MatchOptions, Tier};
 use git_fuzzy_apply::model::PatchFormat;
 use git_fuzzy_apply::patch::ParseOptions;
+use git_fuzzy_apply::progress::{Terminal, TerminalProgress};
 use git_fuzzy_apply::report::{human, stat, unified};
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::PathBuf;
@@ -36,7 +37,14 @@ fn execute(cli: &Cli, matches: &ArgMatches) -> Result<u8, Box<dyn std::error::Er
         }
         return Ok(0);
     };
-    let outcome = run(&std::env::current_dir()?, &text, &invocation)?;
+    let progress = TerminalProgress::new(Terminal {
+        stderr_is_tty: io::stderr().is_terminal(),
+        quiet: cli.quiet,
+        json: cli.json,
+    });
+    let outcome = run_with_progress(&std::env::current_dir()?, &text, &invocation, &progress);
+    progress.clear();
+    let outcome = outcome?;
     print(cli, &outcome)?;
     Ok(outcome.plan.report.exit_code() as u8)
 }

@@ -26,6 +26,12 @@ pub trait Targets {
     fn exists(&self, path: &str) -> Result<bool, Problem> {
         self.read(path).map(|c| c.is_some())
     }
+
+    /// The size of `path` in bytes, if cheaply known, without reading it;
+    /// only an estimate for progress reports.
+    fn size(&self, _path: &str) -> Option<u64> {
+        None
+    }
 }
 
 /// Size and modification time of a file when it was read, to notice a
@@ -135,6 +141,12 @@ impl Targets for WorktreeTargets {
             .resolve(rel)
             .map_err(|m| Problem::new("path_outside_tree", m, None))?;
         Ok(fs::symlink_metadata(path).is_ok())
+    }
+
+    /// The size of a regular file at `rel` (a symbolic link is not followed).
+    fn size(&self, rel: &str) -> Option<u64> {
+        let meta = fs::symlink_metadata(join_inside(&self.root, rel).ok()?).ok()?;
+        meta.is_file().then_some(meta.len())
     }
 
     fn mode(&self, rel: &str) -> Option<u32> {
