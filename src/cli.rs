@@ -228,8 +228,12 @@ pub struct Cli {
     )]
     pub partial: bool,
 
-    /// Like --partial, and write the failed hunks to <file>.rej.
-    #[arg(long, help_heading = HEADING_MATCHING)]
+    /// Like --partial, and write the failed hunks to `<file>.rej`.
+    #[arg(
+        long,
+        help_heading = HEADING_MATCHING,
+        help = "Like --partial, and write the failed hunks to <file>.rej"
+    )]
     pub reject: bool,
 
     /// Check that the patch applies; write nothing.

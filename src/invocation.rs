@@ -64,7 +64,24 @@ pub enum RunError {
     Commit(#[from] CommitError),
 }
 
-/// Runs the patch `text` from directory `cwd`.
+/// Runs the patch `text` from directory `cwd`: what `git fuzzy-apply` does
+/// after parsing its arguments.
+///
+/// ```
+/// use git_fuzzy_apply::invocation::{run, Invocation};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n one\n-two\n+2\n";
+///
+/// let check = Invocation { dry_run: true, ..Invocation::default() };
+/// let outcome = run(dir.path(), patch, &check).unwrap();
+/// assert!(outcome.plan.report.ok && !outcome.written);
+///
+/// let outcome = run(dir.path(), patch, &Invocation::default()).unwrap();
+/// assert!(outcome.written);
+/// assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "one\n2\n");
+/// ```
 pub fn run(cwd: &Path, text: &[u8], inv: &Invocation) -> Result<Outcome, RunError> {
     run_with_progress(cwd, text, inv, &NoProgress)
 }
