@@ -9,6 +9,7 @@ use crate::model::{FileOp, FilePatch, Hunk, LineKind, Patch};
 use crate::patch::{ParseOptions, parse_patch};
 use crate::plan::FilePlan;
 use crate::plan::plan_file;
+use crate::progress::{NoProgress, Progress, Stage, Workload};
 use crate::report::{
     CandidateView, FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, LineRange,
     Problem, ProblemCode, REPORT_VERSION, Report,
@@ -19,6 +20,25 @@ use crate::write::render_to_vec;
 use std::borrow::Cow;
 
 /// Everything that steers one run.
+///
+/// The default detects the notation, strips `a/` and `b/`, and allows every
+/// matching tier. Here the strictest tier refuses what the default applies:
+///
+/// ```
+/// use git_fuzzy_apply::locate::{MatchOptions, Tier};
+/// use git_fuzzy_apply::{apply_to_text, ApplyOptions};
+///
+/// let file = b"if ready:\n    start()\n";
+/// // The context line lost its indentation.
+/// let patch = b"--- a/run.py\n+++ b/run.py\n@@\n if ready:\n-start()\n+    start(fast=True)\n";
+/// assert!(apply_to_text(patch, file, &ApplyOptions::default()).is_ok());
+///
+/// let exact = ApplyOptions {
+///     matching: MatchOptions { max_tier: Tier::Exact, ..MatchOptions::default() },
+///     ..ApplyOptions::default()
+/// };
+/// assert!(apply_to_text(patch, file, &exact).is_err());
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct ApplyOptions {
     /// Parsing options (format, `-p`, `--target`).
@@ -102,7 +122,35 @@ pub struct PatchPlan {
 }
 
 /// Parses `patch` and plans it against `targets`. Reads, writes nothing.
+///
+/// ```
+/// use git_fuzzy_apply::plan_patch;
+/// use git_fuzzy_apply::report::FileStatus;
+/// use git_fuzzy_apply::target::WorktreeTargets;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+/// let targets = WorktreeTargets::new(dir.path()).unwrap();
+/// let plan = plan_patch(b"--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n", &targets, &Default::default());
+/// assert!(plan.report.ok);
+/// assert_eq!(plan.report.files[0].status, FileStatus::Patched);
+/// assert_eq!(&*plan.results[0].new_bytes(), b"one\n2\n");
+/// // Planning wrote nothing.
+/// assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "one\ntwo\n");
+/// ```
 pub fn plan_patch(patch: &[u8], targets: &dyn Targets, options: &ApplyOptions) -> PatchPlan {
+    plan_patch_with(patch, targets, options, &NoProgress)
+}
+
+/// [`plan_patch`], telling `progress` about the planning stage: its
+/// [`Workload`] (the size of each target only when the observer
+/// [is active](Progress::is_active)), then each file as it is planned.
+pub fn plan_patch_with(
+    patch: &[u8],
+    targets: &dyn Targets,
+    options: &ApplyOptions,
+    progress: &dyn Progress,
+) -> PatchPlan {
     let mut report = Report {
         version: REPORT_VERSION,
         ok: false,
@@ -128,10 +176,16 @@ pub fn plan_patch(patch: &[u8], targets: &dyn Targets, options: &ApplyOptions) -
             return PatchPlan { report, results };
         }
     };
+    if progress.is_active() {
+        let bytes = files.iter().filter_map(|f| targets.size(&f.path)).sum();
+        let files = files.len() as u64;
+        progress.start(Stage::Planning, Workload { files, bytes });
+    }
     for file in &files {
         let (file_report, outcome) = plan_one(file, targets, options);
         results.extend(outcome);
         report.files.push(file_report);
+        progress.file_done(&file.path);
     }
     refuse_path_conflicts(&results, &mut report);
     report.ok = report

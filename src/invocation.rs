@@ -2,12 +2,13 @@
 //! tree, lock it, plan, check, write or stage, and leave a conflict report
 //! when something did not apply. `main.rs` only parses arguments and prints.
 
-use crate::apply::{ApplyOptions, FileResult, NewContent, PatchPlan, plan_patch};
+use crate::apply::{ApplyOptions, FileResult, NewContent, PatchPlan, plan_patch_with};
 use crate::git::{GitError, Repo};
 use crate::journal::{self, JournalError, JournalSpec, Recovery, TreeLock};
+use crate::progress::{NoProgress, Progress};
 use crate::report::{Problem, ProblemCode, Report, conflict};
 use crate::target::WorktreeTargets;
-use crate::write::{CommitError, commit, worktree_changes};
+use crate::write::{CommitError, commit_with_progress, worktree_changes};
 use std::path::{Path, PathBuf};
 
 /// Where results go.
@@ -99,8 +100,36 @@ pub fn recover(cwd: &Path) -> Result<Option<Recovery>, RunError> {
     Ok(journal::recover(&spec.path)?)
 }
 
-/// Runs the patch `text` from directory `cwd`.
+/// Runs the patch `text` from directory `cwd`: what `git fuzzy-apply` does
+/// after parsing its arguments.
+///
+/// ```
+/// use git_fuzzy_apply::invocation::{run, Invocation};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n one\n-two\n+2\n";
+///
+/// let check = Invocation { dry_run: true, ..Invocation::default() };
+/// let outcome = run(dir.path(), patch, &check).unwrap();
+/// assert!(outcome.plan.report.ok && !outcome.written);
+///
+/// let outcome = run(dir.path(), patch, &Invocation::default()).unwrap();
+/// assert!(outcome.written);
+/// assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "one\n2\n");
+/// ```
 pub fn run(cwd: &Path, text: &[u8], inv: &Invocation) -> Result<Outcome, RunError> {
+    run_with_progress(cwd, text, inv, &NoProgress)
+}
+
+/// [`run`], telling `progress` how planning and writing the working tree
+/// advance (the command passes a progress bar; see [`crate::progress`]).
+pub fn run_with_progress(
+    cwd: &Path,
+    text: &[u8],
+    inv: &Invocation,
+    progress: &dyn Progress,
+) -> Result<Outcome, RunError> {
     let repo = Repo::discover(cwd);
     let root = repo
         .as_ref()
@@ -125,10 +154,13 @@ pub fn run(cwd: &Path, text: &[u8], inv: &Invocation) -> Result<Outcome, RunErro
         _ => None,
     };
     let mut plan = match (&repo, &index, inv.destination) {
-        (Some(r), Some(ix), Destination::Cached) => {
-            plan_patch(text, &crate::git::IndexTargets::new(r, ix), &apply)
-        }
-        _ => plan_patch(text, &targets, &apply),
+        (Some(r), Some(ix), Destination::Cached) => plan_patch_with(
+            text,
+            &crate::git::IndexTargets::new(r, ix),
+            &apply,
+            progress,
+        ),
+        _ => plan_patch_with(text, &targets, &apply, progress),
     };
     plan.report.check = inv.dry_run;
     if inv.destination != Destination::Worktree && repo.is_none() {
@@ -180,7 +212,12 @@ pub fn run(cwd: &Path, text: &[u8], inv: &Invocation) -> Result<Outcome, RunErro
     } else {
         let changes =
             worktree_changes(&outcome.plan.results, &targets).map_err(std::io::Error::other)?;
-        Some(commit(&changes, &root, Some(&spec))?)
+        Some(commit_with_progress(
+            &changes,
+            &root,
+            Some(&spec),
+            progress,
+        )?)
     };
     // Whatever fails from here on undoes the working-tree commit.
     let staged = (|| -> Result<Vec<PathBuf>, RunError> {

@@ -20,7 +20,10 @@
 //! assert_eq!(out, b"def greet():\n    print('hello')\n");
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod apply;
+pub mod cli;
 pub mod content;
 pub mod error;
 pub mod git;
@@ -30,6 +33,7 @@ pub mod locate;
 pub mod model;
 pub mod patch;
 pub mod plan;
+pub mod progress;
 pub mod report;
 pub mod source;
 pub mod target;
@@ -43,6 +47,20 @@ use locate::locate_file;
 use source::SourceText;
 
 /// Why [`apply_to_text`] did not produce a result.
+///
+/// ```
+/// use git_fuzzy_apply::{apply_to_text, ApplyOptions, TextApplyError};
+///
+/// // `return x` occurs twice: the hunk is refused, not guessed.
+/// let file = b"def a(x):\n    return x\n\ndef b(x):\n    return x\n";
+/// let patch = b"--- a/m.py\n+++ b/m.py\n@@\n-    return x\n+    return x + 1\n";
+/// match apply_to_text(patch, file, &ApplyOptions::default()) {
+///     Err(TextApplyError::Hunk { hunk, code, .. }) => {
+///         assert_eq!((hunk, code), (1, "ambiguous"));
+///     }
+///     other => panic!("expected a refusal, got {other:?}"),
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TextApplyError {
     /// The patch could not be read.
@@ -64,6 +82,24 @@ pub enum TextApplyError {
 }
 
 /// Applies a one-file patch to an in-memory text and returns the new bytes.
+///
+/// The patch may be in any notation [`patch::parse_patch`] reads, but must
+/// edit exactly one file; the file's path in the patch is not used. Nothing
+/// touches the disk. The hunks are located with `options.matching`; every
+/// hunk must be placed or the call fails with the first that was not.
+///
+/// ```
+/// use git_fuzzy_apply::{apply_to_text, ApplyOptions};
+///
+/// let file = "fn main() {\n    let total = 1;\n    println!(\"{total}\");\n}\n";
+/// // A SEARCH/REPLACE block written without its indentation.
+/// let patch = "src/main.rs\n<<<<<<< SEARCH\nlet total = 1;\n=======\nlet total = 2;\n>>>>>>> REPLACE\n";
+/// let out = apply_to_text(patch.as_bytes(), file.as_bytes(), &ApplyOptions::default()).unwrap();
+/// assert_eq!(
+///     String::from_utf8(out).unwrap(),
+///     "fn main() {\n    let total = 2;\n    println!(\"{total}\");\n}\n"
+/// );
+/// ```
 pub fn apply_to_text(
     patch: &[u8],
     original: &[u8],

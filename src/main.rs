@@ -1,127 +1,21 @@
 //! The `git-fuzzy-apply` command: argument parsing and printing; the library
 //! does the work.
 
-use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, ValueEnum};
+use clap::{ArgMatches, FromArgMatches};
 use git_fuzzy_apply::apply::ApplyOptions;
-use git_fuzzy_apply::invocation::{Destination, Invocation, Outcome, recover, run};
+use git_fuzzy_apply::cli::{self, Cli, FormatArg, TierArg};
+use git_fuzzy_apply::invocation::{Destination, Invocation, Outcome, recover, run_with_progress};
 use git_fuzzy_apply::locate::{MatchOptions, Tier};
 use git_fuzzy_apply::model::PatchFormat;
 use git_fuzzy_apply::patch::ParseOptions;
+use git_fuzzy_apply::progress::{Terminal, TerminalProgress};
 use git_fuzzy_apply::report::{feedback, human, stat, unified};
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Apply a patch written by a language model — unified diff, numberless diff,
-/// Codex `*** Begin Patch` envelope or SEARCH/REPLACE blocks, even a whole
-/// chat reply — exactly where it belongs, or refuse with the reason.
-///
-/// Paths are relative to the top of the working tree (or the current
-/// directory outside a repository). Every hunk of every file must apply, or
-/// nothing is written; a conflict report is left in .git/fuzzy-apply/.
-#[derive(Parser, Debug)]
-#[command(name = "git-fuzzy-apply", version, about, long_about = None)]
-struct Cli {
-    /// Patch files, or folders whose files are all read; none or `-` reads standard input.
-    patches: Vec<PathBuf>,
-    /// Read the patch in this notation instead of detecting it.
-    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
-    format: FormatArg,
-    /// Remove N leading path components from diff paths (default: strip `a/` and `b/`).
-    #[arg(short = 'p', value_name = "N")]
-    strip: Option<usize>,
-    /// File to edit for blocks and hunks that name none.
-    #[arg(long, value_name = "PATH")]
-    target: Option<String>,
-    /// Prepend DIR to every path in the patch.
-    #[arg(long, value_name = "DIR")]
-    directory: Option<String>,
-    /// Apply only to paths matching GLOB (with --exclude: the first match wins).
-    #[arg(long, value_name = "GLOB")]
-    include: Vec<String>,
-    /// Do not apply to paths matching GLOB.
-    #[arg(long, value_name = "GLOB")]
-    exclude: Vec<String>,
-    /// Apply to the working tree and stage the results.
-    #[arg(long, conflicts_with = "cached")]
-    index: bool,
-    /// Apply to the index only; the working tree is untouched.
-    #[arg(long)]
-    cached: bool,
-    /// Check that the patch applies; write nothing.
-    #[arg(long)]
-    check: bool,
-    /// Apply the patch in reverse.
-    #[arg(short = 'R', long)]
-    reverse: bool,
-    /// Apply the hunks that match and report the others.
-    #[arg(long)]
-    partial: bool,
-    /// Like --partial, and write the failed hunks to <file>.rej.
-    #[arg(long)]
-    reject: bool,
-    /// Pin an ambiguous hunk of FILE to the candidate starting at LINE.
-    #[arg(long, value_name = "FILE:LINE")]
-    at: Vec<String>,
-    /// Write the conflict report to PATH.md and PATH.json.
-    #[arg(long, value_name = "PATH")]
-    report: Option<PathBuf>,
-    /// Print a diffstat instead of applying.
-    #[arg(long)]
-    stat: bool,
-    /// Print added and removed line counts per file instead of applying.
-    #[arg(long)]
-    numstat: bool,
-    /// Print created, deleted and renamed files instead of applying.
-    #[arg(long)]
-    summary: bool,
-    /// Print the completed standard unified diff (git apply-able); write nothing.
-    #[arg(long)]
-    emit_unified: bool,
-    /// Print the report as JSON on standard output.
-    #[arg(long)]
-    json: bool,
-    /// Print what a language model needs to fix its patch (short text on standard output).
-    #[arg(long, conflicts_with = "json")]
-    feedback: bool,
-    /// Minimum block similarity (0.5 to 1.0) for the similarity tier.
-    #[arg(long, value_name = "RATIO", default_value_t = 0.9)]
-    threshold: f64,
-    /// The most lenient matching tier allowed.
-    #[arg(long, value_enum, default_value_t = TierArg::Similarity)]
-    max_tier: TierArg,
-    /// Show every hunk with its tier and location.
-    #[arg(short, long)]
-    verbose: bool,
-    /// Print nothing but errors.
-    #[arg(short, long, conflicts_with = "verbose")]
-    quiet: bool,
-    /// Only put right a run that was killed while writing (every run also
-    /// does this first), then exit.
-    #[arg(long, conflicts_with_all = ["patches", "check", "cached", "index"])]
-    recover: bool,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum FormatArg {
-    Auto,
-    Unified,
-    Numberless,
-    Codex,
-    SearchReplace,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum TierArg {
-    Exact,
-    Resilient,
-    Fuzzy,
-    Structural,
-    Similarity,
-}
-
 fn main() -> ExitCode {
-    let matches = Cli::command().get_matches();
+    let matches = cli::command().get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),
@@ -151,7 +45,14 @@ fn execute(cli: &Cli, matches: &ArgMatches) -> Result<u8, Box<dyn std::error::Er
         }
         return Ok(0);
     };
-    let outcome = run(&std::env::current_dir()?, &text, &invocation)?;
+    let progress = TerminalProgress::new(Terminal {
+        stderr_is_tty: io::stderr().is_terminal(),
+        quiet: cli.quiet,
+        json: cli.json || cli.feedback,
+    });
+    let outcome = run_with_progress(&std::env::current_dir()?, &text, &invocation, &progress);
+    progress.clear();
+    let outcome = outcome?;
     if let Some(done) = &outcome.recovered {
         eprintln!("git-fuzzy-apply: {done}");
     }

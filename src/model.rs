@@ -184,6 +184,16 @@ impl FilePatch {
 }
 
 /// A parsed patch: edits to one or more files.
+///
+/// ```
+/// use git_fuzzy_apply::model::FileOp;
+/// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+///
+/// let text = b"--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hi\n";
+/// let patch = parse_patch(text, &ParseOptions::default()).unwrap();
+/// let ops: Vec<_> = patch.files.iter().map(|f| (f.path.as_str(), f.op)).collect();
+/// assert_eq!(ops, [("old.txt", FileOp::Delete), ("new.txt", FileOp::Add)]);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub struct Patch {
     /// File patches in the order they appear in the patch text.

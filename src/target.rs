@@ -4,8 +4,8 @@
 
 use crate::content::Content;
 use crate::report::{Problem, ProblemCode};
-use std::fs;
 use std::collections::HashMap;
+use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
@@ -27,6 +27,12 @@ pub trait Targets {
     /// True when something exists at `path` (without reading it).
     fn exists(&self, path: &str) -> Result<bool, Problem> {
         self.read(path).map(|c| c.is_some())
+    }
+
+    /// The size of `path` in bytes, if cheaply known, without reading it;
+    /// only an estimate for progress reports.
+    fn size(&self, _path: &str) -> Option<u64> {
+        None
     }
 }
 
@@ -86,11 +92,12 @@ impl WorktreeTargets {
         }
         let real = match fs::canonicalize(dir) {
             Ok(real) => real,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => match (dir.parent(), dir.file_name())
-            {
-                (Some(parent), Some(name)) => self.real_dir(parent)?.join(name),
-                _ => return Err(e),
-            },
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                match (dir.parent(), dir.file_name()) {
+                    (Some(parent), Some(name)) => self.real_dir(parent)?.join(name),
+                    _ => return Err(e),
+                }
+            }
             Err(e) => return Err(e),
         };
         self.cache().insert(dir.to_path_buf(), real.clone());
@@ -178,6 +185,12 @@ impl Targets for WorktreeTargets {
             .resolve(rel)
             .map_err(|m| Problem::new(ProblemCode::PathOutsideTree, m, None))?;
         Ok(fs::symlink_metadata(path).is_ok())
+    }
+
+    /// The size of a regular file at `rel` (a symbolic link is not followed).
+    fn size(&self, rel: &str) -> Option<u64> {
+        let meta = fs::symlink_metadata(join_inside(&self.root, rel).ok()?).ok()?;
+        meta.is_file().then_some(meta.len())
     }
 
     fn mode(&self, rel: &str) -> Option<u32> {

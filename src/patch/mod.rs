@@ -19,6 +19,16 @@ use crate::error::ParseError;
 use crate::model::{Patch, PatchFormat};
 
 /// Options that steer parsing.
+///
+/// ```
+/// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+///
+/// // A bare SEARCH/REPLACE block names no file: `target` says which.
+/// let block = b"<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n";
+/// assert!(parse_patch(block, &ParseOptions::default()).is_err());
+/// let options = ParseOptions { target: Some("notes.txt".into()), ..ParseOptions::default() };
+/// assert_eq!(parse_patch(block, &options).unwrap().files[0].path, "notes.txt");
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct ParseOptions {
     /// Force one format instead of detecting it.
@@ -35,6 +45,23 @@ pub struct ParseOptions {
 /// [`ParseError::Malformed`] for an edit that is started but cannot be read,
 /// [`ParseError::NoTargetPath`] for an edit naming no file without a target,
 /// and [`ParseError::NoEdits`] when the text holds no edit at all.
+///
+/// ```
+/// use git_fuzzy_apply::model::{FileOp, LineKind, PatchFormat};
+/// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+///
+/// let reply = "I renamed the flag:\n\n*** Begin Patch\n*** Update File: cli.py\n@@ def main():\n-    verbose = False\n+    quiet = False\n*** End Patch\n\nDone.\n";
+/// let patch = parse_patch(reply.as_bytes(), &ParseOptions::default()).unwrap();
+/// let [file] = patch.files.as_slice() else { panic!("one file") };
+/// assert_eq!((file.path.as_str(), file.op, file.format), ("cli.py", FileOp::Update, PatchFormat::CodexEnvelope));
+/// let hunk = &file.hunks[0];
+/// assert_eq!(hunk.anchors, ["def main():"]);
+/// assert_eq!(hunk.lines[1].kind, LineKind::Add);
+/// assert_eq!(hunk.lines[1].text, "    quiet = False");
+///
+/// // Prose alone is no patch.
+/// assert!(parse_patch(b"Looks good to me!", &ParseOptions::default()).is_err());
+/// ```
 pub fn parse_patch(text: &[u8], options: &ParseOptions) -> Result<Patch, ParseError> {
     let segments = cleanup::prepare(text)?;
     let mut files = Vec::new();

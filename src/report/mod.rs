@@ -18,7 +18,23 @@ pub use codes::{ProblemCode, all_codes};
 /// incompatible change; fields and reason codes may be added without it.
 pub const REPORT_VERSION: u32 = 1;
 
-/// The outcome of one invocation.
+/// The outcome of one invocation: what `--json` prints.
+///
+/// ```
+/// use git_fuzzy_apply::plan_patch;
+/// use git_fuzzy_apply::target::WorktreeTargets;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+/// let targets = WorktreeTargets::new(dir.path()).unwrap();
+/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n one\n-three\n+3\n";
+/// let report = plan_patch(patch, &targets, &Default::default()).report;
+/// assert_eq!(report.exit_code(), 1);
+/// let json = serde_json::to_value(&report).unwrap();
+/// assert_eq!(json["ok"], false);
+/// assert_eq!(json["files"][0]["status"], "failed");
+/// assert!(json["files"][0]["hunks"][0]["failure"]["code"].is_string());
+/// ```
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
     /// Layout version of this report.

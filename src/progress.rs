@@ -1,0 +1,239 @@
+//! Progress of a long run, reported to an observer.
+//!
+//! The planner ([`plan_patch_with`](crate::apply::plan_patch_with)) and the
+//! writer ([`commit_with_progress`](crate::write::commit_with_progress)) tell
+//! a [`Progress`] which stage starts, how much work it holds, and when each
+//! file is done. The default observer, [`NoProgress`], does nothing, so the
+//! core stays free of terminal output; the command passes a
+//! [`TerminalProgress`], which draws a bar on standard error only when
+//! [`should_show`] says so: a run over [`MANY_FILES`] files or
+//! [`LARGE_BYTES`] bytes, with standard error a terminal, and neither `-q`
+//! nor `--json`.
+//!
+//! ```
+//! use git_fuzzy_apply::progress::{Terminal, Workload, should_show};
+//!
+//! let tty = Terminal { stderr_is_tty: true, quiet: false, json: false };
+//! assert!(should_show(Workload { files: 500, bytes: 0 }, tty));
+//! assert!(!should_show(Workload { files: 3, bytes: 4096 }, tty));
+//! let piped = Terminal { stderr_is_tty: false, ..tty };
+//! assert!(!should_show(Workload { files: 500, bytes: 0 }, piped));
+//! ```
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::cell::Cell;
+use std::time::Duration;
+
+/// From this many files on, a run is long enough for a progress bar.
+pub const MANY_FILES: u64 = 50;
+/// From this many bytes of targets on (64 MiB), a run is long enough for a
+/// progress bar, whatever the number of files.
+pub const LARGE_BYTES: u64 = 64 << 20;
+
+/// The stage of a run that is starting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Reading targets and locating every hunk.
+    Planning,
+    /// Writing the new contents into the working tree.
+    Writing,
+}
+
+impl Stage {
+    /// The word shown beside the bar.
+    pub fn label(self) -> &'static str {
+        match self {
+            Stage::Planning => "planning",
+            Stage::Writing => "writing",
+        }
+    }
+}
+
+/// How much work a stage holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Workload {
+    /// Number of files.
+    pub files: u64,
+    /// Total size of the files, in bytes, as far as known.
+    pub bytes: u64,
+}
+
+/// Where the command's output goes, as far as a progress bar cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Terminal {
+    /// Standard error is a terminal.
+    pub stderr_is_tty: bool,
+    /// `-q`: print nothing but errors.
+    pub quiet: bool,
+    /// `--json`: output is for a program.
+    pub json: bool,
+}
+
+/// True when a run of this size, with output going there, gets a progress
+/// bar: standard error is a terminal, neither `-q` nor `--json` was given,
+/// and the run has at least [`MANY_FILES`] files or [`LARGE_BYTES`] bytes.
+pub fn should_show(workload: Workload, terminal: Terminal) -> bool {
+    terminal.stderr_is_tty
+        && !terminal.quiet
+        && !terminal.json
+        && (workload.files >= MANY_FILES || workload.bytes >= LARGE_BYTES)
+}
+
+/// Observer of a run's progress. Every method has a default that does
+/// nothing.
+pub trait Progress {
+    /// True when the observer may show something. When false, the run
+    /// skips measuring its workload (one `stat` per target).
+    fn is_active(&self) -> bool {
+        false
+    }
+
+    /// A stage starts with this much work.
+    fn start(&self, _stage: Stage, _workload: Workload) {}
+
+    /// One file of the current stage is done.
+    fn file_done(&self, _path: &str) {}
+}
+
+/// The observer that does nothing (the library's default).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {}
+
+/// A progress bar on standard error, drawn only when [`should_show`] says
+/// so for the first stage's workload; later stages follow that decision.
+/// [`clear`](TerminalProgress::clear) it before printing the report.
+#[derive(Debug)]
+pub struct TerminalProgress {
+    terminal: Terminal,
+    bar: ProgressBar,
+    /// Decided at the first stage: `Some(true)` once the bar is shown.
+    shown: Cell<Option<bool>>,
+}
+
+impl TerminalProgress {
+    /// A bar for output going to `terminal`; hidden until a stage starts.
+    pub fn new(terminal: Terminal) -> Self {
+        TerminalProgress {
+            terminal,
+            bar: ProgressBar::hidden(),
+            shown: Cell::new(None),
+        }
+    }
+
+    /// Removes the bar from the terminal.
+    pub fn clear(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+impl Drop for TerminalProgress {
+    fn drop(&mut self) {
+        self.clear();
+    }
+}
+
+impl Progress for TerminalProgress {
+    fn is_active(&self) -> bool {
+        self.terminal.stderr_is_tty && !self.terminal.quiet && !self.terminal.json
+    }
+
+    fn start(&self, stage: Stage, workload: Workload) {
+        let first = self.shown.get().is_none();
+        let shown = *self
+            .shown
+            .get()
+            .get_or_insert(should_show(workload, self.terminal));
+        self.shown.set(Some(shown));
+        if !shown {
+            return;
+        }
+        self.bar.set_prefix(stage.label());
+        self.bar.set_length(workload.files);
+        self.bar.set_position(0);
+        if first {
+            if let Ok(style) = ProgressStyle::with_template(
+                "{spinner} {prefix:>8} [{bar:30}] {pos}/{len} files {elapsed} {wide_msg}",
+            ) {
+                self.bar.set_style(style.progress_chars("=> "));
+            }
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            self.bar.enable_steady_tick(Duration::from_millis(120));
+        }
+    }
+
+    fn file_done(&self, path: &str) {
+        if self.shown.get() == Some(true) {
+            self.bar.set_message(path.to_string());
+            self.bar.inc(1);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TTY: Terminal = Terminal {
+        stderr_is_tty: true,
+        quiet: false,
+        json: false,
+    };
+
+    fn work(files: u64, bytes: u64) -> Workload {
+        Workload { files, bytes }
+    }
+
+    #[test]
+    fn many_files_or_large_files_on_a_terminal_show_the_bar() {
+        assert!(should_show(work(MANY_FILES, 0), TTY));
+        assert!(should_show(work(10_000, 1), TTY));
+        assert!(should_show(work(1, LARGE_BYTES), TTY));
+        assert!(should_show(work(2, 1 << 30), TTY));
+    }
+
+    #[test]
+    fn small_runs_show_nothing() {
+        assert!(!should_show(work(0, 0), TTY));
+        assert!(!should_show(work(MANY_FILES - 1, LARGE_BYTES - 1), TTY));
+    }
+
+    #[test]
+    fn quiet_json_or_no_terminal_never_show_it() {
+        let big = work(100_000, 1 << 34);
+        for terminal in [
+            Terminal { quiet: true, ..TTY },
+            Terminal { json: true, ..TTY },
+            Terminal {
+                stderr_is_tty: false,
+                ..TTY
+            },
+            Terminal {
+                stderr_is_tty: false,
+                quiet: true,
+                json: true,
+            },
+        ] {
+            assert!(!should_show(big, terminal), "{terminal:?}");
+        }
+    }
+
+    #[test]
+    fn the_terminal_observer_is_inactive_where_it_would_never_show() {
+        assert!(TerminalProgress::new(TTY).is_active());
+        let quiet = TerminalProgress::new(Terminal { quiet: true, ..TTY });
+        assert!(!quiet.is_active());
+        assert!(!NoProgress.is_active());
+    }
+
+    #[test]
+    fn the_first_stage_decides_and_a_small_run_stays_hidden() {
+        let progress = TerminalProgress::new(TTY);
+        progress.start(Stage::Planning, work(2, 10));
+        progress.file_done("a");
+        progress.start(Stage::Writing, work(500, 10));
+        assert_eq!(progress.shown.get(), Some(false));
+        assert!(progress.bar.is_hidden());
+    }
+}
