@@ -181,11 +181,32 @@ pub fn plan_patch_with(
         let files = files.len() as u64;
         progress.start(Stage::Planning, Workload { files, bytes });
     }
-    for file in &files {
-        let (file_report, outcome) = plan_one(file, targets, options);
+    // Files are independent once merged by path: plan them on every core
+    // when the targets allow it (reading is most of the work for small files).
+    let planned: Vec<_> = match targets.parallel() {
+        Some(shared) if files.len() > 1 => {
+            use rayon::prelude::*;
+            files
+                .par_iter()
+                .map(|file| {
+                    let planned = plan_one(file, shared, options);
+                    progress.file_done(&file.path);
+                    planned
+                })
+                .collect()
+        }
+        _ => files
+            .iter()
+            .map(|file| {
+                let planned = plan_one(file, targets, options);
+                progress.file_done(&file.path);
+                planned
+            })
+            .collect(),
+    };
+    for (file_report, outcome) in planned {
         results.extend(outcome);
         report.files.push(file_report);
-        progress.file_done(&file.path);
     }
     refuse_path_conflicts(&results, &mut report);
     report.ok = report

@@ -195,8 +195,10 @@ pub fn write(path: &Path, data: &JournalData) -> io::Result<()> {
     let mut tmp = tempfile::Builder::new()
         .prefix(".fuzzy-apply-journal-")
         .tempfile_in(dir)?;
-    serde_json::to_writer_pretty(&mut tmp, data).map_err(io::Error::other)?;
-    tmp.write_all(b"\n")?;
+    // One write: serde_json writes token by token, unbuffered.
+    let mut text = serde_json::to_vec_pretty(data).map_err(io::Error::other)?;
+    text.push(b'\n');
+    tmp.write_all(&text)?;
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     fs::File::open(dir)?.sync_all()
@@ -327,16 +329,23 @@ pub fn roll_forward(data: &JournalData) -> io::Result<Recovery> {
             Some(_) => {}
             None => remove_if_present(&entry.target)?,
         }
-        if let Some(backup) = &entry.backup {
-            remove_if_present(backup)?;
-        }
+    }
+    clean_up(data)?;
+    Ok(Recovery::RolledForward {
+        files: data.entries.len(),
+    })
+}
+
+/// The last step of a committed run: removes the backups, then the
+/// directories deletions left empty.
+pub fn clean_up(data: &JournalData) -> io::Result<()> {
+    for backup in data.entries.iter().filter_map(|e| e.backup.as_ref()) {
+        remove_if_present(backup)?;
     }
     for entry in data.entries.iter().filter(|e| e.staged.is_none()) {
         remove_empty_parents(&entry.target, &data.root);
     }
-    Ok(Recovery::RolledForward {
-        files: data.entries.len(),
-    })
+    Ok(())
 }
 
 /// Removes the directories a deletion left empty, up to the first non-empty

@@ -21,7 +21,7 @@
 //! ```
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::cell::Cell;
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// From this many files on, a run is long enough for a progress bar.
@@ -81,7 +81,7 @@ pub fn should_show(workload: Workload, terminal: Terminal) -> bool {
 
 /// Observer of a run's progress. Every method has a default that does
 /// nothing.
-pub trait Progress {
+pub trait Progress: Sync {
     /// True when the observer may show something. When false, the run
     /// skips measuring its workload (one `stat` per target).
     fn is_active(&self) -> bool {
@@ -109,7 +109,7 @@ pub struct TerminalProgress {
     terminal: Terminal,
     bar: ProgressBar,
     /// Decided at the first stage: `Some(true)` once the bar is shown.
-    shown: Cell<Option<bool>>,
+    shown: Mutex<Option<bool>>,
 }
 
 impl TerminalProgress {
@@ -118,7 +118,7 @@ impl TerminalProgress {
         TerminalProgress {
             terminal,
             bar: ProgressBar::hidden(),
-            shown: Cell::new(None),
+            shown: Mutex::new(None),
         }
     }
 
@@ -134,18 +134,24 @@ impl Drop for TerminalProgress {
     }
 }
 
+impl TerminalProgress {
+    fn decided(&self) -> std::sync::MutexGuard<'_, Option<bool>> {
+        self.shown
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
 impl Progress for TerminalProgress {
     fn is_active(&self) -> bool {
         self.terminal.stderr_is_tty && !self.terminal.quiet && !self.terminal.json
     }
 
     fn start(&self, stage: Stage, workload: Workload) {
-        let first = self.shown.get().is_none();
-        let shown = *self
-            .shown
-            .get()
-            .get_or_insert(should_show(workload, self.terminal));
-        self.shown.set(Some(shown));
+        let mut decided = self.decided();
+        let first = decided.is_none();
+        let shown = *decided.get_or_insert(should_show(workload, self.terminal));
+        drop(decided);
         if !shown {
             return;
         }
@@ -164,7 +170,7 @@ impl Progress for TerminalProgress {
     }
 
     fn file_done(&self, path: &str) {
-        if self.shown.get() == Some(true) {
+        if *self.decided() == Some(true) {
             self.bar.set_message(path.to_string());
             self.bar.inc(1);
         }
@@ -233,7 +239,7 @@ mod tests {
         progress.start(Stage::Planning, work(2, 10));
         progress.file_done("a");
         progress.start(Stage::Writing, work(500, 10));
-        assert_eq!(progress.shown.get(), Some(false));
+        assert_eq!(*progress.decided(), Some(false));
         assert!(progress.bar.is_hidden());
     }
 }

@@ -24,6 +24,12 @@ pub trait Targets {
         None
     }
 
+    /// The same targets, shareable between threads, when they may be read
+    /// from several at once (files on disk); `None` plans files one by one.
+    fn parallel(&self) -> Option<&(dyn Targets + Sync)> {
+        None
+    }
+
     /// True when something exists at `path` (without reading it).
     fn exists(&self, path: &str) -> Result<bool, Problem> {
         self.read(path).map(|c| c.is_some())
@@ -70,6 +76,9 @@ pub struct WorktreeTargets {
     /// touching thousands of files in a few hundred directories resolves
     /// each directory once, not each file's every component.
     real_dirs: Mutex<HashMap<PathBuf, PathBuf>>,
+    /// Patch paths already resolved (a file is read, its mode asked and its
+    /// write planned: one resolution serves all three).
+    resolved: Mutex<HashMap<String, PathBuf>>,
 }
 
 impl WorktreeTargets {
@@ -81,6 +90,7 @@ impl WorktreeTargets {
             root,
             canonical_root,
             real_dirs: Mutex::new(HashMap::new()),
+            resolved: Mutex::new(HashMap::new()),
         })
     }
 
@@ -115,6 +125,24 @@ impl WorktreeTargets {
     /// no absolute path, no `..`, nothing under `.git/`, and no symbolic link
     /// on the way that leads out of the tree.
     pub fn resolve(&self, rel: &str) -> Result<PathBuf, String> {
+        let known = self
+            .resolved
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(rel)
+            .cloned();
+        if let Some(path) = known {
+            return Ok(path);
+        }
+        let path = self.resolve_afresh(rel)?;
+        self.resolved
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(rel.to_string(), path.clone());
+        Ok(path)
+    }
+
+    fn resolve_afresh(&self, rel: &str) -> Result<PathBuf, String> {
         let joined = join_inside(&self.root, rel)?;
         // Follow links of the parts that exist: they must stay inside. The
         // directory is resolved once per run; the last component only
@@ -146,6 +174,10 @@ impl WorktreeTargets {
 }
 
 impl Targets for WorktreeTargets {
+    fn parallel(&self) -> Option<&(dyn Targets + Sync)> {
+        Some(self)
+    }
+
     fn read(&self, rel: &str) -> Result<Option<Content>, Problem> {
         let path = self
             .resolve(rel)

@@ -3,8 +3,8 @@
 
 use git_fuzzy_apply::invocation::{Invocation, run, run_with_progress};
 use git_fuzzy_apply::progress::{Progress, Stage, Workload};
-use std::cell::RefCell;
 use std::fs;
+use std::sync::Mutex;
 
 mod support;
 use support::run_bin;
@@ -12,7 +12,7 @@ use support::run_bin;
 #[derive(Default)]
 struct Recorder {
     active: bool,
-    events: RefCell<Vec<String>>,
+    events: Mutex<Vec<String>>,
 }
 
 impl Progress for Recorder {
@@ -20,7 +20,7 @@ impl Progress for Recorder {
         self.active
     }
     fn start(&self, stage: Stage, workload: Workload) {
-        self.events.borrow_mut().push(format!(
+        self.events.lock().unwrap().push(format!(
             "{} {} {}",
             stage.label(),
             workload.files,
@@ -28,7 +28,7 @@ impl Progress for Recorder {
         ));
     }
     fn file_done(&self, path: &str) {
-        self.events.borrow_mut().push(path.to_string());
+        self.events.lock().unwrap().push(path.to_string());
     }
 }
 
@@ -60,8 +60,13 @@ fn an_active_observer_sees_planning_and_writing_file_by_file() {
     )
     .unwrap();
     assert!(outcome.written);
+    // Files are planned and written on several threads: within a stage
+    // they may come in any order.
+    let mut events = recorder.events.into_inner().unwrap();
+    events[1..4].sort();
+    events[5..8].sort();
     assert_eq!(
-        recorder.events.into_inner(),
+        events,
         [
             "planning 3 18",
             "f0.txt",
@@ -89,7 +94,9 @@ fn an_inactive_observer_is_not_asked_to_measure_planning() {
     };
     run_with_progress(dir.path(), patch.as_bytes(), &check, &recorder).unwrap();
     // No `planning` start (no stat of every target); a dry run writes nothing.
-    assert_eq!(recorder.events.into_inner(), ["f0.txt", "f1.txt"]);
+    let mut events = recorder.events.into_inner().unwrap();
+    events.sort();
+    assert_eq!(events, ["f0.txt", "f1.txt"]);
     // The plain entry point behaves the same.
     assert!(
         run(dir.path(), patch.as_bytes(), &check)

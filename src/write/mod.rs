@@ -248,7 +248,7 @@ impl Committed {
             journal::write(path, &self.data)?;
             journal::checkpoint("marked committed");
         }
-        journal::roll_forward(&self.data)?;
+        journal::clean_up(&self.data)?;
         journal::checkpoint("cleaned up");
         if let Some(path) = &self.journal {
             journal::remove(path)?;
@@ -353,22 +353,37 @@ pub fn commit_with_progress(
     for dir in &data.created_dirs {
         fs::create_dir(dir).map_err(|e| fail(&data, dir, e))?;
     }
-    for (change, entry) in changes.iter().zip(&data.entries) {
-        if let (FileChange::Write { content, mode, .. }, Some(staged)) = (change, &entry.staged) {
-            stage(&entry.target, staged, *content, *mode)
-                .map_err(|e| fail(&data, &entry.target, e))?;
-            journal::checkpoint("staged");
-            progress.file_done(
-                &entry
-                    .target
-                    .strip_prefix(root)
-                    .unwrap_or(&entry.target)
-                    .to_string_lossy(),
-            );
-        }
-        if let Some(backup) = &entry.backup {
-            fs::hard_link(&entry.target, backup).map_err(|e| fail(&data, &entry.target, e))?;
-            journal::checkpoint("backup");
+    // Staging and backups touch one file each: on every core. A failure
+    // stops the others from starting new files; all have ended when
+    // `try_for_each` returns, so the roll-back sees every file made.
+    {
+        use rayon::prelude::*;
+        let prepared = changes
+            .par_iter()
+            .zip(data.entries.par_iter())
+            .try_for_each(|(change, entry)| -> Result<(), (PathBuf, io::Error)> {
+                let failed = |e| (entry.target.clone(), e);
+                if let (FileChange::Write { content, mode, .. }, Some(staged)) =
+                    (change, &entry.staged)
+                {
+                    stage(&entry.target, staged, *content, *mode).map_err(failed)?;
+                    journal::checkpoint("staged");
+                    progress.file_done(
+                        &entry
+                            .target
+                            .strip_prefix(root)
+                            .unwrap_or(&entry.target)
+                            .to_string_lossy(),
+                    );
+                }
+                if let Some(backup) = &entry.backup {
+                    fs::hard_link(&entry.target, backup).map_err(failed)?;
+                    journal::checkpoint("backup");
+                }
+                Ok(())
+            });
+        if let Err((path, e)) = prepared {
+            return Err(fail(&data, &path, e));
         }
     }
     for entry in &data.entries {
@@ -385,17 +400,24 @@ pub fn commit_with_progress(
 }
 
 /// A free name beside `path` for a staged file or a backup.
+///
+/// The name holds the process id, the time the process first asked and a
+/// counter, so it is unique without asking the file system; should it exist
+/// all the same, creating it fails (`create_new`, `link`) and the commit is
+/// undone, never a file overwritten.
 fn free_name(path: &Path, what: &str) -> PathBuf {
+    use std::sync::OnceLock;
     use std::sync::atomic::{AtomicUsize, Ordering};
     static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let dir = parent_dir(path);
-    loop {
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let candidate = dir.join(format!(".fuzzy-apply-{what}-{}-{n}", std::process::id()));
-        if !candidate.exists() {
-            return candidate;
-        }
-    }
+    static RUN: OnceLock<String> = OnceLock::new();
+    let run = RUN.get_or_init(|| {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        format!("{}-{nanos:x}", std::process::id())
+    });
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    parent_dir(path).join(format!(".fuzzy-apply-{what}-{run}-{n}"))
 }
 
 /// Adds the missing ancestors of `dir` to `created`, outermost first.
