@@ -32,7 +32,12 @@ impl Content {
         let meta = file.metadata()?;
         if meta.len() < MAP_THRESHOLD {
             let mut bytes = Vec::with_capacity(meta.len() as usize);
-            io::Read::read_to_end(&mut &file, &mut bytes)?;
+            // `take` keeps `read_to_end` from asking the size again (two
+            // more system calls a file); a file that grew is read on.
+            io::Read::read_to_end(&mut io::Read::take(&file, meta.len() + 1), &mut bytes)?;
+            if bytes.len() as u64 > meta.len() {
+                io::Read::read_to_end(&mut &file, &mut bytes)?;
+            }
             return Ok(Content::Owned(bytes));
         }
         // SAFETY: the map is read-only. Another process may change the file
@@ -53,6 +58,15 @@ impl Content {
             Content::Mapped { path, stamp, .. } => Some((path, *stamp)),
         }
     }
+}
+
+/// The first `limit + 1` bytes of the file at `path` (enough to tell whether
+/// it still holds exactly `limit` known bytes), without asking its size.
+pub fn read_capped(path: &Path, limit: usize) -> io::Result<Vec<u8>> {
+    let file = File::open(path)?;
+    let mut bytes = Vec::with_capacity(limit + 1);
+    io::Read::read_to_end(&mut io::Read::take(&file, limit as u64 + 1), &mut bytes)?;
+    Ok(bytes)
 }
 
 impl Deref for Content {

@@ -182,8 +182,21 @@ impl Targets for WorktreeTargets {
         let path = self
             .resolve(rel)
             .map_err(|m| Problem::new(ProblemCode::PathOutsideTree, m, None))?;
-        match fs::symlink_metadata(&path) {
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        // One `stat` (following a link, which `resolve` checked stays inside
+        // the tree); only a missing file needs a second look, for a link
+        // that points nowhere.
+        match fs::metadata(&path) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                if fs::symlink_metadata(&path).is_ok() {
+                    Err(Problem::new(
+                        ProblemCode::NotAFile,
+                        format!("{rel}: a symbolic link to nothing"),
+                        None,
+                    ))
+                } else {
+                    Ok(None)
+                }
+            }
             Err(e) => Err(Problem::new(
                 ProblemCode::IoError,
                 format!("{rel}: {e}"),
@@ -194,21 +207,14 @@ impl Targets for WorktreeTargets {
                 format!("{rel}: is a directory"),
                 None,
             )),
-            Ok(meta) if !(meta.is_file() || meta.file_type().is_symlink()) => Err(Problem::new(
+            Ok(meta) if !meta.is_file() => Err(Problem::new(
                 ProblemCode::NotAFile,
                 format!("{rel}: not a regular file"),
                 None,
             )),
-            Ok(_) => match fs::metadata(&path) {
-                Ok(m) if !m.is_file() => Err(Problem::new(
-                    ProblemCode::NotAFile,
-                    format!("{rel}: not a regular file"),
-                    None,
-                )),
-                _ => Content::load(&path)
-                    .map(Some)
-                    .map_err(|e| Problem::new(ProblemCode::IoError, format!("{rel}: {e}"), None)),
-            },
+            Ok(_) => Content::load(&path)
+                .map(Some)
+                .map_err(|e| Problem::new(ProblemCode::IoError, format!("{rel}: {e}"), None)),
         }
     }
 

@@ -12,6 +12,7 @@ use crate::plan::{FilePlan, NewLine};
 use crate::progress::{NoProgress, Progress, Stage, Workload};
 use crate::source::{LineIndex, SourceText};
 use crate::target::{Stamp, WorktreeTargets};
+use std::collections::HashSet;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -219,7 +220,9 @@ fn verify(path: &Path, expect: Expect) -> Result<(), CommitError> {
     let same = match expect {
         Expect::Absent => !exists,
         Expect::Stamp(stamp) => exists && Stamp::of(path) == Some(stamp),
-        Expect::Content(old) => exists && fs::read(path).map_err(io_err(path))? == old,
+        Expect::Content(old) => {
+            exists && crate::content::read_capped(path, old.len()).map_err(io_err(path))? == old
+        }
     };
     if same {
         Ok(())
@@ -322,15 +325,18 @@ pub fn commit_with_progress(
         committed: false,
     };
     let mut created = Vec::new();
+    let mut known_dirs = HashSet::new();
     for change in changes {
-        let (path, staged) = match change {
-            FileChange::Write { path, .. } => {
-                missing_dirs(parent_dir(path), &mut created);
-                (path, Some(free_name(path, "new")))
+        let (path, staged, existed) = match change {
+            FileChange::Write { path, expect, .. } => {
+                missing_dirs(parent_dir(path), &mut created, &mut known_dirs);
+                let existed = *expect != Expect::Absent;
+                (path, Some(free_name(path, "new")), existed)
             }
-            FileChange::Delete { path, .. } => (path, None),
+            FileChange::Delete { path, .. } => (path, None, true),
         };
-        let backup = path.exists().then(|| free_name(path, "old"));
+        // Verified above: a file expected to exist does.
+        let backup = existed.then(|| free_name(path, "old"));
         data.entries.push(JournalEntry {
             target: path.clone(),
             staged,
@@ -421,13 +427,16 @@ fn free_name(path: &Path, what: &str) -> PathBuf {
 }
 
 /// Adds the missing ancestors of `dir` to `created`, outermost first.
-fn missing_dirs(dir: &Path, created: &mut Vec<PathBuf>) {
-    let mut missing: Vec<PathBuf> = dir
-        .ancestors()
-        .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
-        .filter(|d| !created.iter().any(|c| c == d))
-        .map(Path::to_path_buf)
-        .collect();
+/// `known` holds the directories already looked at (existing or to be
+/// created), so that each is probed once however many files it gets.
+fn missing_dirs(dir: &Path, created: &mut Vec<PathBuf>, known: &mut HashSet<PathBuf>) {
+    let mut missing: Vec<PathBuf> = Vec::new();
+    for d in dir.ancestors() {
+        if d.as_os_str().is_empty() || !known.insert(d.to_path_buf()) || d.exists() {
+            break;
+        }
+        missing.push(d.to_path_buf());
+    }
     missing.reverse();
     created.extend(missing);
 }
