@@ -100,15 +100,19 @@ impl WorktreeTargets {
         if let Some(real) = self.cache().get(dir) {
             return Ok(real.clone());
         }
-        let real = match fs::canonicalize(dir) {
-            Ok(real) => real,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                match (dir.parent(), dir.file_name()) {
-                    (Some(parent), Some(name)) => self.real_dir(parent)?.join(name),
-                    _ => return Err(e),
+        // From the (cached) parent down: one `lstat` per new directory, and
+        // a full resolution only where a component is a link.
+        let real = match (dir.parent(), dir.file_name()) {
+            (Some(parent), Some(name)) if dir != self.root => {
+                let base = self.real_dir(parent)?;
+                match fs::symlink_metadata(dir) {
+                    Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(dir)?,
+                    Ok(_) => base.join(name),
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => base.join(name),
+                    Err(e) => return Err(e),
                 }
             }
-            Err(e) => return Err(e),
+            _ => fs::canonicalize(dir)?,
         };
         self.cache().insert(dir.to_path_buf(), real.clone());
         Ok(real)
