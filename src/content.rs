@@ -14,6 +14,14 @@ pub const MAP_THRESHOLD: u64 = 4 * 1024 * 1024;
 pub enum Content {
     /// Read into memory.
     Owned(Vec<u8>),
+    /// Read into memory from a file that had `stamp`, not changed recently
+    /// at that time: the stamp alone tells whether it changed since.
+    Read {
+        /// The bytes.
+        bytes: Vec<u8>,
+        /// The file's stamp when it was read.
+        stamp: Stamp,
+    },
     /// Memory-mapped from `path`, which had `stamp` when it was mapped.
     Mapped {
         /// The mapping.
@@ -37,8 +45,14 @@ impl Content {
             io::Read::read_to_end(&mut io::Read::take(&file, meta.len() + 1), &mut bytes)?;
             if bytes.len() as u64 > meta.len() {
                 io::Read::read_to_end(&mut &file, &mut bytes)?;
+                return Ok(Content::Owned(bytes));
             }
-            return Ok(Content::Owned(bytes));
+            let stamp = Stamp::from_metadata(&meta);
+            return Ok(if stamp.is_racy(std::time::SystemTime::now()) {
+                Content::Owned(bytes)
+            } else {
+                Content::Read { bytes, stamp }
+            });
         }
         // SAFETY: the map is read-only. Another process may change the file
         // while it is mapped; the stamp taken here is checked before anything
@@ -54,8 +68,18 @@ impl Content {
     /// The file a mapping came from (`None` for owned bytes).
     pub fn mapped_path(&self) -> Option<(&Path, Stamp)> {
         match self {
-            Content::Owned(_) => None,
+            Content::Owned(_) | Content::Read { .. } => None,
             Content::Mapped { path, stamp, .. } => Some((path, *stamp)),
+        }
+    }
+
+    /// The stamp that tells whether the file changed since it was read,
+    /// when one can (a file changed just before it was read cannot be
+    /// judged by its stamp: its bytes are compared instead).
+    pub fn stamp(&self) -> Option<Stamp> {
+        match self {
+            Content::Owned(_) => None,
+            Content::Read { stamp, .. } | Content::Mapped { stamp, .. } => Some(*stamp),
         }
     }
 }
@@ -74,7 +98,7 @@ impl Deref for Content {
 
     fn deref(&self) -> &[u8] {
         match self {
-            Content::Owned(bytes) => bytes,
+            Content::Owned(bytes) | Content::Read { bytes, .. } => bytes,
             Content::Mapped { map, .. } => map,
         }
     }
@@ -90,6 +114,7 @@ impl std::fmt::Debug for Content {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Content::Owned(b) => write!(f, "Owned({} bytes)", b.len()),
+            Content::Read { bytes, .. } => write!(f, "Read({} bytes)", bytes.len()),
             Content::Mapped { map, path, .. } => {
                 write!(f, "Mapped({} bytes of {})", map.len(), path.display())
             }

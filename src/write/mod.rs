@@ -212,17 +212,19 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> CommitError + '_ {
 }
 
 fn verify(path: &Path, expect: Expect) -> Result<(), CommitError> {
-    let exists = match fs::symlink_metadata(path) {
-        Ok(_) => true,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => false,
-        Err(e) => return Err(io_err(path)(e)),
-    };
+    let missing = |e: &io::Error| e.kind() == io::ErrorKind::NotFound;
     let same = match expect {
-        Expect::Absent => !exists,
-        Expect::Stamp(stamp) => exists && Stamp::of(path) == Some(stamp),
-        Expect::Content(old) => {
-            exists && crate::content::read_capped(path, old.len()).map_err(io_err(path))? == old
-        }
+        Expect::Absent => match fs::symlink_metadata(path) {
+            Ok(_) => false,
+            Err(e) if missing(&e) => true,
+            Err(e) => return Err(io_err(path)(e)),
+        },
+        Expect::Stamp(stamp) => Stamp::of(path) == Some(stamp),
+        Expect::Content(old) => match crate::content::read_capped(path, old.len()) {
+            Ok(now) => now == old,
+            Err(e) if missing(&e) => false,
+            Err(e) => return Err(io_err(path)(e)),
+        },
     };
     if same {
         Ok(())
@@ -486,8 +488,8 @@ fn exec_bits(path: &Path, mode: u32) -> Option<u32> {
 
 /// How to recognise that a file is still as it was read.
 fn expect_of(old: &Content) -> Expect<'_> {
-    match old.mapped_path() {
-        Some((_, stamp)) => Expect::Stamp(stamp),
+    match old.stamp() {
+        Some(stamp) => Expect::Stamp(stamp),
         None => Expect::Content(old),
     }
 }

@@ -169,3 +169,27 @@ fn deleting_the_last_file_removes_its_directory() {
     .unwrap();
     assert!(!dir.path().join("x").exists());
 }
+
+#[test]
+fn a_file_replaced_since_its_stamp_was_taken_is_not_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.txt");
+    fs::write(&a, "old").unwrap();
+    let stamp = Stamp::of(&a).unwrap();
+    // Same size, same second: only the inode (and change time) tell.
+    let other = dir.path().join("other");
+    fs::write(&other, "new").unwrap();
+    fs::rename(&other, &a).unwrap();
+    let err = commit(
+        &[FileChange::Write {
+            path: a.clone(),
+            content: WriteContent::Bytes(b"ours"),
+            expect: Expect::Stamp(stamp),
+            mode: None,
+        }],
+        dir.path(),
+        None,
+    );
+    assert!(matches!(err, Err(CommitError::Changed(_))));
+    assert_eq!(fs::read(&a).unwrap(), b"new");
+}
