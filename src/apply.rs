@@ -415,18 +415,19 @@ fn plan_one_inner(
         (FileOp::Delete, Some(old)) => {
             report.removed = SourceText::new(&old).len();
             report.status = FileStatus::Patched;
+            let mode = known_mode(&old, targets, &file.path);
             Ok(Some(FileResult {
                 old_path: Some(file.path.clone()),
                 new_path: None,
                 content_changed: !old.is_empty(),
                 old,
                 new: NewContent::Bytes(Vec::new()),
-                mode: targets.mode(&file.path),
+                mode,
                 new_mode: None,
             }))
         }
         (FileOp::Update, Some(old)) => {
-            let mode = targets.mode(&file.path);
+            let mode = known_mode(&old, targets, &file.path);
             update(file, targets, old, mode, options, report)
         }
     }
@@ -547,6 +548,14 @@ fn update(
         new_mode: file.new_mode,
         content_changed: changed,
     }))
+}
+
+/// The git mode of a target: from the stamp taken when it was read, or
+/// else asked of the targets.
+fn known_mode(old: &Content, targets: &dyn Targets, path: &str) -> Option<u32> {
+    old.stamp()
+        .map(|s| s.git_mode())
+        .or_else(|| targets.mode(path))
 }
 
 fn hunk_report(

@@ -55,6 +55,8 @@ pub struct Stamp {
     pub inode: u64,
     /// Status change time, seconds and nanoseconds.
     pub changed: (i64, i64),
+    /// Permission bits (`0o7777` of the mode).
+    pub permissions: u32,
 }
 
 impl Stamp {
@@ -71,6 +73,16 @@ impl Stamp {
             modified: meta.modified().ok(),
             inode: meta.ino(),
             changed: (meta.ctime(), meta.ctime_nsec()),
+            permissions: meta.mode() & 0o7777,
+        }
+    }
+
+    /// The mode git records for a file with these permissions.
+    pub fn git_mode(&self) -> u32 {
+        if self.permissions & 0o111 != 0 {
+            0o100755
+        } else {
+            0o100644
         }
     }
 

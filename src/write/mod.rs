@@ -476,8 +476,9 @@ fn stage(path: &Path, staged: &Path, content: WriteContent, mode: Option<u32>) -
 
 /// The permission bits of the file at `path` with its executable bits set
 /// or cleared as git `mode` (`0o100755`/`0o100644`) says.
-fn exec_bits(path: &Path, mode: u32) -> Option<u32> {
+fn exec_bits(path: &Path, mode: Option<u32>) -> Option<u32> {
     use std::os::unix::fs::PermissionsExt;
+    let mode = mode?;
     let bits = fs::metadata(path).ok()?.permissions().mode() & 0o777;
     Some(if mode & 0o111 != 0 {
         bits | ((bits & 0o444) >> 2)
@@ -523,9 +524,12 @@ pub fn worktree_changes<'a>(
                 // read-only file stays read-only); added and moved files get
                 // the mode git would give them.
                 mode: if r.old_path.is_some() && !moved {
-                    r.mode_changes()
-                        .then(|| exec_bits(&targets.resolve(new_path).ok()?, r.new_mode?))
-                        .flatten()
+                    if r.mode_changes() {
+                        exec_bits(&targets.resolve(new_path)?, r.new_mode)
+                    } else {
+                        // The bits seen when the file was read (saves a stat).
+                        r.old.stamp().map(|s| s.permissions)
+                    }
                 } else {
                     r.mode.map(|m| m & 0o777)
                 },
