@@ -208,6 +208,18 @@ pub struct Cli {
     )]
     pub threshold: f64,
 
+    /// Files longer than LINES are scanned by the similarity tier only near a line hint.
+    #[arg(
+        long,
+        value_name = "LINES",
+        help_heading = HEADING_MATCHING,
+        long_help = "The similarity tier compares a hunk with every block of a file of at \
+                     most LINES lines (default 20000); in longer files only the 100 lines \
+                     around the hunk's line hint. This bounds the time a hopeless hunk can \
+                     cost on a big file."
+    )]
+    pub scan_limit: Option<usize>,
+
     /// Pin an ambiguous hunk of FILE to the candidate starting at LINE.
     #[arg(
         long,

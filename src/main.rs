@@ -103,6 +103,9 @@ fn invocation(cli: &Cli, matches: &ArgMatches) -> Result<Invocation, String> {
                     TierArg::Structural => Tier::Structural,
                     TierArg::Similarity => Tier::Similarity,
                 },
+                similarity_scan_limit: cli
+                    .scan_limit
+                    .unwrap_or(MatchOptions::default().similarity_scan_limit),
                 ..MatchOptions::default()
             },
             directory: cli.directory.clone(),

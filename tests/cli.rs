@@ -198,3 +198,24 @@ fn a_large_file_is_mapped_and_edited_exactly() {
         .collect();
     assert_eq!(leftovers.len(), 1, "{leftovers:?}");
 }
+
+#[test]
+fn scan_limit_bounds_the_similarity_tier() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file: String = (0..50)
+        .map(|k| format!("this is line number {k} of the file\n"))
+        .collect();
+    fs::write(dir.path().join("f.txt"), file).expect("write");
+    // Two context lines with typos: only the similarity tier finds it, and
+    // with no line hint it scans the whole file, unless the file is longer
+    // than --scan-limit.
+    let patch = "--- a/f.txt\n+++ b/f.txt\n@@\n this is line numbr 29 of the file\n this is line number 30 of teh file\n-this is line number 31 of the file\n+changed\n this is line number 32 of the file\n this is line number 33 of the file\n";
+    let out = run(dir.path(), &["--check", "-v"], Some(patch));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("L30-L34 via similarity"), "{stdout}");
+    let out = run(dir.path(), &["--check", "--scan-limit", "10"], Some(patch));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("[context_not_found]"), "{stderr}");
+}
