@@ -121,10 +121,10 @@ pub(crate) fn parse_block(src: &Src, i: usize) -> Result<(Block, usize), ParseEr
         if is_search(l) || is_replace(l) {
             return Err(malformed(
                 src.orig(j),
+                // The error already names this line.
                 format!(
-                    "found `{}` at line {}, expected `=======` (block opened at line {opened})",
-                    l.trim(),
-                    src.orig(j)
+                    "found `{}`, expected `=======` (block opened at line {opened})",
+                    l.trim()
                 ),
             ));
         }
@@ -146,10 +146,10 @@ pub(crate) fn parse_block(src: &Src, i: usize) -> Result<(Block, usize), ParseEr
         if is_search(l) || is_divider(l) {
             return Err(malformed(
                 src.orig(j),
+                // The error already names this line.
                 format!(
-                    "found `{}` at line {}, expected `>>>>>>> REPLACE` (block opened at line {opened})",
-                    l.trim(),
-                    src.orig(j)
+                    "found `{}`, expected `>>>>>>> REPLACE` (block opened at line {opened})",
+                    l.trim()
                 ),
             ));
         }
