@@ -13,6 +13,17 @@ fn shown_path(f: &FileReport) -> String {
 }
 
 /// A diffstat: one line per file and a total line.
+///
+/// ```
+/// use git_fuzzy_apply::{ApplyOptions, plan_patch};
+/// use git_fuzzy_apply::report::stat::stat;
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+/// let targets = git_fuzzy_apply::target::WorktreeTargets::new(dir.path()).unwrap();
+/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n one\n-two\n+2\n";
+/// let plan = plan_patch(patch, &targets, &ApplyOptions::default());
+/// assert!(stat(&plan.report).contains("1 file changed, 1 insertion(+), 1 deletion(-)"));
+/// ```
 pub fn stat(report: &Report) -> String {
     let files: Vec<&FileReport> = report.files.iter().collect();
     let width = files.iter().map(|f| shown_path(f).len()).max().unwrap_or(0);
