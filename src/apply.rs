@@ -183,26 +183,17 @@ pub fn plan_patch_with(
     }
     // Files are independent once merged by path: plan them on every core
     // when the targets allow it (reading is most of the work for small files).
+    let plan = |file: &FilePatch, targets: &dyn Targets| {
+        let planned = plan_one(file, targets, options);
+        progress.file_done(&file.path);
+        planned
+    };
     let planned: Vec<_> = match targets.parallel() {
         Some(shared) if files.len() > 1 => {
             use rayon::prelude::*;
-            files
-                .par_iter()
-                .map(|file| {
-                    let planned = plan_one(file, shared, options);
-                    progress.file_done(&file.path);
-                    planned
-                })
-                .collect()
+            files.par_iter().map(|file| plan(file, shared)).collect()
         }
-        _ => files
-            .iter()
-            .map(|file| {
-                let planned = plan_one(file, targets, options);
-                progress.file_done(&file.path);
-                planned
-            })
-            .collect(),
+        _ => files.iter().map(|file| plan(file, targets)).collect(),
     };
     for (file_report, outcome) in planned {
         results.extend(outcome);

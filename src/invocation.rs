@@ -70,6 +70,16 @@ pub enum RunError {
     Journal(#[from] JournalError),
 }
 
+/// The repository containing `cwd`, if any, and the top of the tree: its
+/// working tree, or `cwd` itself outside a repository.
+fn find_tree(cwd: &Path) -> (Option<Repo>, PathBuf) {
+    let repo = Repo::discover(cwd);
+    let root = repo
+        .as_ref()
+        .map_or_else(|| cwd.to_path_buf(), |r| r.workdir().to_path_buf());
+    (repo, root)
+}
+
 /// Where the journal and lock of a run in `root` live.
 fn journal_spec(repo: Option<&Repo>, root: &Path, destination: Destination) -> JournalSpec {
     match repo {
@@ -92,10 +102,7 @@ fn journal_spec(repo: Option<&Repo>, root: &Path, destination: Destination) -> J
 /// Finishes or undoes a run in the tree containing `cwd` that was killed
 /// while writing; `None` when there was none.
 pub fn recover(cwd: &Path) -> Result<Option<Recovery>, RunError> {
-    let repo = Repo::discover(cwd);
-    let root = repo
-        .as_ref()
-        .map_or_else(|| cwd.to_path_buf(), |r| r.workdir().to_path_buf());
+    let (repo, root) = find_tree(cwd);
     let spec = journal_spec(repo.as_ref(), &root, Destination::Worktree);
     Ok(journal::recover(&spec.path)?)
 }
@@ -130,10 +137,7 @@ pub fn run_with_progress(
     inv: &Invocation,
     progress: &dyn Progress,
 ) -> Result<Outcome, RunError> {
-    let repo = Repo::discover(cwd);
-    let root = repo
-        .as_ref()
-        .map_or_else(|| cwd.to_path_buf(), |r| r.workdir().to_path_buf());
+    let (repo, root) = find_tree(cwd);
     let targets = WorktreeTargets::new(&root)?;
     let mut apply = inv.apply.clone();
     apply.partial |= inv.reject;

@@ -175,11 +175,6 @@ impl TreeLock {
         }
         Err(JournalError::Locked(path.to_path_buf()))
     }
-
-    /// The lock file.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
 }
 
 impl Drop for TreeLock {
@@ -329,7 +324,7 @@ pub fn roll_back(data: &JournalData) -> io::Result<Recovery> {
 
 /// Completes a run that was committed: every new file is in place and
 /// deletions are done; only backups and emptied directories remain.
-pub fn roll_forward(data: &JournalData) -> io::Result<Recovery> {
+fn roll_forward(data: &JournalData) -> io::Result<Recovery> {
     for entry in &data.entries {
         match &entry.staged {
             Some(staged) if staged.exists() => fs::rename(staged, &entry.target)?,
@@ -357,7 +352,7 @@ pub fn clean_up(data: &JournalData) -> io::Result<()> {
 
 /// Removes the directories a deletion left empty, up to the first non-empty
 /// one, never `root` itself or anything above it.
-pub fn remove_empty_parents(path: &Path, root: &Path) {
+fn remove_empty_parents(path: &Path, root: &Path) {
     let mut dir = path.parent();
     while let Some(d) = dir {
         if !d.starts_with(root) || d == root || fs::remove_dir(d).is_err() {

@@ -244,8 +244,9 @@ pub struct Committed {
 }
 
 impl Committed {
-    /// Ends the run: the journal goes (from here on the run counts as done),
-    /// then the backups, then directories the deletions left empty.
+    /// Ends the run: the journal is marked committed (from here on a kill
+    /// is finished, not undone), then the backups and the directories the
+    /// deletions left empty go, then the journal.
     pub fn finish(mut self) -> io::Result<()> {
         journal::checkpoint("finish");
         if let Some(path) = &self.journal {
