@@ -404,7 +404,7 @@ fn plan_one_inner(
             line,
         )),
         (FileOp::Delete, Some(old)) => {
-            report.removed = SourceText::new(&old).len();
+            report.removed = old.source().len();
             report.status = FileStatus::Patched;
             let mode = known_mode(&old, targets, &file.path);
             Ok(Some(FileResult {
@@ -443,7 +443,7 @@ fn update(
             line,
         ));
     }
-    let source = SourceText::new(&old);
+    let source = old.source();
     let pins: Vec<usize> = options
         .pins
         .iter()

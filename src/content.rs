@@ -1,6 +1,7 @@
 //! A target's bytes: read into memory when small, memory-mapped when large,
 //! so that a 1 GiB file is never copied into the heap.
 
+use crate::source::{LineIndex, SourceText};
 use crate::target::Stamp;
 use std::fs::File;
 use std::io;
@@ -22,10 +23,13 @@ pub enum Content {
         /// The file's stamp when it was read.
         stamp: Stamp,
     },
-    /// Memory-mapped from `path`, which had `stamp` when it was mapped.
+    /// Memory-mapped from `path`, which had `stamp` when it was mapped,
+    /// with a sparse line index (a few KiB per GiB).
     Mapped {
         /// The mapping.
         map: memmap2::Mmap,
+        /// The mapped file's sparse line index.
+        index: LineIndex,
         /// Size and modification time at mapping time.
         stamp: Stamp,
         /// The mapped file.
@@ -58,11 +62,21 @@ impl Content {
         // while it is mapped; the stamp taken here is checked before anything
         // is written, and the file is never replaced in place.
         let map = unsafe { memmap2::Mmap::map(&file)? };
+        let index = LineIndex::sparse(&map);
         Ok(Content::Mapped {
             map,
+            index,
             stamp: Stamp::from_metadata(&meta),
             path: path.to_path_buf(),
         })
+    }
+
+    /// The bytes as lines, with the index made when a large file was mapped.
+    pub fn source(&self) -> SourceText<'_> {
+        match self {
+            Content::Mapped { map, index, .. } => SourceText::with_index(map, index),
+            _ => SourceText::new(self),
+        }
     }
 
     /// The file a mapping came from (`None` for owned bytes).

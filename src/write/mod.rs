@@ -24,14 +24,25 @@ pub fn render(source: &SourceText, plan: &FilePlan, out: &mut impl Write) -> io:
     render_with(source, plan, out, None)
 }
 
+/// Where [`render_with`] copies long unchanged runs from.
+#[derive(Clone, Copy)]
+pub struct Bulk<'a> {
+    /// The file the source was read from: the kernel copies runs from it to
+    /// the output without passing them through this process
+    /// (`copy_file_range`).
+    pub from: &'a fs::File,
+    /// Called after every [`BULK_CHUNK`] bytes copied (to start their
+    /// writeback while the next chunk is copied).
+    pub chunk_copied: &'a dyn Fn(),
+}
+
 /// Writes the edited file to `out`; unchanged runs are copied from `bulk`
-/// (the file `source` was read from) when given, which lets the kernel copy
-/// them without passing through this process (`copy_file_range`).
+/// when given.
 pub fn render_with<W: Write>(
     source: &SourceText,
     plan: &FilePlan,
     out: &mut W,
-    bulk: Option<&fs::File>,
+    bulk: Option<Bulk<'_>>,
 ) -> io::Result<()> {
     let mut writer = LineWriter {
         out,
@@ -68,6 +79,9 @@ pub fn render_to_vec(source: &SourceText, plan: &FilePlan) -> Vec<u8> {
 /// Runs shorter than this are written from memory rather than copied by the kernel.
 const BULK_COPY_MIN: usize = 64 * 1024;
 
+/// Long runs are copied in pieces of this size.
+pub const BULK_CHUNK: u64 = 64 * 1024 * 1024;
+
 /// Writes lines, holding back each line's terminator until the next line (or
 /// the end) decides whether it is needed.
 struct LineWriter<'w, W: Write> {
@@ -75,7 +89,7 @@ struct LineWriter<'w, W: Write> {
     eol: &'static [u8],
     /// Terminator owed by the last written line (empty: it had none).
     pending: Option<&'static [u8]>,
-    bulk: Option<&'w fs::File>,
+    bulk: Option<Bulk<'w>>,
 }
 
 /// The static form of a line terminator.
@@ -111,16 +125,21 @@ impl<W: Write> LineWriter<'_, W> {
         self.flush_pending()?;
         let range = source.span(from).start..source.span(to - 1).content_end;
         match self.bulk {
-            Some(file) if range.len() >= BULK_COPY_MIN => {
+            Some(bulk) if range.len() >= BULK_COPY_MIN => {
                 use std::io::{Read, Seek, SeekFrom};
-                let mut src = file;
+                let mut src = bulk.from;
                 src.seek(SeekFrom::Start(range.start as u64))?;
-                let want = range.len() as u64;
-                let copied = io::copy(&mut src.take(want), self.out)?;
-                if copied != want {
-                    return Err(io::Error::other(
-                        "the file shrank while it was being copied",
-                    ));
+                let mut left = range.len() as u64;
+                while left > 0 {
+                    let want = left.min(BULK_CHUNK);
+                    let copied = io::copy(&mut src.take(want), self.out)?;
+                    if copied != want {
+                        return Err(io::Error::other(
+                            "the file shrank while it was being copied",
+                        ));
+                    }
+                    left -= want;
+                    (bulk.chunk_copied)();
                 }
             }
             _ => self.out.write_all(&source.bytes()[range])?,
@@ -458,12 +477,20 @@ fn stage(path: &Path, staged: &Path, content: WriteContent, mode: Option<u32>) -
         WriteContent::Bytes(bytes) => (&file).write_all(bytes)?,
         WriteContent::Render { old, plan, index } => {
             let source = SourceText::with_index(old, index);
-            let bulk = match old.mapped_path() {
-                Some((from, _)) => Some(fs::File::open(from)?),
-                None => None,
-            };
             let mut out = io::BufWriter::with_capacity(1 << 20, &file);
-            render_with(&source, plan, &mut out, bulk.as_ref())?;
+            match old.mapped_path() {
+                Some((from, _)) => {
+                    let from = fs::File::open(from)?;
+                    writeback::overlapped(&file, |chunk_copied| {
+                        let bulk = Bulk {
+                            from: &from,
+                            chunk_copied,
+                        };
+                        render_with(&source, plan, &mut out, Some(bulk))
+                    })?;
+                }
+                None => render_with(&source, plan, &mut out, None)?,
+            }
             out.flush()?;
         }
     }
@@ -555,6 +582,8 @@ fn parent_dir(path: &Path) -> &Path {
         _ => Path::new("."),
     }
 }
+
+mod writeback;
 
 #[cfg(test)]
 mod tests;
