@@ -3,10 +3,12 @@
 
 use super::Tier;
 use super::normalize::{LineMatch, fuzzy_key, keys_match, resilient_key};
+use super::prefilter::Needle;
 use crate::model::{Hunk, LineKind};
 use crate::source::SourceText;
 use std::borrow::Cow;
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
+use std::collections::HashMap;
 
 /// Files with more lines than this get their keys computed line by line on
 /// demand (with the prefilter choosing which lines), never all at once.
@@ -23,6 +25,10 @@ pub struct FileKeys<'s> {
     texts: OnceCell<Vec<Cow<'s, str>>>,
     resilient: OnceCell<Vec<String>>,
     fuzzy: OnceCell<Vec<String>>,
+    /// Lines found for each prefilter needle so far (large files).
+    hits: RefCell<HashMap<Needle, Vec<usize>>>,
+    /// Needles to search along with the first one that is searched.
+    expected: RefCell<Vec<Needle>>,
 }
 
 impl<'s> FileKeys<'s> {
@@ -34,7 +40,30 @@ impl<'s> FileKeys<'s> {
             texts: OnceCell::new(),
             resilient: OnceCell::new(),
             fuzzy: OnceCell::new(),
+            hits: RefCell::default(),
+            expected: RefCell::default(),
         }
+    }
+
+    /// Announces needles that will probably be searched, so that the first
+    /// search of the file finds them all in the same pass.
+    pub fn expect_needles(&self, needles: Vec<Needle>) {
+        self.expected.borrow_mut().extend(needles);
+    }
+
+    /// Takes the announced needles.
+    pub fn take_expected_needles(&self) -> Vec<Needle> {
+        std::mem::take(&mut *self.expected.borrow_mut())
+    }
+
+    /// The lines found for `needle`, if it was searched.
+    pub fn cached_hits(&self, needle: &Needle) -> Option<Vec<usize>> {
+        self.hits.borrow().get(needle).cloned()
+    }
+
+    /// Keeps the lines found for `needle`.
+    pub fn cache_hits(&self, needle: Needle, lines: Vec<usize>) {
+        self.hits.borrow_mut().insert(needle, lines);
     }
 
     /// Number of lines.

@@ -78,6 +78,14 @@ pub fn locate_hunks(
     pins: &[usize],
 ) -> Vec<Result<Located, Failure>> {
     let keys = FileKeys::new(source);
+    if !keys.is_dense() {
+        keys.expect_needles(
+            hunks
+                .iter()
+                .flat_map(|h| prefilter::needles_of(&keys::old_side(h)))
+                .collect(),
+        );
+    }
     let mut state = FileState {
         pins: pins.to_vec(),
         ..FileState::default()

@@ -18,50 +18,193 @@
 use super::Tier;
 use super::keys::{FileKeys, OldLine};
 use crate::model::LineKind;
+use crate::source::SourceText;
 use aho_corasick::AhoCorasick;
 
 /// Tokens shorter than this are too common to narrow the search.
 const MIN_TOKEN: usize = 3;
 
+/// What a tier searches the raw bytes for.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Needle {
+    /// A whole line (the exact tier): hits must be the entire line.
+    Line(String),
+    /// A fragment that stands verbatim in every matching line.
+    Plain(String),
+    /// A fragment that stands in every matching line up to ASCII case.
+    Folded(String),
+}
+
+impl Needle {
+    /// The needle a line is searched by under `tier`; `None` when the line
+    /// has no usable key.
+    pub fn of(line: &OldLine, tier: Tier) -> Option<Needle> {
+        // A long caseless run stands verbatim in every line that matches
+        // under any tier, so all tiers share its one search.
+        if let Some(fragment) = word_token(&line.fuzzy).and_then(caseless_fragment) {
+            return Some(Needle::Plain(fragment.into()));
+        }
+        match tier {
+            Tier::Exact => (!line.text.is_empty()).then(|| Needle::Line(line.text.to_string())),
+            Tier::Resilient => resilient_token(&line.resilient).map(|t| Needle::Plain(t.into())),
+            Tier::Fuzzy | Tier::Structural | Tier::Similarity => {
+                word_token(&line.fuzzy).map(|t| Needle::Folded(t.into()))
+            }
+        }
+    }
+
+    fn text(&self) -> &str {
+        match self {
+            Needle::Line(t) | Needle::Plain(t) | Needle::Folded(t) => t,
+        }
+    }
+}
+
 /// File lines (0-based, sorted, distinct) where `line` may match under
 /// `tier`; `None` when the file is small or the line has no usable key (the
 /// caller then scans every line).
+///
+/// The first search of a file also searches, in the same pass, every needle
+/// announced with [`FileKeys::expect_needles`]; all results are kept.
 pub fn lines_matching(keys: &FileKeys, line: &OldLine, tier: Tier) -> Option<Vec<usize>> {
     if keys.is_dense() {
         return None;
     }
+    let needle = Needle::of(line, tier)?;
+    if let Some(hits) = keys.cached_hits(&needle) {
+        return Some(hits);
+    }
+    // The announced needles searched the same way (case-sensitively or
+    // not) join this search; the others wait for their own.
+    let folded = |n: &Needle| matches!(n, Needle::Folded(_));
+    let (mut needles, later): (Vec<Needle>, Vec<Needle>) = keys
+        .take_expected_needles()
+        .into_iter()
+        .filter(|n| keys.cached_hits(n).is_none())
+        .partition(|n| folded(n) == folded(&needle));
+    keys.expect_needles(later);
+    needles.push(needle.clone());
+    needles.sort();
+    needles.dedup();
+    for (found, hits) in search(keys, &needles) {
+        keys.cache_hits(found, hits);
+    }
+    keys.cached_hits(&needle)
+}
+
+/// The needles of a hunk's old side for the tiers that search the whole
+/// file, to announce with [`FileKeys::expect_needles`].
+pub fn needles_of(old: &[OldLine]) -> Vec<Needle> {
+    let mut out = Vec::new();
+    for tier in [Tier::Exact, Tier::Resilient, Tier::Fuzzy] {
+        for (_, line) in anchor_lines(old, tier, 1) {
+            out.extend(Needle::of(line, tier));
+        }
+    }
+    out
+}
+
+/// Searches the source in one pass for every case-sensitive needle and in
+/// one more for every case-folded one; returns each needle's lines.
+fn search(keys: &FileKeys, needles: &[Needle]) -> Vec<(Needle, Vec<usize>)> {
     let source = keys.source();
     let bytes = source.bytes();
-    let mut hits: Vec<usize> = match tier {
-        Tier::Exact => {
-            if line.text.is_empty() {
-                return None;
+    let mut lines: Vec<Vec<usize>> = vec![Vec::new(); needles.len()];
+    for folded in [false, true] {
+        let ids: Vec<usize> = (0..needles.len())
+            .filter(|&i| matches!(needles[i], Needle::Folded(_)) == folded)
+            .collect();
+        if ids.len() <= SEPARATE_SEARCHES {
+            // A few needles: one `memmem` pass each (on all cores) beats one
+            // automaton pass, whose prefilter can only look for the needles'
+            // first bytes (often common ones).
+            use rayon::prelude::*;
+            let found: Vec<Vec<usize>> = ids
+                .par_iter()
+                .map(|&i| search_one(source, &needles[i]))
+                .collect();
+            for (&i, hits) in ids.iter().zip(found) {
+                lines[i] = hits;
             }
-            memchr::memmem::find_iter(bytes, line.text.as_bytes())
+            continue;
+        }
+        // Leading blanks would make the automaton's prefilter look for
+        // spaces; a line's hits are checked against the whole line anyway.
+        let patterns = ids.iter().map(|&i| match &needles[i] {
+            Needle::Line(text) if !text.trim_start().is_empty() => text.trim_start(),
+            other => other.text(),
+        });
+        let Ok(finder) = AhoCorasick::builder()
+            .ascii_case_insensitive(folded)
+            .build(patterns)
+        else {
+            // Patterns the automaton cannot take: searched one by one.
+            for &i in &ids {
+                lines[i] = search_one(source, &needles[i]);
+            }
+            continue;
+        };
+        for m in finder.find_overlapping_iter(bytes) {
+            let i = ids[m.pattern().as_usize()];
+            let line = source.line_of_offset(m.start());
+            if lines[i].last() != Some(&line) {
+                lines[i].push(line);
+            }
+        }
+    }
+    needles
+        .iter()
+        .cloned()
+        .zip(lines)
+        .map(|(needle, mut hits)| {
+            if let Needle::Line(text) = &needle {
+                hits.retain(|&l| source.line(l) == text.as_bytes());
+            }
+            (needle, hits)
+        })
+        .collect()
+}
+
+/// One needle's lines, searched alone.
+fn search_one(source: &SourceText, needle: &Needle) -> Vec<usize> {
+    let bytes = source.bytes();
+    let mut hits: Vec<usize> = match needle {
+        Needle::Line(text) | Needle::Plain(text) => {
+            memchr::memmem::find_iter(bytes, text.as_bytes())
                 .map(|off| source.line_of_offset(off))
-                .filter(|&l| source.line(l) == line.text.as_bytes())
                 .collect()
         }
-        Tier::Resilient => {
-            let token = resilient_token(&line.resilient)?;
-            memchr::memmem::find_iter(bytes, token.as_bytes())
-                .map(|off| source.line_of_offset(off))
-                .collect()
-        }
-        Tier::Fuzzy | Tier::Structural | Tier::Similarity => {
-            let token = word_token(&line.fuzzy)?;
-            let finder = AhoCorasick::builder()
-                .ascii_case_insensitive(true)
-                .build([token])
-                .ok()?;
-            finder
+        Needle::Folded(text) => match AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build([text])
+        {
+            Ok(finder) => finder
                 .find_iter(bytes)
                 .map(|m| source.line_of_offset(m.start()))
-                .collect()
-        }
+                .collect(),
+            Err(_) => (0..source.len()).collect(),
+        },
     };
     hits.dedup();
-    Some(hits)
+    hits
+}
+
+/// Up to this many needles are searched one pass each rather than all in
+/// one automaton pass.
+const SEPARATE_SEARCHES: usize = 4;
+
+/// Caseless fragments shorter than this are searched case-insensitively
+/// with the whole token instead (too common to narrow the search alone).
+const MIN_CASELESS: usize = 6;
+
+/// The longest run of a word token without ASCII letters (digits and `_`),
+/// when it is long enough to search alone: it stands verbatim in any line
+/// whose fuzzy key holds the token, whatever the line's case.
+fn caseless_fragment(token: &str) -> Option<&str> {
+    token
+        .split(|c: char| c.is_ascii_alphabetic())
+        .max_by_key(|t| t.len())
+        .filter(|t| t.len() >= MIN_CASELESS)
 }
 
 /// Old-side lines to search for, with their indexes: the most distinctive
@@ -157,5 +300,8 @@ mod tests {
         assert_eq!(resilient_token("a b"), None);
         assert_eq!(word_token("let total_count = 1"), Some("total_count"));
         assert_eq!(word_token("} ) ;"), None);
+        assert_eq!(caseless_fragment("v0016798863"), Some("0016798863"));
+        assert_eq!(caseless_fragment("max_len_2"), None);
+        assert_eq!(caseless_fragment("total_count"), None);
     }
 }

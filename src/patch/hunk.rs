@@ -131,7 +131,10 @@ pub(crate) fn parse_body(
             let (old_seen, new_seen) = (hunk.old_len(), hunk.new_lines().count());
             let counts_left = counts.is_some_and(|(b, d)| old_seen < b || new_seen < d);
             let hunk_follows = src.line(j + 2).is_some_and(is_hunk_header);
-            if !counts_left || hunk_follows {
+            // A hunk cannot be empty: at its very start, such a pair is a
+            // removed `-- …` and an added `++ …` line unless a hunk follows.
+            let at_start = hunk.lines.is_empty();
+            if (!counts_left && !at_start) || hunk_follows {
                 break;
             }
         }

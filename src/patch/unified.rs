@@ -307,6 +307,21 @@ mod tests {
     }
 
     #[test]
+    fn removed_and_added_lines_that_look_like_file_headers_open_a_numberless_hunk() {
+        // `-- sql comment` removed and `++ x` added, written as the first
+        // lines of a numberless hunk: an empty hunk is never meant.
+        let p = parse("--- a/q.sql\n+++ b/q.sql\n@@\n--- sql comment\n+++ x\n a\n").unwrap();
+        assert_eq!(p.files.len(), 1);
+        assert_eq!(
+            show(&p.files[0].hunks[0]),
+            ["--- sql comment", "+++ x", " a"]
+        );
+        // A header pair followed by a hunk still starts the next file.
+        let p = parse("--- a/x\n+++ b/x\n@@\n-a\n+b\n--- a/y\n+++ b/y\n@@\n-c\n").unwrap();
+        assert_eq!(p.files.len(), 2);
+    }
+
+    #[test]
     fn headerless_hunk_paths() {
         let text = "Change this:\n\n**src/foo.rs**\n```diff\n@@\n-a\n+b\n```\n";
         assert_eq!(parse(text).unwrap().files[0].path, "src/foo.rs");
