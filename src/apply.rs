@@ -15,7 +15,8 @@ use crate::report::{
     Problem, ProblemCode, REPORT_VERSION, Report,
 };
 use crate::source::{LineIndex, SourceText, looks_binary};
-use crate::target::Targets;
+use crate::target::{Targets, WorktreeTargets};
+use std::path::Path;
 use crate::write::render_to_vec;
 use std::borrow::Cow;
 
@@ -66,10 +67,10 @@ pub struct FileResult {
     pub old_path: Option<String>,
     /// Path after the patch (`None` for a deleted file).
     pub new_path: Option<String>,
-    /// Content before (empty for an added file).
-    pub old: Content,
-    /// Content after.
-    pub new: NewContent,
+    /// Content before (empty for an added file); see [`old_bytes`](Self::old_bytes).
+    pub(crate) old: Content,
+    /// Content after; see [`new_bytes`](Self::new_bytes).
+    pub(crate) new: NewContent,
     /// Mode for the new path (`0o100644`, `0o100755`) when known.
     pub mode: Option<u32>,
     /// The mode the patch sets (`new mode` / `new file mode`), if it sets one.
@@ -121,25 +122,32 @@ pub struct PatchPlan {
     pub results: Vec<FileResult>,
 }
 
-/// Parses `patch` and plans it against `targets`. Reads, writes nothing.
+/// Parses `patch` and plans it against the files under the directory
+/// `root` (paths in the patch are relative to it). Reads, writes nothing;
+/// fails only when `root` cannot be opened; every problem with the patch
+/// or a file is in the plan's [`Report`].
 ///
 /// ```
 /// use git_fuzzy_apply::plan_patch;
 /// use git_fuzzy_apply::report::FileStatus;
-/// use git_fuzzy_apply::target::WorktreeTargets;
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
-/// let targets = WorktreeTargets::new(dir.path()).unwrap();
-/// let plan = plan_patch(b"--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n", &targets, &Default::default());
+/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n";
+/// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
 /// assert!(plan.report.ok);
 /// assert_eq!(plan.report.files[0].status, FileStatus::Patched);
 /// assert_eq!(&*plan.results[0].new_bytes(), b"one\n2\n");
 /// // Planning wrote nothing.
 /// assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "one\ntwo\n");
 /// ```
-pub fn plan_patch(patch: &[u8], targets: &dyn Targets, options: &ApplyOptions) -> PatchPlan {
-    plan_patch_with(patch, targets, options, &NoProgress)
+pub fn plan_patch(
+    patch: &[u8],
+    root: impl AsRef<Path>,
+    options: &ApplyOptions,
+) -> std::io::Result<PatchPlan> {
+    let targets = WorktreeTargets::new(root.as_ref())?;
+    Ok(plan_patch_with(patch, &targets, options, &NoProgress))
 }
 
 /// [`plan_patch`], telling `progress` about the planning stage: its

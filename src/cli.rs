@@ -21,13 +21,13 @@ use clap::{CommandFactory, Parser, ValueEnum};
 use std::path::PathBuf;
 
 /// Help heading of the options that say what the patch is and how to read it.
-pub const HEADING_INPUT: &str = "Patch input";
+const HEADING_INPUT: &str = "Patch input";
 /// Help heading of the options that choose which files change, and where.
-pub const HEADING_WHERE: &str = "Where to apply";
+const HEADING_WHERE: &str = "Where to apply";
 /// Help heading of the options that steer how hunks are matched.
-pub const HEADING_MATCHING: &str = "Matching";
+const HEADING_MATCHING: &str = "Matching";
 /// Help heading of the options that choose what is printed or written.
-pub const HEADING_OUTPUT: &str = "Output";
+const HEADING_OUTPUT: &str = "Output";
 
 const LONG_ABOUT: &str = "\
 Reads a patch written by a language model and applies it to the working tree \

@@ -4,12 +4,14 @@
 
 use crate::apply::{ApplyOptions, FileResult, NewContent, PatchPlan, plan_patch_with};
 use crate::git::{GitError, Repo};
-use crate::journal::{self, JournalError, JournalSpec, Recovery, TreeLock};
+use crate::journal::{self, JournalError, JournalSpec, TreeLock};
 use crate::progress::{NoProgress, Progress};
 use crate::report::{Problem, ProblemCode, Report, conflict};
 use crate::target::WorktreeTargets;
 use crate::write::{CommitError, commit_with_progress, worktree_changes};
 use std::path::{Path, PathBuf};
+
+pub use crate::journal::Recovery;
 
 /// Where results go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

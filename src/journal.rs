@@ -220,13 +220,6 @@ fn running(pid: u32) -> bool {
 }
 
 /// Finishes or undoes the run recorded in the journal at `path`, if any.
-///
-/// ```
-/// use git_fuzzy_apply::journal::recover;
-/// let dir = tempfile::tempdir().unwrap();
-/// // No journal: nothing was interrupted.
-/// assert_eq!(recover(&dir.path().join("journal")).unwrap(), None);
-/// ```
 pub fn recover(path: &Path) -> Result<Option<Recovery>, JournalError> {
     let text = match fs::read(path) {
         Ok(text) => text,

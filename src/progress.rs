@@ -1,23 +1,39 @@
 //! Progress of a long run, reported to an observer.
 //!
-//! The planner ([`plan_patch_with`](crate::apply::plan_patch_with)) and the
-//! writer ([`commit_with_progress`](crate::write::commit_with_progress)) tell
-//! a [`Progress`] which stage starts, how much work it holds, and when each
-//! file is done. The default observer, [`NoProgress`], does nothing, so the
-//! core stays free of terminal output; the command passes a
-//! [`TerminalProgress`], which draws a bar on standard error only when
-//! [`should_show`] says so: a run over [`MANY_FILES`] files or
-//! [`LARGE_BYTES`] bytes, with standard error a terminal, and neither `-q`
-//! nor `--json`.
+//! A run ([`run_with_progress`](crate::invocation::run_with_progress)) tells
+//! a [`Progress`] which [`Stage`] starts, how much work it holds (a
+//! [`Workload`]), and when each file is done. The default observer,
+//! [`NoProgress`], does nothing, so the core stays free of terminal output;
+//! the command passes a [`TerminalProgress`], which draws a bar on standard
+//! error only for a run over 50 files or 64 MiB, with standard error a
+//! terminal, and neither `-q` nor `--json`.
 //!
 //! ```
-//! use git_fuzzy_apply::progress::{Terminal, Workload, should_show};
+//! use git_fuzzy_apply::invocation::{run_with_progress, Invocation};
+//! use git_fuzzy_apply::progress::{Progress, Stage, Workload};
+//! use std::sync::Mutex;
 //!
-//! let tty = Terminal { stderr_is_tty: true, quiet: false, json: false };
-//! assert!(should_show(Workload { files: 500, bytes: 0 }, tty));
-//! assert!(!should_show(Workload { files: 3, bytes: 4096 }, tty));
-//! let piped = Terminal { stderr_is_tty: false, ..tty };
-//! assert!(!should_show(Workload { files: 500, bytes: 0 }, piped));
+//! /// Counts the files each stage finished.
+//! #[derive(Default)]
+//! struct Count(Mutex<Vec<(Stage, u64)>>);
+//! impl Progress for Count {
+//!     fn is_active(&self) -> bool {
+//!         true
+//!     }
+//!     fn start(&self, stage: Stage, _: Workload) {
+//!         self.0.lock().unwrap().push((stage, 0));
+//!     }
+//!     fn file_done(&self, _path: &str) {
+//!         self.0.lock().unwrap().last_mut().unwrap().1 += 1;
+//!     }
+//! }
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+//! let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-a\n+b\n";
+//! let count = Count::default();
+//! run_with_progress(dir.path(), patch, &Invocation::default(), &count).unwrap();
+//! assert_eq!(*count.0.lock().unwrap(), [(Stage::Planning, 1), (Stage::Writing, 1)]);
 //! ```
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -25,10 +41,10 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 /// From this many files on, a run is long enough for a progress bar.
-pub const MANY_FILES: u64 = 50;
+const MANY_FILES: u64 = 50;
 /// From this many bytes of targets on (64 MiB), a run is long enough for a
 /// progress bar, whatever the number of files.
-pub const LARGE_BYTES: u64 = 64 << 20;
+const LARGE_BYTES: u64 = 64 << 20;
 
 /// The stage of a run that is starting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,7 +88,7 @@ pub struct Terminal {
 /// True when a run of this size, with output going there, gets a progress
 /// bar: standard error is a terminal, neither `-q` nor `--json` was given,
 /// and the run has at least [`MANY_FILES`] files or [`LARGE_BYTES`] bytes.
-pub fn should_show(workload: Workload, terminal: Terminal) -> bool {
+fn should_show(workload: Workload, terminal: Terminal) -> bool {
     terminal.stderr_is_tty
         && !terminal.quiet
         && !terminal.json
