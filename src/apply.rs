@@ -16,9 +16,9 @@ use crate::report::{
 };
 use crate::source::{LineIndex, SourceText, looks_binary};
 use crate::target::{Targets, WorktreeTargets};
-use std::path::Path;
 use crate::write::render_to_vec;
 use std::borrow::Cow;
+use std::path::Path;
 
 /// Everything that steers one run.
 ///
@@ -61,6 +61,20 @@ pub struct ApplyOptions {
 }
 
 /// What one target becomes.
+///
+/// ```
+/// use git_fuzzy_apply::plan_patch;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "x\n").unwrap();
+/// let patch = b"*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n-x\n+y\n*** End Patch\n";
+/// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
+/// let result = &plan.results[0];
+/// assert_eq!(result.old_path.as_deref(), Some("a.txt"));
+/// assert_eq!(result.new_path.as_deref(), Some("b.txt"));
+/// assert_eq!((result.old_bytes(), &*result.new_bytes()), (&b"x\n"[..], &b"y\n"[..]));
+/// assert!(result.content_changed && result.changes_anything());
+/// ```
 #[derive(Debug)]
 pub struct FileResult {
     /// Path before the patch (`None` for an added file).
@@ -92,16 +106,64 @@ pub enum NewContent {
 
 impl FileResult {
     /// True when the result differs from the original (content, path or existence).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::plan_patch;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("a.txt"), "x\n").unwrap();
+    /// // Only context: the file is planned but stays as it is.
+    /// let plan = plan_patch(b"--- a/a.txt\n+++ b/a.txt\n@@\n x\n", dir.path(), &Default::default())
+    ///     .unwrap();
+    /// assert!(!plan.results[0].changes_anything());
+    /// ```
     pub fn changes_anything(&self) -> bool {
         self.old_path != self.new_path || self.content_changed || self.mode_changes()
     }
 
     /// True when the patch changes the mode of an existing file.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::plan_patch;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("run.sh"), "echo hi\n").unwrap();
+    /// let patch = b"diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n";
+    /// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
+    /// assert_eq!(plan.results[0].new_mode, Some(0o100755));
+    /// assert!(plan.results[0].mode_changes() && !plan.results[0].content_changed);
+    /// ```
     pub fn mode_changes(&self) -> bool {
         self.old_path.is_some() && self.new_mode.is_some() && self.new_mode != self.mode
     }
 
+    /// The content before the patch (empty for an added file).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::plan_patch;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("gone.txt"), "bye\n").unwrap();
+    /// let patch = b"--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n";
+    /// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
+    /// assert_eq!(plan.results[0].old_bytes(), b"bye\n");
+    /// assert_eq!(plan.results[0].new_path, None);
+    /// ```
+    pub fn old_bytes(&self) -> &[u8] {
+        &self.old
+    }
+
     /// The new content as bytes (rendered when it is a plan).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::plan_patch;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let patch = b"--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hello\n";
+    /// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
+    /// assert_eq!(&*plan.results[0].new_bytes(), b"hello\n");
+    /// assert!(plan.results[0].old_bytes().is_empty());
+    /// ```
     pub fn new_bytes(&self) -> Cow<'_, [u8]> {
         match &self.new {
             NewContent::Bytes(bytes) => Cow::Borrowed(bytes),
@@ -114,6 +176,19 @@ impl FileResult {
 }
 
 /// A planned run: the report, and what every file becomes.
+///
+/// ```
+/// use git_fuzzy_apply::plan_patch;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-a\n+b\n--- a/nope.txt\n+++ b/nope.txt\n@@\n-a\n+b\n";
+/// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
+/// // One file cannot be planned: the plan is refused as a whole.
+/// assert!(!plan.report.ok);
+/// assert_eq!(plan.report.files.len(), 2);
+/// assert_eq!(plan.results.len(), 1);
+/// ```
 #[derive(Debug)]
 pub struct PatchPlan {
     /// What happened to every file and hunk.

@@ -71,6 +71,16 @@ pub struct JournalSpec {
 }
 
 /// What recovery did.
+///
+/// ```
+/// use git_fuzzy_apply::invocation::{recover, Recovery};
+///
+/// // An earlier run killed while writing is finished or undone first.
+/// let done = Recovery::RolledBack { files: 2 };
+/// assert!(done.to_string().starts_with("an interrupted earlier run was undone"));
+/// let dir = tempfile::tempdir().unwrap();
+/// assert_eq!(recover(dir.path()).unwrap(), None);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Recovery {
     /// The interrupted run's changes were undone.

@@ -14,6 +14,21 @@
 //! All hunks are located against the original file, never against a
 //! half-edited one, so their order in the patch does not matter; hunks may not
 //! overlap. See `docs/matching.md` for the rules and why.
+//!
+//! ```
+//! use git_fuzzy_apply::locate::{MatchOptions, Tier};
+//! use git_fuzzy_apply::{apply_to_text, ApplyOptions};
+//!
+//! let file = b"Hello World\n";
+//! let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-hello world\n+Hello, World!\n";
+//! // Only the fuzzy tier (case-insensitive) finds the line.
+//! let upto = |max_tier| ApplyOptions {
+//!     matching: MatchOptions { max_tier, ..MatchOptions::default() },
+//!     ..ApplyOptions::default()
+//! };
+//! assert!(apply_to_text(patch, file, &upto(Tier::Resilient)).is_err());
+//! assert_eq!(apply_to_text(patch, file, &upto(Tier::Fuzzy)).unwrap(), b"Hello, World!\n");
+//! ```
 
 mod choose;
 mod diagnose;
