@@ -650,9 +650,21 @@ fn hunk_report(
                 start: l.start + 1,
                 end: l.end,
             }),
-        similarity: loc.map_or(0.0, |l| l.similarity),
+        similarity: loc
+            .map(|l| l.similarity)
+            .or_else(|| failure.as_ref().and_then(closest_score))
+            .unwrap_or(0.0),
         new_lines: None,
         failure,
+    }
+}
+
+/// The score of the closest place a failed hunk had: its near match's
+/// similarity, or the score the candidates of an ambiguous hunk tied at.
+fn closest_score(failure: &HunkFailure) -> Option<f64> {
+    match &failure.near_match {
+        Some(near) => Some(near.similarity),
+        None => failure.candidate_context.first().map(|c| c.score),
     }
 }
 

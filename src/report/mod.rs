@@ -262,7 +262,9 @@ pub struct HunkReport {
     pub lines: Option<LineRange>,
     /// Lines of the patched file its result occupies (applied hunks only).
     pub new_lines: Option<LineRange>,
-    /// Block similarity (1 unless the similarity tier was needed).
+    /// Block similarity (1 unless the similarity tier was needed); for a
+    /// failed hunk, the score of the closest place found (its near match,
+    /// or the tied candidates), 0 when nothing came close.
     pub similarity: f64,
     /// Why it failed.
     pub failure: Option<HunkFailure>,
@@ -280,7 +282,10 @@ pub struct HunkReport {
 /// let failure = report.files[0].hunks[0].failure.as_ref().unwrap();
 /// assert_eq!(failure.code, Reason::ContextNotFound);
 /// assert_eq!(failure.expected, ["one", "tw0 x"]);
-/// assert_eq!(failure.near_match.as_ref().unwrap().start_line, 1);
+/// let near = failure.near_match.as_ref().unwrap();
+/// assert_eq!(near.start_line, 1);
+/// // The hunk's score is its closest place's.
+/// assert_eq!(report.files[0].hunks[0].similarity, near.similarity);
 /// assert!(failure.hunk_text.contains("-tw0 x\n"));
 /// ```
 #[derive(Debug, Clone, Serialize)]
