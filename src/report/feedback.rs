@@ -138,12 +138,12 @@ fn applied_line(file: &FileReport, hunk: &HunkReport, placed: bool) -> String {
         HunkOutcome::AlreadyApplied => line.push_str(" already applied (skipped)"),
         HunkOutcome::NoOp => line.push_str(" changes nothing (skipped)"),
         HunkOutcome::Applied | HunkOutcome::Failed => {
-            let (what, range) = match (placed, hunk.new_lines) {
-                (true, Some(r)) => ("now at lines", Some(r)),
-                _ => ("matched lines", hunk.lines),
+            let (what, range, file) = match (placed, hunk.new_lines) {
+                (true, Some(r)) => ("now at lines", Some(r), "the patched file"),
+                _ => ("matched lines", hunk.lines, "the original"),
             };
             if let Some(r) = range {
-                let _ = write!(line, " {what} {}", range_text(r.start, r.end));
+                let _ = write!(line, " {what} {} of {file}", range_text(r.start, r.end));
             }
         }
     }
