@@ -255,6 +255,7 @@ impl Checker {
             let member = public_item(line).is_some()
                 || (trait_block && (t.starts_with("fn ") || t.starts_with("const ")));
             if member {
+                let t = t.strip_prefix("pub ").unwrap_or(t);
                 let what = t
                     .split(['(', '<', ':', '=', '{'])
                     .next()
