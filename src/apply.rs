@@ -15,9 +15,10 @@ use crate::report::{
     Problem, ProblemCode, REPORT_VERSION, Report,
 };
 use crate::source::{LineIndex, SourceText, looks_binary};
-use crate::target::Targets;
+use crate::target::{Targets, WorktreeTargets};
 use crate::write::render_to_vec;
 use std::borrow::Cow;
+use std::path::Path;
 
 /// Everything that steers one run.
 ///
@@ -60,16 +61,30 @@ pub struct ApplyOptions {
 }
 
 /// What one target becomes.
+///
+/// ```
+/// use git_fuzzy_apply::plan_patch;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "x\n").unwrap();
+/// let patch = b"*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n-x\n+y\n*** End Patch\n";
+/// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
+/// let result = &plan.results[0];
+/// assert_eq!(result.old_path.as_deref(), Some("a.txt"));
+/// assert_eq!(result.new_path.as_deref(), Some("b.txt"));
+/// assert_eq!((result.old_bytes(), &*result.new_bytes()), (&b"x\n"[..], &b"y\n"[..]));
+/// assert!(result.content_changed && result.changes_anything());
+/// ```
 #[derive(Debug)]
 pub struct FileResult {
     /// Path before the patch (`None` for an added file).
     pub old_path: Option<String>,
     /// Path after the patch (`None` for a deleted file).
     pub new_path: Option<String>,
-    /// Content before (empty for an added file).
-    pub old: Content,
-    /// Content after.
-    pub new: NewContent,
+    /// Content before (empty for an added file); see [`old_bytes`](Self::old_bytes).
+    pub(crate) old: Content,
+    /// Content after; see [`new_bytes`](Self::new_bytes).
+    pub(crate) new: NewContent,
     /// Mode for the new path (`0o100644`, `0o100755`) when known.
     pub mode: Option<u32>,
     /// The mode the patch sets (`new mode` / `new file mode`), if it sets one.
@@ -91,16 +106,64 @@ pub enum NewContent {
 
 impl FileResult {
     /// True when the result differs from the original (content, path or existence).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::plan_patch;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("a.txt"), "x\n").unwrap();
+    /// // Only context: the file is planned but stays as it is.
+    /// let plan = plan_patch(b"--- a/a.txt\n+++ b/a.txt\n@@\n x\n", dir.path(), &Default::default())
+    ///     .unwrap();
+    /// assert!(!plan.results[0].changes_anything());
+    /// ```
     pub fn changes_anything(&self) -> bool {
         self.old_path != self.new_path || self.content_changed || self.mode_changes()
     }
 
     /// True when the patch changes the mode of an existing file.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::plan_patch;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("run.sh"), "echo hi\n").unwrap();
+    /// let patch = b"diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n";
+    /// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
+    /// assert_eq!(plan.results[0].new_mode, Some(0o100755));
+    /// assert!(plan.results[0].mode_changes() && !plan.results[0].content_changed);
+    /// ```
     pub fn mode_changes(&self) -> bool {
         self.old_path.is_some() && self.new_mode.is_some() && self.new_mode != self.mode
     }
 
+    /// The content before the patch (empty for an added file).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::plan_patch;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("gone.txt"), "bye\n").unwrap();
+    /// let patch = b"--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n";
+    /// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
+    /// assert_eq!(plan.results[0].old_bytes(), b"bye\n");
+    /// assert_eq!(plan.results[0].new_path, None);
+    /// ```
+    pub fn old_bytes(&self) -> &[u8] {
+        &self.old
+    }
+
     /// The new content as bytes (rendered when it is a plan).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::plan_patch;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let patch = b"--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hello\n";
+    /// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
+    /// assert_eq!(&*plan.results[0].new_bytes(), b"hello\n");
+    /// assert!(plan.results[0].old_bytes().is_empty());
+    /// ```
     pub fn new_bytes(&self) -> Cow<'_, [u8]> {
         match &self.new {
             NewContent::Bytes(bytes) => Cow::Borrowed(bytes),
@@ -113,6 +176,19 @@ impl FileResult {
 }
 
 /// A planned run: the report, and what every file becomes.
+///
+/// ```
+/// use git_fuzzy_apply::plan_patch;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-a\n+b\n--- a/nope.txt\n+++ b/nope.txt\n@@\n-a\n+b\n";
+/// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
+/// // One file cannot be planned: the plan is refused as a whole.
+/// assert!(!plan.report.ok);
+/// assert_eq!(plan.report.files.len(), 2);
+/// assert_eq!(plan.results.len(), 1);
+/// ```
 #[derive(Debug)]
 pub struct PatchPlan {
     /// What happened to every file and hunk.
@@ -121,25 +197,32 @@ pub struct PatchPlan {
     pub results: Vec<FileResult>,
 }
 
-/// Parses `patch` and plans it against `targets`. Reads, writes nothing.
+/// Parses `patch` and plans it against the files under the directory
+/// `root` (paths in the patch are relative to it). Reads, writes nothing;
+/// fails only when `root` cannot be opened; every problem with the patch
+/// or a file is in the plan's [`Report`].
 ///
 /// ```
 /// use git_fuzzy_apply::plan_patch;
 /// use git_fuzzy_apply::report::FileStatus;
-/// use git_fuzzy_apply::target::WorktreeTargets;
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
-/// let targets = WorktreeTargets::new(dir.path()).unwrap();
-/// let plan = plan_patch(b"--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n", &targets, &Default::default());
+/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n";
+/// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
 /// assert!(plan.report.ok);
 /// assert_eq!(plan.report.files[0].status, FileStatus::Patched);
 /// assert_eq!(&*plan.results[0].new_bytes(), b"one\n2\n");
 /// // Planning wrote nothing.
 /// assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "one\ntwo\n");
 /// ```
-pub fn plan_patch(patch: &[u8], targets: &dyn Targets, options: &ApplyOptions) -> PatchPlan {
-    plan_patch_with(patch, targets, options, &NoProgress)
+pub fn plan_patch(
+    patch: &[u8],
+    root: impl AsRef<Path>,
+    options: &ApplyOptions,
+) -> std::io::Result<PatchPlan> {
+    let targets = WorktreeTargets::new(root.as_ref())?;
+    Ok(plan_patch_with(patch, &targets, options, &NoProgress))
 }
 
 /// [`plan_patch`], telling `progress` about the planning stage: its
@@ -567,9 +650,21 @@ fn hunk_report(
                 start: l.start + 1,
                 end: l.end,
             }),
-        similarity: loc.map_or(0.0, |l| l.similarity),
+        similarity: loc
+            .map(|l| l.similarity)
+            .or_else(|| failure.as_ref().and_then(closest_score))
+            .unwrap_or(0.0),
         new_lines: None,
         failure,
+    }
+}
+
+/// The score of the closest place a failed hunk had: its near match's
+/// similarity, or the score the candidates of an ambiguous hunk tied at.
+fn closest_score(failure: &HunkFailure) -> Option<f64> {
+    match &failure.near_match {
+        Some(near) => Some(near.similarity),
+        None => failure.candidate_context.first().map(|c| c.score),
     }
 }
 

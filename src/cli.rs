@@ -21,13 +21,13 @@ use clap::{CommandFactory, Parser, ValueEnum};
 use std::path::PathBuf;
 
 /// Help heading of the options that say what the patch is and how to read it.
-pub const HEADING_INPUT: &str = "Patch input";
+const HEADING_INPUT: &str = "Patch input";
 /// Help heading of the options that choose which files change, and where.
-pub const HEADING_WHERE: &str = "Where to apply";
+const HEADING_WHERE: &str = "Where to apply";
 /// Help heading of the options that steer how hunks are matched.
-pub const HEADING_MATCHING: &str = "Matching";
+const HEADING_MATCHING: &str = "Matching";
 /// Help heading of the options that choose what is printed or written.
-pub const HEADING_OUTPUT: &str = "Output";
+const HEADING_OUTPUT: &str = "Output";
 
 const LONG_ABOUT: &str = "\
 Reads a patch written by a language model and applies it to the working tree \
@@ -52,6 +52,13 @@ Examples:
 
 /// Worked examples: a command line and what it does. Shown by `--help` and in
 /// the man page's EXAMPLES section.
+///
+/// ```
+/// use git_fuzzy_apply::cli::{command, EXAMPLES};
+///
+/// let help = command().render_long_help().to_string();
+/// assert!(EXAMPLES.iter().all(|(line, what)| help.contains(line) && help.contains(what)));
+/// ```
 pub const EXAMPLES: &[(&str, &str)] = &[
     (
         "git fuzzy-apply reply.md",
@@ -73,6 +80,13 @@ pub const EXAMPLES: &[(&str, &str)] = &[
 
 /// Exit statuses and their meaning. Shown by `--help` and in the man page's
 /// EXIT STATUS section.
+///
+/// ```
+/// use git_fuzzy_apply::cli::EXIT_STATUS;
+///
+/// let codes: Vec<&str> = EXIT_STATUS.iter().map(|(code, _)| *code).collect();
+/// assert_eq!(codes, ["0", "1", "2"]);
+/// ```
 pub const EXIT_STATUS: &[(&str, &str)] = &[
     ("0", "everything applied (or was already applied)"),
     (
@@ -100,6 +114,16 @@ fn after_long_help() -> String {
 ///
 /// Field names follow the long option names (`emit_unified` is
 /// `--emit-unified`); [`command`] gives the [`clap::Command`] itself.
+///
+/// ```
+/// use clap::Parser;
+/// use git_fuzzy_apply::cli::{Cli, TierArg};
+///
+/// let cli = Cli::try_parse_from(["git-fuzzy-apply", "-p2", "--max-tier", "fuzzy", "--json"]).unwrap();
+/// assert_eq!((cli.strip, cli.max_tier, cli.json), (Some(2), TierArg::Fuzzy, true));
+/// assert!(cli.patches.is_empty()); // read standard input
+/// assert!(Cli::try_parse_from(["git-fuzzy-apply", "--index", "--cached"]).is_err());
+/// ```
 #[derive(Parser, Debug, Clone)]
 #[command(
     name = "git-fuzzy-apply",
@@ -322,6 +346,15 @@ pub struct Cli {
 }
 
 /// The notations `--format` accepts.
+///
+/// ```
+/// use clap::Parser;
+/// use git_fuzzy_apply::cli::{Cli, FormatArg};
+///
+/// let cli = Cli::try_parse_from(["git-fuzzy-apply", "--format", "search-replace"]).unwrap();
+/// assert_eq!(cli.format, FormatArg::SearchReplace);
+/// assert_eq!(Cli::try_parse_from(["git-fuzzy-apply"]).unwrap().format, FormatArg::Auto);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum FormatArg {
     /// Detect every part of the input on its own.
@@ -337,6 +370,15 @@ pub enum FormatArg {
 }
 
 /// The matching tiers `--max-tier` accepts, strictest first.
+///
+/// ```
+/// use clap::Parser;
+/// use git_fuzzy_apply::cli::{Cli, TierArg};
+///
+/// let cli = Cli::try_parse_from(["git-fuzzy-apply", "--max-tier", "exact"]).unwrap();
+/// assert_eq!(cli.max_tier, TierArg::Exact);
+/// assert!(Cli::try_parse_from(["git-fuzzy-apply", "--max-tier", "guess"]).is_err());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum TierArg {
     /// Byte-for-byte context.
@@ -353,6 +395,19 @@ pub enum TierArg {
 
 /// The [`clap::Command`] of `git-fuzzy-apply`, for parsing with the option
 /// order kept, and for rendering the man page and shell completions.
+///
+/// ```
+/// use clap::{ArgMatches, FromArgMatches};
+/// use git_fuzzy_apply::cli::{command, Cli};
+///
+/// let matches: ArgMatches = command()
+///     .try_get_matches_from(["git-fuzzy-apply", "--include", "a/*", "--exclude", "a/b"])
+///     .unwrap();
+/// // The matches keep the order of repeated options; `Cli` keeps the values.
+/// assert!(matches.index_of("include") < matches.index_of("exclude"));
+/// let cli = Cli::from_arg_matches(&matches).unwrap();
+/// assert_eq!(cli.include, ["a/*"]);
+/// ```
 pub fn command() -> clap::Command {
     Cli::command()
 }

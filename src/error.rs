@@ -4,6 +4,16 @@ use crate::report::ProblemCode;
 use thiserror::Error;
 
 /// Why a patch text could not be read.
+///
+/// ```
+/// use git_fuzzy_apply::ParseError;
+/// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+///
+/// let broken = b"<<<<<<< SEARCH\nold\n>>>>>>> REPLACE\n";
+/// let err = parse_patch(broken, &ParseOptions::default()).unwrap_err();
+/// assert!(matches!(err, ParseError::Malformed { line: 3, .. }), "{err:?}");
+/// assert!(err.to_string().starts_with("patch line 3: found `>>>>>>> REPLACE`"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ParseError {
     /// An edit block is present but broken (bad marker order, truncated hunk, …).
@@ -37,6 +47,14 @@ pub enum ParseError {
 
 impl ParseError {
     /// Stable reason code for reports and JSON.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+    /// use git_fuzzy_apply::report::ProblemCode;
+    ///
+    /// let err = parse_patch(b"Looks good to me!", &ParseOptions::default()).unwrap_err();
+    /// assert_eq!(err.code(), ProblemCode::NoEdits);
+    /// ```
     pub fn code(&self) -> ProblemCode {
         match self {
             ParseError::Malformed { .. } | ParseError::InvalidUtf8 { .. } => {
@@ -48,6 +66,15 @@ impl ParseError {
     }
 
     /// The 1-based patch line the error points at, if any.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+    ///
+    /// let err = parse_patch(b"Fine.\n\xff\n", &ParseOptions::default()).unwrap_err();
+    /// assert_eq!(err.line(), Some(2));
+    /// let err = parse_patch(b"Fine.\n", &ParseOptions::default()).unwrap_err();
+    /// assert_eq!(err.line(), None);
+    /// ```
     pub fn line(&self) -> Option<usize> {
         match self {
             ParseError::Malformed { line, .. }

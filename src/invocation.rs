@@ -1,17 +1,44 @@
 //! One run of the command, in a working tree or a git repository: find the
 //! tree, lock it, plan, check, write or stage, and leave a conflict report
 //! when something did not apply. `main.rs` only parses arguments and prints.
+//!
+//! ```
+//! use git_fuzzy_apply::invocation::{run, Invocation};
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+//! // A hunk that cannot be placed: nothing is written, and the report says why.
+//! let outcome = run(dir.path(), b"--- a/a.txt\n+++ b/a.txt\n@@\n-two\n+2\n", &Invocation::default())
+//!     .unwrap();
+//! assert!(!outcome.written && !outcome.plan.report.ok);
+//! assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "one\n");
+//! ```
 
 use crate::apply::{ApplyOptions, FileResult, NewContent, PatchPlan, plan_patch_with};
 use crate::git::{GitError, Repo};
-use crate::journal::{self, JournalError, JournalSpec, Recovery, TreeLock};
+use crate::journal::{self, JournalError, JournalSpec, TreeLock};
 use crate::progress::{NoProgress, Progress};
 use crate::report::{Problem, ProblemCode, Report, conflict};
 use crate::target::WorktreeTargets;
 use crate::write::{CommitError, commit_with_progress, worktree_changes};
 use std::path::{Path, PathBuf};
 
+pub use crate::journal::Recovery;
+
 /// Where results go.
+///
+/// ```
+/// use git_fuzzy_apply::invocation::{run, Destination, Invocation};
+/// use git_fuzzy_apply::report::ProblemCode;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+/// // Staging needs a repository; this directory is none.
+/// let stage = Invocation { destination: Destination::Index, ..Invocation::default() };
+/// let outcome = run(dir.path(), b"--- a/a.txt\n+++ b/a.txt\n@@\n-a\n+b\n", &stage).unwrap();
+/// assert_eq!(outcome.plan.report.error.unwrap().code, ProblemCode::NotARepository);
+/// assert_eq!(Destination::default(), Destination::Worktree);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Destination {
     /// Write the working tree only (like `git apply`).
@@ -24,6 +51,19 @@ pub enum Destination {
 }
 
 /// Everything one run needs beyond the patch text.
+///
+/// ```
+/// use git_fuzzy_apply::invocation::{run, Invocation};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "a\nb\n").unwrap();
+/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-a\n+A\n@@\n-nope\n+x\n";
+/// // `--reject`: apply what applies, keep the rest in a.txt.rej.
+/// let reject = Invocation { reject: true, ..Invocation::default() };
+/// let outcome = run(dir.path(), patch, &reject).unwrap();
+/// assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "A\nb\n");
+/// assert_eq!(outcome.rejects, [dir.path().join("a.txt.rej")]);
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct Invocation {
     /// Parsing, matching and path options.
@@ -39,6 +79,20 @@ pub struct Invocation {
 }
 
 /// What a run did.
+///
+/// ```
+/// use git_fuzzy_apply::invocation::{run, Invocation};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let report_at = dir.path().join("report");
+/// let inv = Invocation { report_path: Some(report_at.clone()), ..Invocation::default() };
+/// let outcome = run(dir.path(), b"--- a/gone.txt\n+++ b/gone.txt\n@@\n-a\n+b\n", &inv).unwrap();
+/// assert!(!outcome.written && outcome.rejects.is_empty() && outcome.recovered.is_none());
+/// // A failed run leaves a conflict report, in Markdown and JSON.
+/// let (markdown, json) = outcome.conflict_report.unwrap();
+/// assert!(std::fs::read_to_string(markdown).unwrap().contains("gone.txt"));
+/// assert!(json.exists());
+/// ```
 #[derive(Debug)]
 pub struct Outcome {
     /// The plan and its report.
@@ -54,6 +108,15 @@ pub struct Outcome {
 }
 
 /// Why a run stopped before or while writing.
+///
+/// ```
+/// use git_fuzzy_apply::invocation::{run, Invocation, RunError};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let missing = dir.path().join("no such dir");
+/// let err = run(&missing, b"", &Invocation::default()).unwrap_err();
+/// assert!(matches!(err, RunError::Io(_)), "{err}");
+/// ```
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     /// The tree could not be opened.
@@ -101,6 +164,14 @@ fn journal_spec(repo: Option<&Repo>, root: &Path, destination: Destination) -> J
 
 /// Finishes or undoes a run in the tree containing `cwd` that was killed
 /// while writing; `None` when there was none.
+///
+/// ```
+/// use git_fuzzy_apply::invocation::recover;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// // Nothing was interrupted here.
+/// assert_eq!(recover(dir.path()).unwrap(), None);
+/// ```
 pub fn recover(cwd: &Path) -> Result<Option<Recovery>, RunError> {
     let (repo, root) = find_tree(cwd);
     let spec = journal_spec(repo.as_ref(), &root, Destination::Worktree);
@@ -131,6 +202,20 @@ pub fn run(cwd: &Path, text: &[u8], inv: &Invocation) -> Result<Outcome, RunErro
 
 /// [`run`], telling `progress` how planning and writing the working tree
 /// advance (the command passes a progress bar; see [`crate::progress`]).
+///
+/// ```
+/// use git_fuzzy_apply::invocation::{run_with_progress, Invocation};
+/// use git_fuzzy_apply::progress::{Terminal, TerminalProgress};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let patch = b"--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hi\n";
+/// // What the command does: a bar that shows only on a terminal, for long runs.
+/// let bar = TerminalProgress::new(Terminal { stderr_is_tty: false, quiet: false, json: false });
+/// let outcome = run_with_progress(dir.path(), patch, &Invocation::default(), &bar).unwrap();
+/// bar.clear();
+/// assert!(outcome.written);
+/// assert_eq!(std::fs::read_to_string(dir.path().join("new.txt")).unwrap(), "hi\n");
+/// ```
 pub fn run_with_progress(
     cwd: &Path,
     text: &[u8],

@@ -71,6 +71,16 @@ pub struct JournalSpec {
 }
 
 /// What recovery did.
+///
+/// ```
+/// use git_fuzzy_apply::invocation::{recover, Recovery};
+///
+/// // An earlier run killed while writing is finished or undone first.
+/// let done = Recovery::RolledBack { files: 2 };
+/// assert!(done.to_string().starts_with("an interrupted earlier run was undone"));
+/// let dir = tempfile::tempdir().unwrap();
+/// assert_eq!(recover(dir.path()).unwrap(), None);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Recovery {
     /// The interrupted run's changes were undone.
@@ -220,13 +230,6 @@ fn running(pid: u32) -> bool {
 }
 
 /// Finishes or undoes the run recorded in the journal at `path`, if any.
-///
-/// ```
-/// use git_fuzzy_apply::journal::recover;
-/// let dir = tempfile::tempdir().unwrap();
-/// // No journal: nothing was interrupted.
-/// assert_eq!(recover(&dir.path().join("journal")).unwrap(), None);
-/// ```
 pub fn recover(path: &Path) -> Result<Option<Recovery>, JournalError> {
     let text = match fs::read(path) {
         Ok(text) => text,

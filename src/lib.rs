@@ -1,16 +1,18 @@
 //! git-fuzzy-apply: apply the patches language models write, exactly, or
 //! refuse with a reason.
 //!
-//! The pipeline, one module per stage:
+//! The pipeline, one stage after the other:
 //!
 //! 1. [`patch`] reads any supported notation into the one [`model`];
 //! 2. [`locate`] finds every hunk in the original file with the tier ladder;
-//! 3. [`plan`] turns located hunks into non-overlapping edits;
-//! 4. [`write`](mod@write) streams the result and replaces files all or nothing;
-//! 5. [`report`] tells people and tools what happened.
+//! 3. the located hunks become non-overlapping edits, and the new content is
+//!    streamed into place, all files or none;
+//! 4. [`report`] tells people and tools what happened.
 //!
-//! [`apply`] runs them end to end over a directory. [`source`] holds a target's
-//! bytes and line index. The core (patch, locate, plan) does no I/O.
+//! [`apply_to_text`] runs the core on one text in memory; [`plan_patch`]
+//! plans a patch against a directory without writing; [`invocation::run`]
+//! does what the command does (plan, lock, write or stage). The core
+//! (parsing, locating, planning) does no I/O.
 //!
 //! ```
 //! use git_fuzzy_apply::{apply_to_text, ApplyOptions};
@@ -22,24 +24,24 @@
 
 #![warn(missing_docs)]
 
-pub mod apply;
+mod apply;
 pub mod cli;
-pub mod content;
-pub mod error;
-pub mod git;
+mod content;
+mod error;
+mod git;
 pub mod invocation;
-pub mod journal;
+mod journal;
 pub mod locate;
 pub mod model;
 pub mod patch;
-pub mod plan;
+mod plan;
 pub mod progress;
 pub mod report;
-pub mod source;
-pub mod target;
-pub mod write;
+mod source;
+mod target;
+mod write;
 
-pub use apply::{ApplyOptions, PatchPlan, plan_patch};
+pub use apply::{ApplyOptions, FileResult, PatchPlan, plan_patch};
 pub use error::ParseError;
 pub use report::Report;
 

@@ -2,7 +2,7 @@
 //! does the work.
 
 use clap::{ArgMatches, FromArgMatches};
-use git_fuzzy_apply::apply::ApplyOptions;
+use git_fuzzy_apply::ApplyOptions;
 use git_fuzzy_apply::cli::{self, Cli, FormatArg, TierArg};
 use git_fuzzy_apply::invocation::{Destination, Invocation, Outcome, recover, run_with_progress};
 use git_fuzzy_apply::locate::{MatchOptions, Tier};

@@ -4,10 +4,31 @@
 //! envelope, SEARCH/REPLACE blocks), the parsers produce a [`Patch`]: a list of
 //! [`FilePatch`]es, each an operation on one path with its [`Hunk`]s. The
 //! locator and planner only ever see this model.
+//!
+//! ```
+//! use git_fuzzy_apply::model::{LineKind, PatchFormat};
+//! use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+//!
+//! let text = b"app.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n";
+//! let patch = parse_patch(text, &ParseOptions::default()).unwrap();
+//! let file = &patch.files[0];
+//! assert_eq!((file.path.as_str(), file.format), ("app.py", PatchFormat::SearchReplace));
+//! let kinds: Vec<_> = file.hunks[0].lines.iter().map(|l| l.kind).collect();
+//! assert_eq!(kinds, [LineKind::Remove, LineKind::Add]);
+//! ```
 
 use serde::Serialize;
 
 /// The notation a file patch was written in.
+///
+/// ```
+/// use git_fuzzy_apply::model::PatchFormat;
+/// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+///
+/// let text = b"*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n*** End Patch\n";
+/// let patch = parse_patch(text, &ParseOptions::default()).unwrap();
+/// assert_eq!(patch.files[0].format, PatchFormat::CodexEnvelope);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PatchFormat {
@@ -23,6 +44,13 @@ pub enum PatchFormat {
 
 impl PatchFormat {
     /// A short, stable name for reports.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::model::PatchFormat;
+    ///
+    /// assert_eq!(PatchFormat::NumberlessDiff.name(), "numberless diff");
+    /// assert_eq!(serde_json::to_value(PatchFormat::NumberlessDiff).unwrap(), "numberless_diff");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             PatchFormat::UnifiedDiff => "unified diff",
@@ -34,6 +62,16 @@ impl PatchFormat {
 }
 
 /// What a file patch does to its path.
+///
+/// ```
+/// use git_fuzzy_apply::model::FileOp;
+/// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+///
+/// let text = b"*** Begin Patch\n*** Delete File: old.txt\n*** Add File: new.txt\n+hi\n*** End Patch\n";
+/// let patch = parse_patch(text, &ParseOptions::default()).unwrap();
+/// let ops: Vec<FileOp> = patch.files.iter().map(|f| f.op).collect();
+/// assert_eq!(ops, [FileOp::Delete, FileOp::Add]);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FileOp {
@@ -46,6 +84,16 @@ pub enum FileOp {
 }
 
 /// The role of one line inside a hunk.
+///
+/// ```
+/// use git_fuzzy_apply::model::LineKind;
+/// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+///
+/// let text = b"--- a/a.txt\n+++ b/a.txt\n@@\n keep\n-drop\n+put\n";
+/// let patch = parse_patch(text, &ParseOptions::default()).unwrap();
+/// let kinds: Vec<LineKind> = patch.files[0].hunks[0].lines.iter().map(|l| l.kind).collect();
+/// assert_eq!(kinds, [LineKind::Context, LineKind::Remove, LineKind::Add]);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LineKind {
@@ -58,6 +106,16 @@ pub enum LineKind {
 }
 
 /// One line of a hunk, without its prefix and without any line terminator.
+///
+/// ```
+/// use git_fuzzy_apply::model::{HunkLine, LineKind};
+/// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+///
+/// let text = b"--- a/a.txt\n+++ b/a.txt\n@@\n-old\r\n+new\n";
+/// let patch = parse_patch(text, &ParseOptions::default()).unwrap();
+/// // No prefix, no line terminator.
+/// assert_eq!(patch.files[0].hunks[0].lines[0], HunkLine::new(LineKind::Remove, "old"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct HunkLine {
     /// Context, removed or added.
@@ -68,6 +126,13 @@ pub struct HunkLine {
 
 impl HunkLine {
     /// Builds a hunk line.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::model::{HunkLine, LineKind};
+    ///
+    /// let line = HunkLine::new(LineKind::Add, "let x = 1;");
+    /// assert_eq!((line.kind, line.text.as_str()), (LineKind::Add, "let x = 1;"));
+    /// ```
     pub fn new(kind: LineKind, text: impl Into<String>) -> Self {
         HunkLine {
             kind,
@@ -76,17 +141,44 @@ impl HunkLine {
     }
 
     /// True for lines that must be found in the file (context and removed lines).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::model::{HunkLine, LineKind};
+    ///
+    /// assert!(HunkLine::new(LineKind::Context, "a").is_old());
+    /// assert!(HunkLine::new(LineKind::Remove, "a").is_old());
+    /// assert!(!HunkLine::new(LineKind::Add, "a").is_old());
+    /// ```
     pub fn is_old(&self) -> bool {
         self.kind != LineKind::Add
     }
 
     /// True for lines that appear in the result (context and added lines).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::model::{HunkLine, LineKind};
+    ///
+    /// assert!(HunkLine::new(LineKind::Context, "a").is_new());
+    /// assert!(!HunkLine::new(LineKind::Remove, "a").is_new());
+    /// assert!(HunkLine::new(LineKind::Add, "a").is_new());
+    /// ```
     pub fn is_new(&self) -> bool {
         self.kind != LineKind::Remove
     }
 }
 
 /// One contiguous change: the lines to find and what replaces them.
+///
+/// ```
+/// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+///
+/// let text = b"--- a/a.txt\n+++ b/a.txt\n@@ -7,2 +7,2 @@\n a\n-b\n+c\n";
+/// let patch = parse_patch(text, &ParseOptions::default()).unwrap();
+/// let hunk = &patch.files[0].hunks[0];
+/// assert_eq!((hunk.line_hint, hunk.patch_line), (Some(7), 3));
+/// assert_eq!(hunk.lines.len(), 3);
+/// assert!(hunk.anchors.is_empty() && !hunk.at_eof);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub struct Hunk {
     /// Context, removed and added lines in patch order.
@@ -115,32 +207,92 @@ pub struct Hunk {
 
 impl Hunk {
     /// The lines that must be found in the file, in order.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::model::{Hunk, HunkLine, LineKind::*};
+    ///
+    /// let hunk = Hunk {
+    ///     lines: vec![HunkLine::new(Context, "a"), HunkLine::new(Remove, "b"), HunkLine::new(Add, "c")],
+    ///     ..Hunk::default()
+    /// };
+    /// let old: Vec<&str> = hunk.old_lines().map(|l| l.text.as_str()).collect();
+    /// assert_eq!(old, ["a", "b"]);
+    /// ```
     pub fn old_lines(&self) -> impl Iterator<Item = &HunkLine> {
         self.lines.iter().filter(|l| l.is_old())
     }
 
     /// The lines of the result, in order.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::model::{Hunk, HunkLine, LineKind::*};
+    ///
+    /// let hunk = Hunk {
+    ///     lines: vec![HunkLine::new(Context, "a"), HunkLine::new(Remove, "b"), HunkLine::new(Add, "c")],
+    ///     ..Hunk::default()
+    /// };
+    /// let new: Vec<&str> = hunk.new_lines().map(|l| l.text.as_str()).collect();
+    /// assert_eq!(new, ["a", "c"]);
+    /// ```
     pub fn new_lines(&self) -> impl Iterator<Item = &HunkLine> {
         self.lines.iter().filter(|l| l.is_new())
     }
 
     /// Number of lines that must be found in the file.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::model::{Hunk, HunkLine, LineKind::*};
+    ///
+    /// let hunk = Hunk {
+    ///     lines: vec![HunkLine::new(Context, "a"), HunkLine::new(Remove, "b"), HunkLine::new(Add, "c")],
+    ///     ..Hunk::default()
+    /// };
+    /// assert_eq!(hunk.old_len(), 2);
+    /// ```
     pub fn old_len(&self) -> usize {
         self.old_lines().count()
     }
 
     /// True when the hunk removes nothing and has no context (a pure insertion).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::model::{Hunk, HunkLine, LineKind};
+    ///
+    /// let insert = Hunk { lines: vec![HunkLine::new(LineKind::Add, "new")], ..Hunk::default() };
+    /// assert!(insert.is_pure_addition());
+    /// let edit = Hunk { lines: vec![HunkLine::new(LineKind::Remove, "old")], ..insert.clone() };
+    /// assert!(!edit.is_pure_addition());
+    /// ```
     pub fn is_pure_addition(&self) -> bool {
         self.lines.iter().all(|l| l.kind == LineKind::Add)
     }
 
     /// True when the hunk changes nothing (only context lines).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::model::{Hunk, HunkLine, LineKind};
+    ///
+    /// let context = Hunk { lines: vec![HunkLine::new(LineKind::Context, "same")], ..Hunk::default() };
+    /// assert!(context.is_noop());
+    /// ```
     pub fn is_noop(&self) -> bool {
         self.lines.iter().all(|l| l.kind == LineKind::Context)
     }
 }
 
 /// All edits to one path.
+///
+/// ```
+/// use git_fuzzy_apply::model::{FileOp, PatchFormat};
+/// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+///
+/// let text = b"Some prose.\n\n--- a/src/a.rs\n+++ b/src/a.rs\n@@\n-a\n+b\n";
+/// let patch = parse_patch(text, &ParseOptions::default()).unwrap();
+/// let file = &patch.files[0];
+/// assert_eq!((file.path.as_str(), file.op), ("src/a.rs", FileOp::Update));
+/// assert_eq!((file.format, file.patch_line), (PatchFormat::NumberlessDiff, 3));
+/// assert_eq!((file.hunks.len(), file.move_to.as_deref()), (1, None));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FilePatch {
     /// Path of the target, relative to the working directory, `/`-separated.
@@ -164,6 +316,14 @@ pub struct FilePatch {
 
 impl FilePatch {
     /// A file patch with no hunks yet.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::model::{FileOp, FilePatch, PatchFormat};
+    ///
+    /// let file = FilePatch::new("notes.md", FileOp::Add, PatchFormat::UnifiedDiff, 1);
+    /// assert_eq!(file.path, "notes.md");
+    /// assert!(file.hunks.is_empty() && file.move_to.is_none());
+    /// ```
     pub fn new(
         path: impl Into<String>,
         op: FileOp,

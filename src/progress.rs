@@ -1,23 +1,39 @@
 //! Progress of a long run, reported to an observer.
 //!
-//! The planner ([`plan_patch_with`](crate::apply::plan_patch_with)) and the
-//! writer ([`commit_with_progress`](crate::write::commit_with_progress)) tell
-//! a [`Progress`] which stage starts, how much work it holds, and when each
-//! file is done. The default observer, [`NoProgress`], does nothing, so the
-//! core stays free of terminal output; the command passes a
-//! [`TerminalProgress`], which draws a bar on standard error only when
-//! [`should_show`] says so: a run over [`MANY_FILES`] files or
-//! [`LARGE_BYTES`] bytes, with standard error a terminal, and neither `-q`
-//! nor `--json`.
+//! A run ([`run_with_progress`](crate::invocation::run_with_progress)) tells
+//! a [`Progress`] which [`Stage`] starts, how much work it holds (a
+//! [`Workload`]), and when each file is done. The default observer,
+//! [`NoProgress`], does nothing, so the core stays free of terminal output;
+//! the command passes a [`TerminalProgress`], which draws a bar on standard
+//! error only for a run over 50 files or 64 MiB, with standard error a
+//! terminal, and neither `-q` nor `--json`.
 //!
 //! ```
-//! use git_fuzzy_apply::progress::{Terminal, Workload, should_show};
+//! use git_fuzzy_apply::invocation::{run_with_progress, Invocation};
+//! use git_fuzzy_apply::progress::{Progress, Stage, Workload};
+//! use std::sync::Mutex;
 //!
-//! let tty = Terminal { stderr_is_tty: true, quiet: false, json: false };
-//! assert!(should_show(Workload { files: 500, bytes: 0 }, tty));
-//! assert!(!should_show(Workload { files: 3, bytes: 4096 }, tty));
-//! let piped = Terminal { stderr_is_tty: false, ..tty };
-//! assert!(!should_show(Workload { files: 500, bytes: 0 }, piped));
+//! /// Counts the files each stage finished.
+//! #[derive(Default)]
+//! struct Count(Mutex<Vec<(Stage, u64)>>);
+//! impl Progress for Count {
+//!     fn is_active(&self) -> bool {
+//!         true
+//!     }
+//!     fn start(&self, stage: Stage, _: Workload) {
+//!         self.0.lock().unwrap().push((stage, 0));
+//!     }
+//!     fn file_done(&self, _path: &str) {
+//!         self.0.lock().unwrap().last_mut().unwrap().1 += 1;
+//!     }
+//! }
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+//! let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-a\n+b\n";
+//! let count = Count::default();
+//! run_with_progress(dir.path(), patch, &Invocation::default(), &count).unwrap();
+//! assert_eq!(*count.0.lock().unwrap(), [(Stage::Planning, 1), (Stage::Writing, 1)]);
 //! ```
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -25,12 +41,34 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 /// From this many files on, a run is long enough for a progress bar.
-pub const MANY_FILES: u64 = 50;
+const MANY_FILES: u64 = 50;
 /// From this many bytes of targets on (64 MiB), a run is long enough for a
 /// progress bar, whatever the number of files.
-pub const LARGE_BYTES: u64 = 64 << 20;
+const LARGE_BYTES: u64 = 64 << 20;
 
 /// The stage of a run that is starting.
+///
+/// ```
+/// use git_fuzzy_apply::progress::{Progress, Stage, Workload};
+/// use std::sync::Mutex;
+///
+/// struct Stages(Mutex<Vec<Stage>>);
+/// impl Progress for Stages {
+///     fn is_active(&self) -> bool {
+///         true
+///     }
+///     fn start(&self, stage: Stage, _: Workload) {
+///         self.0.lock().unwrap().push(stage);
+///     }
+/// }
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-a\n+b\n";
+/// let stages = Stages(Mutex::new(Vec::new()));
+/// let inv = git_fuzzy_apply::invocation::Invocation::default();
+/// git_fuzzy_apply::invocation::run_with_progress(dir.path(), patch, &inv, &stages).unwrap();
+/// assert_eq!(*stages.0.lock().unwrap(), [Stage::Planning, Stage::Writing]);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
     /// Reading targets and locating every hunk.
@@ -41,6 +79,13 @@ pub enum Stage {
 
 impl Stage {
     /// The word shown beside the bar.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::progress::Stage;
+    ///
+    /// assert_eq!(Stage::Planning.label(), "planning");
+    /// assert_eq!(Stage::Writing.label(), "writing");
+    /// ```
     pub fn label(self) -> &'static str {
         match self {
             Stage::Planning => "planning",
@@ -50,6 +95,31 @@ impl Stage {
 }
 
 /// How much work a stage holds.
+///
+/// ```
+/// use git_fuzzy_apply::progress::{Progress, Stage, Workload};
+/// use std::sync::Mutex;
+///
+/// /// Keeps the planning workload (asked for only when active).
+/// struct Sizes(Mutex<Option<Workload>>);
+/// impl Progress for Sizes {
+///     fn is_active(&self) -> bool {
+///         true
+///     }
+///     fn start(&self, stage: Stage, workload: Workload) {
+///         if stage == Stage::Planning {
+///             *self.0.lock().unwrap() = Some(workload);
+///         }
+///     }
+/// }
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "12345\n").unwrap();
+/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-12345\n+6\n";
+/// let sizes = Sizes(Mutex::new(None));
+/// let check = git_fuzzy_apply::invocation::Invocation { dry_run: true, ..Default::default() };
+/// git_fuzzy_apply::invocation::run_with_progress(dir.path(), patch, &check, &sizes).unwrap();
+/// assert_eq!(*sizes.0.lock().unwrap(), Some(Workload { files: 1, bytes: 6 }));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Workload {
     /// Number of files.
@@ -59,6 +129,15 @@ pub struct Workload {
 }
 
 /// Where the command's output goes, as far as a progress bar cares.
+///
+/// ```
+/// use git_fuzzy_apply::progress::{Progress, Terminal, TerminalProgress};
+///
+/// let tty = Terminal { stderr_is_tty: true, quiet: false, json: false };
+/// assert!(TerminalProgress::new(tty).is_active());
+/// // `--json` output is for a program: no bar.
+/// assert!(!TerminalProgress::new(Terminal { json: true, ..tty }).is_active());
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Terminal {
     /// Standard error is a terminal.
@@ -72,7 +151,7 @@ pub struct Terminal {
 /// True when a run of this size, with output going there, gets a progress
 /// bar: standard error is a terminal, neither `-q` nor `--json` was given,
 /// and the run has at least [`MANY_FILES`] files or [`LARGE_BYTES`] bytes.
-pub fn should_show(workload: Workload, terminal: Terminal) -> bool {
+fn should_show(workload: Workload, terminal: Terminal) -> bool {
     terminal.stderr_is_tty
         && !terminal.quiet
         && !terminal.json
@@ -81,29 +160,125 @@ pub fn should_show(workload: Workload, terminal: Terminal) -> bool {
 
 /// Observer of a run's progress. Every method has a default that does
 /// nothing.
+///
+/// ```
+/// use git_fuzzy_apply::progress::Progress;
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+///
+/// /// Counts finished files.
+/// struct Files(AtomicUsize);
+/// impl Progress for Files {
+///     fn is_active(&self) -> bool {
+///         true
+///     }
+///     fn file_done(&self, _path: &str) {
+///         self.0.fetch_add(1, Ordering::Relaxed);
+///     }
+/// }
+/// let dir = tempfile::tempdir().unwrap();
+/// let patch = b"--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+a\n--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n+b\n";
+/// let files = Files(AtomicUsize::new(0));
+/// let inv = git_fuzzy_apply::invocation::Invocation::default();
+/// git_fuzzy_apply::invocation::run_with_progress(dir.path(), patch, &inv, &files).unwrap();
+/// // Two files planned, then two written.
+/// assert_eq!(files.0.load(Ordering::Relaxed), 4);
+/// ```
 pub trait Progress: Sync {
     /// True when the observer may show something. When false, the run
     /// skips measuring its workload (one `stat` per target).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::progress::{NoProgress, Progress};
+    ///
+    /// struct Silent;
+    /// impl Progress for Silent {}
+    /// assert!(!Silent.is_active() && !NoProgress.is_active());
+    /// ```
     fn is_active(&self) -> bool {
         false
     }
 
     /// A stage starts with this much work.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::progress::{Progress, Stage, Workload};
+    /// use std::sync::Mutex;
+    ///
+    /// struct Log(Mutex<String>);
+    /// impl Progress for Log {
+    ///     fn is_active(&self) -> bool {
+    ///         true
+    ///     }
+    ///     fn start(&self, stage: Stage, workload: Workload) {
+    ///         *self.0.lock().unwrap() += &format!("{} {};", stage.label(), workload.files);
+    ///     }
+    /// }
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let patch = b"--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+a\n";
+    /// let log = Log(Mutex::new(String::new()));
+    /// let inv = git_fuzzy_apply::invocation::Invocation::default();
+    /// git_fuzzy_apply::invocation::run_with_progress(dir.path(), patch, &inv, &log).unwrap();
+    /// assert_eq!(*log.0.lock().unwrap(), "planning 1;writing 1;");
+    /// ```
     fn start(&self, _stage: Stage, _workload: Workload) {}
 
     /// One file of the current stage is done.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::progress::Progress;
+    /// use std::sync::Mutex;
+    ///
+    /// struct Done(Mutex<Vec<String>>);
+    /// impl Progress for Done {
+    ///     fn file_done(&self, path: &str) {
+    ///         self.0.lock().unwrap().push(path.to_string());
+    ///     }
+    /// }
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let patch = b"--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+a\n";
+    /// let done = Done(Mutex::new(Vec::new()));
+    /// let check = git_fuzzy_apply::invocation::Invocation { dry_run: true, ..Default::default() };
+    /// git_fuzzy_apply::invocation::run_with_progress(dir.path(), patch, &check, &done).unwrap();
+    /// assert_eq!(*done.0.lock().unwrap(), ["a.txt"]);
+    /// ```
     fn file_done(&self, _path: &str) {}
 }
 
 /// The observer that does nothing (the library's default).
+///
+/// ```
+/// use git_fuzzy_apply::invocation::{run, run_with_progress, Invocation};
+/// use git_fuzzy_apply::progress::NoProgress;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let patch = b"--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+a\n";
+/// let check = Invocation { dry_run: true, ..Invocation::default() };
+/// // `run` is `run_with_progress` with `NoProgress`.
+/// let quiet = run_with_progress(dir.path(), patch, &check, &NoProgress).unwrap();
+/// assert_eq!(quiet.plan.report.ok, run(dir.path(), patch, &check).unwrap().plan.report.ok);
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NoProgress;
 
 impl Progress for NoProgress {}
 
-/// A progress bar on standard error, drawn only when [`should_show`] says
-/// so for the first stage's workload; later stages follow that decision.
+/// A progress bar on standard error, drawn only when the first stage's
+/// workload is large (50 files or 64 MiB), standard error is a terminal and
+/// neither `quiet` nor `json` is set; later stages follow that decision.
 /// [`clear`](TerminalProgress::clear) it before printing the report.
+///
+/// ```
+/// use git_fuzzy_apply::invocation::{run_with_progress, Invocation};
+/// use git_fuzzy_apply::progress::{Terminal, TerminalProgress};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let patch = b"--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+a\n";
+/// let terminal = Terminal { stderr_is_tty: false, quiet: false, json: false };
+/// let progress = TerminalProgress::new(terminal);
+/// let outcome = run_with_progress(dir.path(), patch, &Invocation::default(), &progress);
+/// progress.clear();
+/// assert!(outcome.unwrap().written);
+/// ```
 #[derive(Debug)]
 pub struct TerminalProgress {
     terminal: Terminal,
@@ -114,6 +289,13 @@ pub struct TerminalProgress {
 
 impl TerminalProgress {
     /// A bar for output going to `terminal`; hidden until a stage starts.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::progress::{Progress, Terminal, TerminalProgress};
+    ///
+    /// let quiet = Terminal { stderr_is_tty: true, quiet: true, json: false };
+    /// assert!(!TerminalProgress::new(quiet).is_active());
+    /// ```
     pub fn new(terminal: Terminal) -> Self {
         TerminalProgress {
             terminal,
@@ -123,6 +305,16 @@ impl TerminalProgress {
     }
 
     /// Removes the bar from the terminal.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::progress::{Progress, Stage, Terminal, TerminalProgress, Workload};
+    ///
+    /// let piped = Terminal { stderr_is_tty: false, quiet: false, json: false };
+    /// let progress = TerminalProgress::new(piped);
+    /// progress.start(Stage::Planning, Workload { files: 500, bytes: 0 });
+    /// progress.clear();
+    /// assert!(!progress.is_active());
+    /// ```
     pub fn clear(&self) {
         self.bar.finish_and_clear();
     }

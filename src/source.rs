@@ -297,14 +297,6 @@ impl<'a> SourceText<'a> {
     }
 
     /// Indexes the lines of `bytes` (one pass with `memchr`).
-    ///
-    /// ```
-    /// use git_fuzzy_apply::source::SourceText;
-    /// let text = SourceText::new(b"one\r\ntwo\nthree");
-    /// assert_eq!(text.len(), 3);
-    /// assert_eq!(text.line(1), b"two");
-    /// assert!(!text.has_final_newline());
-    /// ```
     pub fn new(bytes: &'a [u8]) -> Self {
         let has_bom = bytes.starts_with(BOM);
         let body_start = if has_bom { BOM.len() } else { 0 };
@@ -418,12 +410,6 @@ impl<'a> SourceText<'a> {
 }
 
 /// True when `bytes` looks binary: a NUL byte in the first 8000 bytes, as git decides.
-///
-/// ```
-/// use git_fuzzy_apply::source::looks_binary;
-/// assert!(looks_binary(b"PNG\0\x01"));
-/// assert!(!looks_binary("caf\u{e9}\n".as_bytes()));
-/// ```
 pub fn looks_binary(bytes: &[u8]) -> bool {
     let head = &bytes[..bytes.len().min(8000)];
     memchr::memchr(0, head).is_some()

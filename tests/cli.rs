@@ -49,7 +49,7 @@ fn check_writes_nothing() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("would patch greet.py"), "{stdout}");
     assert!(
-        stdout.contains("hunk 1 at L1-L3 via exact (re-anchored line number)"),
+        stdout.contains("hunk 1 at old L1-L3 via exact (re-anchored line number)"),
         "{stdout}"
     );
 }
@@ -213,7 +213,7 @@ fn scan_limit_bounds_the_similarity_tier() {
     let out = run(dir.path(), &["--check", "-v"], Some(patch));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
-    assert!(stdout.contains("L30-L34 via similarity"), "{stdout}");
+    assert!(stdout.contains("at old L30-L34 via similarity"), "{stdout}");
     let out = run(dir.path(), &["--check", "--scan-limit", "10"], Some(patch));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");

@@ -104,7 +104,7 @@ fn ambiguous_hunk_shows_every_candidate_and_asks_for_context_or_a_line() {
     assert!(text.contains(":start_line:N"), "{text}");
     // The hunk that matched takes one line, with where it matched.
     assert!(
-        text.contains("\nok: greet.py hunk 1 matched lines 6-7\n"),
+        text.contains("\nok: greet.py hunk 1 matched lines 6-7 of the original\n"),
         "{text}"
     );
     assert!(
@@ -158,7 +158,7 @@ fn an_applied_patch_takes_one_line_per_hunk_and_exits_zero() {
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert_eq!(
         text,
-        "The patch applied cleanly.\n\nok: greet.py hunk 1 now at lines 1-4\nok: greet.py hunk 2 now at lines 8-9\n"
+        "The patch applied cleanly.\n\nok: greet.py hunk 1 now at lines 1-4 of the patched file\nok: greet.py hunk 2 now at lines 8-9 of the patched file\n"
     );
     let (out, text) = feedback(dir.path(), &["--check"], patch);
     assert_eq!(out.status.code(), Some(0), "{text}");
@@ -179,7 +179,7 @@ fn partial_run_asks_only_for_the_failed_hunks() {
         "{text}"
     );
     assert!(
-        text.contains("ok: dup.py hunk 1 now at lines 4-5"),
+        text.contains("ok: dup.py hunk 1 now at lines 4-5 of the patched file"),
         "{text}"
     );
 }

@@ -123,6 +123,8 @@ fn ambiguous_lists_every_candidate_with_its_lines() {
     let hunk = &file["hunks"][0];
     assert_eq!(hunk["status"], "failed");
     assert_eq!(hunk["tier"], Value::Null);
+    // The candidates tie at an exact match: that is the hunk's score.
+    assert_eq!(hunk["similarity"], 1.0);
     let failure = &hunk["failure"];
     assert_eq!(failure["code"], "ambiguous");
     assert_eq!(failure["expected"], json!(["x = 1", "y = 2"]));
@@ -155,6 +157,8 @@ fn stale_names_the_missing_line_and_the_near_match() {
         json!(["    print('hullo', name)", 2])
     );
     assert!(near["similarity"].as_f64().expect("number") > 0.9);
+    // A failed hunk's score is its near match's, not 0.
+    assert_eq!(r["files"][0]["hunks"][0]["similarity"], near["similarity"]);
 }
 
 #[test]
@@ -166,6 +170,11 @@ fn context_not_found_gives_the_closest_block() {
     assert_eq!(failure["near_match"]["start_line"], 1);
     assert_eq!(failure["near_match"]["first_difference"][1], 1);
     assert_eq!(failure["candidates"], json!([]));
+    let score = r["files"][0]["hunks"][0]["similarity"]
+        .as_f64()
+        .expect("number");
+    assert!(score > 0.0 && score < 1.0, "{score}");
+    assert_eq!(score, failure["near_match"]["similarity"]);
 }
 
 #[test]

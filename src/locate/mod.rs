@@ -14,20 +14,34 @@
 //! All hunks are located against the original file, never against a
 //! half-edited one, so their order in the patch does not matter; hunks may not
 //! overlap. See `docs/matching.md` for the rules and why.
+//!
+//! ```
+//! use git_fuzzy_apply::locate::{MatchOptions, Tier};
+//! use git_fuzzy_apply::{apply_to_text, ApplyOptions};
+//!
+//! let file = b"Hello World\n";
+//! let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-hello world\n+Hello, World!\n";
+//! // Only the fuzzy tier (case-insensitive) finds the line.
+//! let upto = |max_tier| ApplyOptions {
+//!     matching: MatchOptions { max_tier, ..MatchOptions::default() },
+//!     ..ApplyOptions::default()
+//! };
+//! assert!(apply_to_text(patch, file, &upto(Tier::Resilient)).is_err());
+//! assert_eq!(apply_to_text(patch, file, &upto(Tier::Fuzzy)).unwrap(), b"Hello, World!\n");
+//! ```
 
 mod choose;
 mod diagnose;
 mod keys;
-pub mod normalize;
+pub(crate) mod normalize;
 mod outcome;
 mod prefilter;
 mod search;
 
-pub use choose::HINT_WINDOW;
-pub use outcome::{
-    Failure, HunkStatus, Located, MatchOptions, NearMatch, Normalization, Reason, Tier,
-};
-pub use search::Slot;
+pub(crate) use choose::HINT_WINDOW;
+pub(crate) use outcome::{Failure, HunkStatus, Located};
+pub use outcome::{MatchOptions, NearMatch, Normalization, Reason, Tier};
+pub(crate) use search::Slot;
 
 use crate::model::{Hunk, LineKind};
 use crate::source::SourceText;
@@ -38,12 +52,12 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 /// At most this many candidate lines of an ambiguous hunk are reported.
-pub const MAX_CANDIDATES: usize = 100;
+pub(crate) const MAX_CANDIDATES: usize = 100;
 
 /// Locates the hunks of one file, trying first the lines of hunks whose
 /// line-number prefixes were stripped exactly as written (when they all
 /// place, the file really has those numbers). Returns the hunks used.
-pub fn locate_file<'h>(
+pub(crate) fn locate_file<'h>(
     source: &SourceText,
     hunks: &'h [Hunk],
     options: &MatchOptions,
@@ -71,7 +85,7 @@ pub fn locate_file<'h>(
 
 /// Locates every hunk of one file. Results are in hunk order. `pins` are
 /// 0-based lines the user pinned ambiguous hunks to (`--at FILE:LINE`).
-pub fn locate_hunks(
+pub(crate) fn locate_hunks(
     source: &SourceText,
     hunks: &[Hunk],
     options: &MatchOptions,

@@ -28,13 +28,6 @@ pub const MAX_DISTANCE_CELLS: usize = 1 << 22;
 /// Levenshtein distance); what remains is compared exactly when the table has
 /// at most [`MAX_DISTANCE_CELLS`] cells, and otherwise estimated from above by
 /// the longer remainder's length.
-///
-/// ```
-/// use git_fuzzy_apply::locate::normalize::bounded_distance;
-/// assert_eq!(bounded_distance("kitten", "sitting"), 3);
-/// let long = "z".repeat(1 << 20);
-/// assert_eq!(bounded_distance(&long, &format!("{long}!")), 1); // fast
-/// ```
 pub fn bounded_distance(a: &str, b: &str) -> usize {
     let prefix: usize = a
         .chars()
@@ -72,12 +65,6 @@ pub enum LineMatch {
 }
 
 /// The resilient key: trimmed, inner whitespace collapsed, heading marks dropped.
-///
-/// ```
-/// use git_fuzzy_apply::locate::normalize::resilient_key;
-/// assert_eq!(resilient_key("  let  x =\t1;  "), "let x = 1;");
-/// assert_eq!(resilient_key("## Install"), "Install");
-/// ```
 pub fn resilient_key(line: &str) -> String {
     let trimmed = line.trim();
     let body = strip_heading(trimmed);
@@ -86,11 +73,6 @@ pub fn resilient_key(line: &str) -> String {
 }
 
 /// The fuzzy key: the resilient key, case-folded, with punctuation folded.
-///
-/// ```
-/// use git_fuzzy_apply::locate::normalize::fuzzy_key;
-/// assert_eq!(fuzzy_key("  Print(\u{201C}Hi\u{201D});"), fuzzy_key("print(\"hi\")"));
-/// ```
 pub fn fuzzy_key(line: &str) -> String {
     let mut folded = String::with_capacity(line.len());
     for ch in line.chars() {

@@ -5,6 +5,17 @@ use super::Slot;
 use serde::Serialize;
 
 /// The tiers of the matching ladder, strictest first.
+///
+/// ```
+/// use git_fuzzy_apply::{locate::Tier, plan_patch};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "a\nb\n").unwrap();
+/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n a\n-b\n+c\n";
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// assert_eq!(report.files[0].hunks[0].tier, Some(Tier::Exact));
+/// assert!(Tier::Exact < Tier::Similarity);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Tier {
@@ -22,6 +33,13 @@ pub enum Tier {
 
 impl Tier {
     /// All tiers in the order they are tried.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::locate::Tier;
+    ///
+    /// assert_eq!(Tier::LADDER.first(), Some(&Tier::Exact));
+    /// assert!(Tier::LADDER.windows(2).all(|w| w[0] < w[1]));
+    /// ```
     pub const LADDER: [Tier; 5] = [
         Tier::Exact,
         Tier::Resilient,
@@ -31,6 +49,13 @@ impl Tier {
     ];
 
     /// A short name for reports.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::locate::Tier;
+    ///
+    /// assert_eq!(Tier::Structural.name(), "structural");
+    /// assert_eq!(serde_json::to_value(Tier::Structural).unwrap(), "structural");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Tier::Exact => "exact",
@@ -43,6 +68,18 @@ impl Tier {
 }
 
 /// A tolerance the engine needed to place a hunk.
+///
+/// ```
+/// use git_fuzzy_apply::{locate::Normalization, plan_patch};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "a\nb\nc\nd\n").unwrap();
+/// // The header says line 1; the hunk is at line 3.
+/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n c\n-d\n+D\n";
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let used = &report.files[0].hunks[0].normalizations;
+/// assert_eq!(used, &[Normalization::ReanchoredHeader]);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Normalization {
@@ -70,6 +107,13 @@ pub enum Normalization {
 
 impl Normalization {
     /// A short human description.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::locate::Normalization;
+    ///
+    /// assert_eq!(Normalization::Whitespace.describe(), "whitespace");
+    /// assert_eq!(Normalization::IndentRebased.describe(), "re-indented");
+    /// ```
     pub fn describe(self) -> &'static str {
         match self {
             Normalization::ReanchoredHeader => "re-anchored line number",
@@ -87,6 +131,23 @@ impl Normalization {
 }
 
 /// Tunable matching parameters.
+///
+/// ```
+/// use git_fuzzy_apply::locate::{MatchOptions, Tier};
+/// use git_fuzzy_apply::{apply_to_text, ApplyOptions};
+///
+/// let defaults = MatchOptions::default();
+/// assert_eq!((defaults.similarity_threshold, defaults.max_tier), (0.9, Tier::Similarity));
+///
+/// // One word of five differs: too little alike for the strictest threshold.
+/// let file = b"fn main() {\n    let answer = compute(40, 2);\n    println!(\"{answer}\");\n}\n";
+/// let patch = b"--- a/m.rs\n+++ b/m.rs\n@@\n fn main() {\n-    let answer = compute(41, 2);\n+    let answer = compute(40, 2) + 1;\n     println!(\"{answer}\");\n";
+/// let strict = ApplyOptions {
+///     matching: MatchOptions { similarity_threshold: 1.0, ..defaults },
+///     ..ApplyOptions::default()
+/// };
+/// assert!(apply_to_text(patch, file, &strict).is_err());
+/// ```
 #[derive(Debug, Clone)]
 pub struct MatchOptions {
     /// Minimum block similarity (0..=1) of the similarity tier.
@@ -141,6 +202,18 @@ pub struct Located {
 }
 
 /// Why a hunk could not be placed.
+///
+/// ```
+/// use git_fuzzy_apply::{locate::Reason, plan_patch};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "start\nold line\nend\n").unwrap();
+/// // The context is there, the removed line is not: the patch is stale.
+/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n start\n-something else entirely\n+new\n end\n";
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let failure = report.files[0].hunks[0].failure.as_ref().unwrap();
+/// assert_eq!(failure.code, Reason::StaleRemovedLine);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Reason {
@@ -156,6 +229,13 @@ pub enum Reason {
 
 impl Reason {
     /// Every reason, in declaration order (add a new variant here too).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::locate::Reason;
+    ///
+    /// assert_eq!(Reason::ALL.len(), 4);
+    /// assert!(Reason::ALL.contains(&Reason::Overlap));
+    /// ```
     pub const ALL: [Reason; 4] = [
         Reason::ContextNotFound,
         Reason::StaleRemovedLine,
@@ -164,6 +244,13 @@ impl Reason {
     ];
 
     /// Stable reason code.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::locate::Reason;
+    ///
+    /// assert_eq!(Reason::ContextNotFound.code(), "context_not_found");
+    /// assert_eq!(Reason::Ambiguous.to_string(), "ambiguous");
+    /// ```
     pub fn code(self) -> &'static str {
         match self {
             Reason::ContextNotFound => "context_not_found",
@@ -175,6 +262,20 @@ impl Reason {
 }
 
 /// The closest block of the file to a hunk that failed.
+///
+/// ```
+/// use git_fuzzy_apply::plan_patch;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "x\nalpha beta\ngamma\ny\n").unwrap();
+/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n alpha beta\n-gamma delta\n+g\n";
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let failure = report.files[0].hunks[0].failure.as_ref().unwrap();
+/// let near = failure.near_match.as_ref().unwrap();
+/// assert_eq!((near.start_line, near.lines.len()), (2, 2));
+/// assert!(near.similarity > 0.5 && near.similarity < 1.0);
+/// assert_eq!(near.first_difference, Some(("gamma delta".to_string(), 3)));
+/// ```
 #[derive(Debug, Clone, Serialize)]
 pub struct NearMatch {
     /// First line of the block (1-based).

@@ -5,6 +5,16 @@
 //! envelopes, SEARCH/REPLACE blocks and Roo `<apply_diff>` envelopes may be
 //! mixed in one reply. JSON edit requests (`{"path", "patch_lines"}`) are
 //! unwrapped first.
+//!
+//! ```
+//! use git_fuzzy_apply::model::PatchFormat;
+//! use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+//!
+//! let reply = b"Here is the fix:\n\n```diff\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n```\n\nAnd a new file:\n\n*** Begin Patch\n*** Add File: b.txt\n+hi\n*** End Patch\n";
+//! let patch = parse_patch(reply, &ParseOptions::default()).unwrap();
+//! let formats: Vec<_> = patch.files.iter().map(|f| f.format).collect();
+//! assert_eq!(formats, [PatchFormat::UnifiedDiff, PatchFormat::CodexEnvelope]);
+//! ```
 
 mod cleanup;
 mod codex;

@@ -13,6 +13,18 @@ macro_rules! problem_codes {
     ($($(#[$doc:meta])* $variant:ident => $code:literal,)+) => {
         /// Stable code of a [`Problem`](super::Problem): why a patch as a
         /// whole, or one target file, could not be handled.
+        ///
+        /// ```
+        /// use git_fuzzy_apply::{plan_patch, report::ProblemCode};
+        ///
+        /// let dir = tempfile::tempdir().unwrap();
+        /// let report = plan_patch(b"--- a/../x\n+++ b/../x\n@@\n-a\n+b\n", dir.path(), &Default::default())
+        ///     .unwrap()
+        ///     .report;
+        /// let code = report.files[0].error.as_ref().unwrap().code;
+        /// assert_eq!(code, ProblemCode::PathOutsideTree);
+        /// assert_eq!(code.to_string(), "path_outside_tree");
+        /// ```
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
         pub enum ProblemCode {
             $($(#[$doc])* #[serde(rename = $code)] $variant,)+
@@ -20,9 +32,23 @@ macro_rules! problem_codes {
 
         impl ProblemCode {
             /// Every problem code, in declaration order.
+            ///
+            /// ```
+            /// use git_fuzzy_apply::report::ProblemCode;
+            ///
+            /// assert_eq!(ProblemCode::ALL[0], ProblemCode::MalformedPatch);
+            /// assert!(ProblemCode::ALL.contains(&ProblemCode::BinaryFile));
+            /// ```
             pub const ALL: &'static [ProblemCode] = &[$(ProblemCode::$variant,)+];
 
             /// The code as it appears in reports (`malformed_patch`, …).
+            ///
+            /// ```
+            /// use git_fuzzy_apply::report::ProblemCode;
+            ///
+            /// assert_eq!(ProblemCode::NoTargetPath.as_str(), "no_target_path");
+            /// assert_eq!(serde_json::to_value(ProblemCode::NoTargetPath).unwrap(), "no_target_path");
+            /// ```
             pub fn as_str(self) -> &'static str {
                 match self {
                     $(ProblemCode::$variant => $code,)+
@@ -83,6 +109,11 @@ impl PartialEq<&str> for ProblemCode {
 
 /// Every reason code a report can hold: the problem codes, then the hunk
 /// failure reasons.
+///
+/// ```
+/// let codes = git_fuzzy_apply::report::all_codes();
+/// assert!(codes.contains(&"file_not_found") && codes.contains(&"ambiguous"));
+/// ```
 pub fn all_codes() -> Vec<&'static str> {
     ProblemCode::ALL
         .iter()

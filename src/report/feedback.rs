@@ -4,6 +4,18 @@
 //! (numbered, `  41 | text`) and ends with one instruction tailored to the
 //! reason. Applied hunks take one line each. Everything is taken from the
 //! [`Report`], plus the patch text to quote a malformed line.
+//!
+//! ```
+//! use git_fuzzy_apply::{plan_patch, report::feedback};
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+//! let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n one\n-tw0 x\n+2\n";
+//! let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+//! let text = feedback::render(&report, patch);
+//! assert!(text.contains("FAILED a.txt hunk 1 (patch line 3): context_not_found"));
+//! assert!(text.contains("    2 | two"));
+//! ```
 
 use super::{
     CandidateView, FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, Problem,
@@ -22,6 +34,17 @@ const MAX_LINE_CHARS: usize = 160;
 /// Renders the feedback for `report`. `patch` is the patch text as given (to
 /// quote the line a `malformed_patch` points at); pass an empty slice when
 /// it is not at hand.
+///
+/// ```
+/// use git_fuzzy_apply::{plan_patch, report::feedback::render};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-x\n+y\n";
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let text = render(&report, patch);
+/// assert!(text.starts_with("The patch was NOT applied"));
+/// assert!(text.contains("file_not_found"));
+/// ```
 pub fn render(report: &Report, patch: &[u8]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", headline(report));
@@ -115,12 +138,12 @@ fn applied_line(file: &FileReport, hunk: &HunkReport, placed: bool) -> String {
         HunkOutcome::AlreadyApplied => line.push_str(" already applied (skipped)"),
         HunkOutcome::NoOp => line.push_str(" changes nothing (skipped)"),
         HunkOutcome::Applied | HunkOutcome::Failed => {
-            let (what, range) = match (placed, hunk.new_lines) {
-                (true, Some(r)) => ("now at lines", Some(r)),
-                _ => ("matched lines", hunk.lines),
+            let (what, range, file) = match (placed, hunk.new_lines) {
+                (true, Some(r)) => ("now at lines", Some(r), "the patched file"),
+                _ => ("matched lines", hunk.lines, "the original"),
             };
             if let Some(r) = range {
-                let _ = write!(line, " {what} {}", range_text(r.start, r.end));
+                let _ = write!(line, " {what} {} of {file}", range_text(r.start, r.end));
             }
         }
     }

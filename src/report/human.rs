@@ -1,10 +1,36 @@
 //! The report as short lines for people: one per file and per hunk, and a
 //! block per failure showing what was expected and the closest lines found.
+//!
+//! ```
+//! use git_fuzzy_apply::{plan_patch, report::human};
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+//! let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n one\n-two\n+2\n";
+//! let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+//! assert!(human::summary(&report, true).contains("hunk 1 at old L1-L2 via exact"));
+//! assert_eq!(human::errors(&report, false), "");
+//! ```
 
 use super::{FileReport, FileStatus, HunkOutcome, HunkReport, Report};
+use crate::locate::Reason;
 use std::fmt::Write;
 
 /// Renders what was done (or would be, with `--check`), one line per file and hunk.
+///
+/// ```
+/// use git_fuzzy_apply::{plan_patch, report::human::summary};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n one\n-two\n+2\n";
+/// let mut report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// report.check = true;
+/// let text = summary(&report, false);
+/// assert!(text.starts_with("would patch a.txt"));
+/// assert_eq!(text.lines().count(), 1);
+/// assert!(summary(&report, true).lines().count() > 1);
+/// ```
 pub fn summary(report: &Report, verbose: bool) -> String {
     let mut out = String::new();
     let partial = report.files.iter().any(|f| f.status == FileStatus::Partial);
@@ -45,9 +71,9 @@ fn hunk_line(hunk: &HunkReport) -> String {
     let mut line = format!("hunk {}", hunk.index);
     if let Some(r) = hunk.lines {
         if r.end >= r.start {
-            let _ = write!(line, " at L{}-L{}", r.start, r.end);
+            let _ = write!(line, " at old L{}-L{}", r.start, r.end);
         } else {
-            let _ = write!(line, " inserted before L{}", r.start);
+            let _ = write!(line, " inserted before old L{}", r.start);
         }
     }
     match hunk.status {
@@ -69,6 +95,18 @@ fn hunk_line(hunk: &HunkReport) -> String {
 /// Renders every problem: one `error:` line each, naming file, hunk and patch line,
 /// then the expected lines and the closest lines of the file. With `color`,
 /// `error:` is red (for a terminal).
+///
+/// ```
+/// use git_fuzzy_apply::{plan_patch, report::human::errors};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "a\nx\nb\nx\n").unwrap();
+/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-x\n+y\n";
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let text = errors(&report, false);
+/// assert!(text.starts_with("error: a.txt: hunk 1"));
+/// assert!(text.contains("[ambiguous]"));
+/// ```
 pub fn errors(report: &Report, color: bool) -> String {
     let mut out = String::new();
     if let Some(p) = &report.error {
@@ -103,12 +141,18 @@ fn file_errors(file: &FileReport, out: &mut String) {
             let _ = writeln!(out, "    | {line}");
         }
         if let Some(near) = &f.near_match {
-            let _ = writeln!(
-                out,
-                "  closest in {} ({:.0}% similar):",
-                file.path,
-                near.similarity * 100.0
-            );
+            // A context_not_found message already names the closest lines
+            // and their similarity.
+            if f.code == Reason::ContextNotFound {
+                let _ = writeln!(out, "  {} has:", file.path);
+            } else {
+                let _ = writeln!(
+                    out,
+                    "  {} has ({:.0}% similar):",
+                    file.path,
+                    near.similarity * 100.0
+                );
+            }
             for (i, line) in near.lines.iter().enumerate().take(12) {
                 let _ = writeln!(out, "  {:>5} | {line}", near.start_line + i);
             }

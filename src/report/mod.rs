@@ -1,8 +1,20 @@
 //! What happened, for people and for tools: the [`Report`] of one run, its
 //! human rendering, and the completed standard unified diff.
+//!
+//! ```
+//! use git_fuzzy_apply::plan_patch;
+//! use git_fuzzy_apply::report::{HunkOutcome, human};
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+//! let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n one\n-two\n+2\n";
+//! let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+//! assert_eq!(report.files[0].hunks[0].status, HunkOutcome::Applied);
+//! assert!(human::summary(&report, false).contains("a.txt"));
+//! ```
 
-pub mod codes;
-pub mod conflict;
+mod codes;
+pub(crate) mod conflict;
 pub mod feedback;
 pub mod human;
 pub mod stat;
@@ -16,24 +28,31 @@ pub use codes::{ProblemCode, all_codes};
 
 /// Version of the JSON report layout (`docs/json.md`): raised only by an
 /// incompatible change; fields and reason codes may be added without it.
+///
+/// ```
+/// use git_fuzzy_apply::{plan_patch, report::REPORT_VERSION};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let report = plan_patch(b"no patch here", dir.path(), &Default::default()).unwrap().report;
+/// assert_eq!(report.version, REPORT_VERSION);
+/// assert_eq!(serde_json::to_value(&report).unwrap()["version"], REPORT_VERSION);
+/// ```
 pub const REPORT_VERSION: u32 = 1;
 
 /// The outcome of one invocation: what `--json` prints.
 ///
 /// ```
 /// use git_fuzzy_apply::plan_patch;
-/// use git_fuzzy_apply::target::WorktreeTargets;
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
-/// let targets = WorktreeTargets::new(dir.path()).unwrap();
 /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n one\n-three\n+3\n";
-/// let report = plan_patch(patch, &targets, &Default::default()).report;
-/// assert_eq!(report.exit_code(), 1);
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// assert!(!report.ok && !report.check && report.error.is_none());
 /// let json = serde_json::to_value(&report).unwrap();
 /// assert_eq!(json["ok"], false);
 /// assert_eq!(json["files"][0]["status"], "failed");
-/// assert!(json["files"][0]["hunks"][0]["failure"]["code"].is_string());
+/// assert_eq!(json["files"][0]["hunks"][0]["failure"]["code"], "context_not_found");
 /// ```
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -51,6 +70,18 @@ pub struct Report {
 }
 
 /// A reason code with a message and, where known, the patch line.
+///
+/// ```
+/// use git_fuzzy_apply::plan_patch;
+/// use git_fuzzy_apply::report::ProblemCode;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let report = plan_patch(b"Just prose, no edits.", dir.path(), &Default::default()).unwrap().report;
+/// let problem = report.error.unwrap();
+/// assert_eq!(problem.code, ProblemCode::NoEdits);
+/// assert!(problem.message.starts_with("no edits found"));
+/// assert_eq!(problem.patch_line, None);
+/// ```
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct Problem {
     /// Stable reason code (`malformed_patch`, `file_not_found`, …).
@@ -63,6 +94,14 @@ pub struct Problem {
 
 impl Problem {
     /// Builds a problem.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::report::{Problem, ProblemCode};
+    ///
+    /// let problem = Problem::new(ProblemCode::FileNotFound, "a.txt: no such file", Some(3));
+    /// assert_eq!(problem.code, "file_not_found");
+    /// assert_eq!((problem.message.as_str(), problem.patch_line), ("a.txt: no such file", Some(3)));
+    /// ```
     pub fn new(code: ProblemCode, message: impl Into<String>, patch_line: Option<usize>) -> Self {
         Problem {
             code,
@@ -73,6 +112,17 @@ impl Problem {
 }
 
 /// Status of one file.
+///
+/// ```
+/// use git_fuzzy_apply::plan_patch;
+/// use git_fuzzy_apply::report::{FileStatus, ProblemCode};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let patch = b"--- a/gone.txt\n+++ b/gone.txt\n@@\n-x\n+y\n";
+/// let file = &plan_patch(patch, dir.path(), &Default::default()).unwrap().report.files[0];
+/// assert_eq!(file.status, FileStatus::Failed);
+/// assert_eq!(file.error.as_ref().unwrap().code, ProblemCode::FileNotFound);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FileStatus {
@@ -87,6 +137,19 @@ pub enum FileStatus {
 }
 
 /// The outcome for one target file.
+///
+/// ```
+/// use git_fuzzy_apply::model::{FileOp, PatchFormat};
+/// use git_fuzzy_apply::plan_patch;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let patch = b"*** Begin Patch\n*** Add File: new.txt\n+hello\n*** End Patch\n";
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let file = &report.files[0];
+/// assert_eq!((file.path.as_str(), file.op), ("new.txt", FileOp::Add));
+/// assert_eq!(file.format, PatchFormat::CodexEnvelope);
+/// assert_eq!((file.added, file.removed, file.move_to.as_deref()), (1, 0, None));
+/// ```
 #[derive(Debug, Clone, Serialize)]
 pub struct FileReport {
     /// Target path as written in the patch (after `-p` stripping).
@@ -110,6 +173,18 @@ pub struct FileReport {
 }
 
 /// A 1-based, inclusive line range (`end < start` for an empty range at `start`).
+///
+/// ```
+/// use git_fuzzy_apply::{plan_patch, report::LineRange};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "a\nb\nc\nd\n").unwrap();
+/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n c\n-d\n+D\n+E\n";
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let hunk = &report.files[0].hunks[0];
+/// assert_eq!(hunk.lines, Some(LineRange { start: 3, end: 4 }));
+/// assert_eq!(hunk.new_lines, Some(LineRange { start: 3, end: 5 }));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct LineRange {
     /// First line.
@@ -119,6 +194,18 @@ pub struct LineRange {
 }
 
 /// Status of one hunk.
+///
+/// ```
+/// use git_fuzzy_apply::{plan_patch, report::HunkOutcome};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "a\nnew\nc\n").unwrap();
+/// // The change is already in the file: skipped, not applied twice.
+/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n a\n-old\n+new\n c\n";
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// assert!(report.ok);
+/// assert_eq!(report.files[0].hunks[0].status, HunkOutcome::AlreadyApplied);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HunkOutcome {
@@ -143,6 +230,22 @@ impl From<HunkStatus> for HunkOutcome {
 }
 
 /// The outcome for one hunk.
+///
+/// ```
+/// use git_fuzzy_apply::locate::{Normalization, Tier};
+/// use git_fuzzy_apply::plan_patch;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.py"), "if x:\n    y = 1\n").unwrap();
+/// // The context lost its indentation: found by the resilient tier.
+/// let patch = b"--- a/a.py\n+++ b/a.py\n@@\n if x:\n-y = 1\n+    y = 2\n";
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let hunk = &report.files[0].hunks[0];
+/// assert_eq!((hunk.index, hunk.patch_line), (1, 3));
+/// assert_eq!(hunk.tier, Some(Tier::Resilient));
+/// assert!(hunk.normalizations.contains(&Normalization::Whitespace));
+/// assert_eq!((hunk.similarity, hunk.failure.is_none()), (1.0, true));
+/// ```
 #[derive(Debug, Clone, Serialize)]
 pub struct HunkReport {
     /// 1-based index of the hunk within its file.
@@ -159,13 +262,32 @@ pub struct HunkReport {
     pub lines: Option<LineRange>,
     /// Lines of the patched file its result occupies (applied hunks only).
     pub new_lines: Option<LineRange>,
-    /// Block similarity (1 unless the similarity tier was needed).
+    /// Block similarity (1 unless the similarity tier was needed); for a
+    /// failed hunk, the score of the closest place found (its near match,
+    /// or the tied candidates), 0 when nothing came close.
     pub similarity: f64,
     /// Why it failed.
     pub failure: Option<HunkFailure>,
 }
 
 /// Details of a failed hunk.
+///
+/// ```
+/// use git_fuzzy_apply::{locate::Reason, plan_patch};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "one\ntwo\nthree\n").unwrap();
+/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n one\n-tw0 x\n+2\n";
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let failure = report.files[0].hunks[0].failure.as_ref().unwrap();
+/// assert_eq!(failure.code, Reason::ContextNotFound);
+/// assert_eq!(failure.expected, ["one", "tw0 x"]);
+/// let near = failure.near_match.as_ref().unwrap();
+/// assert_eq!(near.start_line, 1);
+/// // The hunk's score is its closest place's.
+/// assert_eq!(report.files[0].hunks[0].similarity, near.similarity);
+/// assert!(failure.hunk_text.contains("-tw0 x\n"));
+/// ```
 #[derive(Debug, Clone, Serialize)]
 pub struct HunkFailure {
     /// Stable reason code (`context_not_found`, `ambiguous`, …).
@@ -185,6 +307,21 @@ pub struct HunkFailure {
 }
 
 /// One place an ambiguous hunk could go, with the file's lines around it.
+///
+/// ```
+/// use git_fuzzy_apply::{locate::Reason, plan_patch};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "a\nx\nb\nx\n").unwrap();
+/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-x\n+y\n";
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let failure = report.files[0].hunks[0].failure.as_ref().unwrap();
+/// assert_eq!(failure.code, Reason::Ambiguous);
+/// assert_eq!(failure.candidates, [2, 4]);
+/// let first = &failure.candidate_context[0];
+/// assert_eq!((first.line, first.score), (2, 1.0));
+/// assert!(first.lines.contains(&(2, "x".to_string())));
+/// ```
 #[derive(Debug, Clone, Serialize)]
 pub struct CandidateView {
     /// First line of the candidate (1-based).
@@ -200,6 +337,15 @@ pub struct CandidateView {
 
 impl Report {
     /// Process exit code: 0 applied, 1 not applied.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::plan_patch;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let report = plan_patch(b"not a patch", dir.path(), &Default::default()).unwrap().report;
+    /// assert!(!report.ok);
+    /// assert_eq!(report.exit_code(), 1);
+    /// ```
     pub fn exit_code(&self) -> i32 {
         if self.ok { 0 } else { 1 }
     }

@@ -1,4 +1,14 @@
 //! `--stat`, `--numstat` and `--summary`, shaped like `git apply`'s.
+//!
+//! ```
+//! use git_fuzzy_apply::{plan_patch, report::stat};
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+//! let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-one\n+1\n+2\n";
+//! let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+//! assert_eq!(stat::numstat(&report), "2\t1\ta.txt\n");
+//! ```
 
 use super::{FileReport, Report};
 use crate::apply::FileResult;
@@ -17,11 +27,11 @@ fn shown_path(f: &FileReport) -> String {
 /// ```
 /// use git_fuzzy_apply::{ApplyOptions, plan_patch};
 /// use git_fuzzy_apply::report::stat::stat;
+///
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
-/// let targets = git_fuzzy_apply::target::WorktreeTargets::new(dir.path()).unwrap();
 /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n one\n-two\n+2\n";
-/// let plan = plan_patch(patch, &targets, &ApplyOptions::default());
+/// let plan = plan_patch(patch, dir.path(), &ApplyOptions::default()).unwrap();
 /// assert!(stat(&plan.report).contains("1 file changed, 1 insertion(+), 1 deletion(-)"));
 /// ```
 pub fn stat(report: &Report) -> String {
@@ -68,6 +78,15 @@ pub fn stat(report: &Report) -> String {
 }
 
 /// Tab-separated added, removed, path per file.
+///
+/// ```
+/// use git_fuzzy_apply::{plan_patch, report::stat::numstat};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let patch = b"--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+a\n+b\n";
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// assert_eq!(numstat(&report), "2\t0\tnew.txt\n");
+/// ```
 pub fn numstat(report: &Report) -> String {
     report
         .files
@@ -77,6 +96,15 @@ pub fn numstat(report: &Report) -> String {
 }
 
 /// Creations, deletions and renames.
+///
+/// ```
+/// use git_fuzzy_apply::{plan_patch, report::stat::summary};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let patch = b"--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+a\n";
+/// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
+/// assert_eq!(summary(&plan.report, &plan.results), " create mode 100644 new.txt\n");
+/// ```
 pub fn summary(report: &Report, results: &[FileResult]) -> String {
     // The mode a created file gets or a deleted file had, as git shows it.
     let mode = |path: &str, added: bool| {

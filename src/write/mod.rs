@@ -298,6 +298,7 @@ impl Committed {
 /// then are the files renamed into place and deletions made. If anything
 /// fails, the files already replaced are restored; if the process dies, the
 /// next run restores them from the journal.
+#[cfg_attr(not(test), allow(dead_code))] // runs use `commit_with_progress`
 pub fn commit(
     changes: &[FileChange],
     root: &Path,
