@@ -197,19 +197,12 @@ enum Offsets {
 impl LineIndex {
     /// Builds a sparse index of `bytes`: how many lines start before each
     /// [`SPARSE_BLOCK`] bytes, counted with `memchr` on all cores.
-    ///
-    /// ```
-    /// use git_fuzzy_apply::source::{LineIndex, SourceText};
-    /// let bytes = b"one\r\ntwo\nthree";
-    /// let index = LineIndex::sparse(bytes);
-    /// let text = SourceText::with_index(bytes, &index);
-    /// assert_eq!((index.lines(), text.line(2)), (3, &b"three"[..]));
-    /// ```
     pub fn sparse(bytes: &[u8]) -> LineIndex {
         sparse_with_block(bytes, SPARSE_BLOCK)
     }
 
     /// Number of lines.
+    #[cfg(test)]
     pub fn lines(&self) -> usize {
         match &self.offsets {
             Offsets::Dense(starts) => starts.len(),
