@@ -3,30 +3,48 @@
 
 use crate::error::ParseError;
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// Patch text split into lines, with the original 1-based line of each.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Src {
-    /// Lines without terminators.
-    pub lines: Vec<String>,
+pub(crate) struct Src<'a> {
+    /// Lines without terminators, borrowed from the patch text where they
+    /// stand in it unchanged (the patch is not copied line by line).
+    pub lines: Vec<Cow<'a, str>>,
     /// `map[i]` is the 1-based line of the original patch text for `lines[i]`.
     pub map: Vec<usize>,
 }
 
-impl Src {
+impl<'a> Src<'a> {
     /// Splits `text` into lines (LF, CRLF or lone CR ends); line `i` maps to `first + i`.
-    pub fn from_text(text: &str, first: usize) -> Src {
-        let mut src = Src::default();
-        for (k, line) in split_lines(text).into_iter().enumerate() {
-            src.lines.push(line.to_string());
+    pub fn from_text(text: &'a str, first: usize) -> Src<'a> {
+        let parts = split_lines(text);
+        let mut src = Src {
+            lines: Vec::with_capacity(parts.len()),
+            map: Vec::with_capacity(parts.len()),
+        };
+        for (k, line) in parts.into_iter().enumerate() {
+            src.lines.push(Cow::Borrowed(line));
             src.map.push(first + k);
         }
         src
     }
 
+    /// The same lines, owning their text.
+    pub fn into_owned(self) -> Src<'static> {
+        Src {
+            lines: self
+                .lines
+                .into_iter()
+                .map(|l| Cow::Owned(l.into_owned()))
+                .collect(),
+            map: self.map,
+        }
+    }
+
     /// Line `i`, if it exists.
     pub fn line(&self, i: usize) -> Option<&str> {
-        self.lines.get(i).map(String::as_str)
+        self.lines.get(i).map(|l| l.as_ref())
     }
 
     /// Number of lines.
@@ -57,9 +75,9 @@ impl Src {
 
 /// One independently parsed piece of input: the whole text, or one JSON edit request.
 #[derive(Debug, Clone)]
-pub(crate) struct Segment {
+pub(crate) struct Segment<'a> {
     /// The lines to scan.
-    pub src: Src,
+    pub src: Src<'a>,
     /// The path a JSON request names; serves every edit of the segment that names no file.
     pub path: Option<String>,
 }
@@ -94,7 +112,7 @@ fn split_lines(text: &str) -> Vec<&str> {
 }
 
 /// Decodes the patch (UTF-8 check, BOM) and splits it into segments (JSON requests).
-pub(crate) fn prepare(bytes: &[u8]) -> Result<Vec<Segment>, ParseError> {
+pub(crate) fn prepare(bytes: &[u8]) -> Result<Vec<Segment<'_>>, ParseError> {
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
@@ -128,7 +146,7 @@ fn count_line_ends(bytes: &[u8]) -> usize {
 
 /// Reads `{"path": .., "patch_lines": [..]}` requests (or an array of them).
 /// Returns `None` when the text is not such a request.
-fn json_requests(text: &str) -> Result<Option<Vec<Segment>>, ParseError> {
+fn json_requests(text: &str) -> Result<Option<Vec<Segment<'static>>>, ParseError> {
     let trimmed = text.trim();
     if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
         return Ok(None);
@@ -177,22 +195,22 @@ fn json_requests(text: &str) -> Result<Option<Vec<Segment>>, ParseError> {
                 };
                 let body = strip_one_terminator(s);
                 if body.is_empty() && s.len() == body.len() {
-                    src.lines.push(String::new());
+                    src.lines.push(Cow::Borrowed(""));
                     src.map.push(line);
                     continue;
                 }
                 let parts = split_lines(body);
                 if parts.is_empty() {
-                    src.lines.push(String::new());
+                    src.lines.push(Cow::Borrowed(""));
                     src.map.push(line);
                 }
                 for part in parts {
-                    src.lines.push(part.to_string());
+                    src.lines.push(Cow::Owned(part.to_string()));
                     src.map.push(line);
                 }
             }
         } else if let Some(s) = obj.get("patch").and_then(Value::as_str) {
-            src = Src::from_text(s, base_line);
+            src = Src::from_text(s, base_line).into_owned();
             for m in &mut src.map {
                 *m = base_line;
             }

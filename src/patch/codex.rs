@@ -158,7 +158,7 @@ fn add_body(src: &Src, mut j: usize, at: usize) -> (Hunk, usize) {
                 break;
             }
             for t in src.lines.get(j..k).unwrap_or(&[]) {
-                hunk.lines.push(HunkLine::new(LineKind::Add, t.as_str()));
+                hunk.lines.push(HunkLine::new(LineKind::Add, t.as_ref()));
             }
             j = k;
             continue;

@@ -61,7 +61,7 @@ fn unwrap_cdata(text: &str, start: usize, end: usize) -> (usize, usize) {
 /// The lines of `text[start..end]` as a [`Src`] mapped to original patch lines
 /// (`text` is `src` joined from line `first`). The rest of the opening tag's line
 /// and the closing tag's line are dropped when blank.
-fn sub_src(src: &Src, first: usize, text: &str, start: usize, end: usize) -> Src {
+fn sub_src(src: &Src, first: usize, text: &str, start: usize, end: usize) -> Src<'static> {
     let mut out = Src::default();
     let Some(inner) = text.get(start..end) else {
         return out;
@@ -73,7 +73,7 @@ fn sub_src(src: &Src, first: usize, text: &str, start: usize, end: usize) -> Src
         if (k == 0 || k + 1 == count) && l.trim().is_empty() {
             continue;
         }
-        out.lines.push(l.to_string());
+        out.lines.push(l.to_string().into());
         out.map.push(src.orig(first + base + k));
     }
     out
