@@ -131,6 +131,17 @@ pub enum RunError {
     /// Another run holds the tree, or an interrupted one cannot be recovered.
     #[error(transparent)]
     Journal(#[from] JournalError),
+    /// Staging failed after the working tree was written, and putting the
+    /// working tree back failed too; the journal is kept for recovery.
+    #[error(
+        "{first}; putting the working tree back failed as well ({undo}); the journal is kept: run `git fuzzy-apply --recover` to finish"
+    )]
+    Unfinished {
+        /// What failed first.
+        first: Box<RunError>,
+        /// Why the working tree could not be put back.
+        undo: std::io::Error,
+    },
 }
 
 /// The repository containing `cwd`, if any, and the top of the tree: its
@@ -333,8 +344,13 @@ pub fn run_with_progress(
             }
         }
         (Err(e), Some(c)) => {
-            c.roll_back()?;
-            return Err(e);
+            return Err(match c.roll_back() {
+                Ok(()) => e,
+                Err(undo) => RunError::Unfinished {
+                    first: Box::new(e),
+                    undo,
+                },
+            });
         }
         (Err(e), None) => return Err(e),
     }

@@ -197,12 +197,17 @@ fn hunk_block(out: &mut String, path: &str, hunk: &HunkReport, failure: &HunkFai
     let mut view_range = None;
     if let Some(near) = near.filter(|n| !n.lines.is_empty()) {
         let end = near.start_line + near.lines.len() - 1;
-        let _ = writeln!(
-            out,
-            "  {path} lines {}, the closest to the hunk ({:.0}% similar):",
-            range_text(near.start_line, end),
-            near.similarity * 100.0
-        );
+        let range = range_text(near.start_line, end);
+        // The message names the closest lines and their score already.
+        if failure.message.contains("closest") {
+            let _ = writeln!(out, "  {path} lines {range}:");
+        } else {
+            let _ = writeln!(
+                out,
+                "  {path} lines {range}, the closest to the hunk ({:.0}% similar):",
+                near.similarity * 100.0
+            );
+        }
         numbered(
             out,
             near.lines

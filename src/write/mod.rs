@@ -221,6 +221,32 @@ pub enum CommitError {
         /// The underlying error.
         source: io::Error,
     },
+    /// An I/O error, and putting back the files already replaced failed
+    /// too: the journal (if any) is kept so that recovery can finish it.
+    #[error(
+        "{path}: {source}; putting back the files already replaced failed as well ({undo}); {}",
+        match journal {
+            Some(j) => format!("the journal {} is kept: run `git fuzzy-apply --recover` to finish restoring them", j.display()),
+            None => "some files may be left changed".to_string(),
+        }
+    )]
+    Unfinished {
+        /// The file being written or removed.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+        /// Why putting the files back failed.
+        undo: io::Error,
+        /// The journal that recovery reads, when the commit kept one.
+        journal: Option<PathBuf>,
+    },
+}
+
+/// Puts back what a failed commit changed (test builds can make it fail).
+fn undo(data: &JournalData) -> io::Result<()> {
+    #[cfg(test)]
+    tests::maybe_fail_undo()?;
+    journal::roll_back(data).map(drop)
 }
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> CommitError + '_ {
@@ -282,8 +308,9 @@ impl Committed {
     }
 
     /// Puts every file back as it was before the commit.
+    /// If that fails, the journal is kept for the next run to retry.
     pub fn roll_back(self) -> io::Result<()> {
-        journal::roll_back(&self.data)?;
+        undo(&self.data)?;
         if let Some(path) = &self.journal {
             journal::remove(path)?;
         }
@@ -368,12 +395,20 @@ pub fn commit_with_progress(
     }
     data.created_dirs = created;
     let journal = spec.map(|s| s.path.clone());
-    let fail = |data: &JournalData, path: &Path, e: io::Error| {
-        let _ = journal::roll_back(data);
-        if let Some(j) = &journal {
-            let _ = journal::remove(j);
+    let fail = |data: &JournalData, path: &Path, e: io::Error| match undo(data) {
+        Ok(()) => {
+            if let Some(j) = &journal {
+                let _ = journal::remove(j);
+            }
+            io_err(path)(e)
         }
-        io_err(path)(e)
+        // The journal stays: the next run (or `--recover`) retries.
+        Err(undo) => CommitError::Unfinished {
+            path: path.to_path_buf(),
+            source: e,
+            undo,
+            journal: journal.clone(),
+        },
     };
     if let Some(j) = &journal {
         journal::write(j, &data).map_err(|e| fail(&data, j, e))?;

@@ -114,6 +114,17 @@ thread_local! {
     static FAIL_ON: std::cell::RefCell<Option<PathBuf>> = const { std::cell::RefCell::new(None) };
 }
 
+thread_local! {
+    static FAIL_UNDO: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+pub(super) fn maybe_fail_undo() -> io::Result<()> {
+    if FAIL_UNDO.with(std::cell::Cell::get) {
+        return Err(io::Error::other("injected roll-back failure"));
+    }
+    Ok(())
+}
+
 pub(super) fn maybe_fail(path: &Path) -> io::Result<()> {
     if FAIL_ON.with(|f| f.borrow().as_deref() == Some(path)) {
         return Err(io::Error::other("injected failure"));
@@ -192,4 +203,59 @@ fn a_file_replaced_since_its_stamp_was_taken_is_not_overwritten() {
     );
     assert!(matches!(err, Err(CommitError::Changed(_))));
     assert_eq!(fs::read(&a).unwrap(), b"new");
+}
+
+#[test]
+fn a_failed_roll_back_keeps_the_journal_and_recovery_finishes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.txt");
+    let b = dir.path().join("b.txt");
+    fs::write(&a, "old").unwrap();
+    fs::write(&b, "b").unwrap();
+    let spec = JournalSpec {
+        path: dir.path().join("journal"),
+        lock: None,
+        index: None,
+    };
+    FAIL_ON.with(|f| *f.borrow_mut() = Some(b.clone()));
+    FAIL_UNDO.with(|f| f.set(true));
+    let err = commit(
+        &[
+            FileChange::Write {
+                path: a.clone(),
+                content: WriteContent::Bytes(b"new"),
+                expect: Expect::Content(b"old"),
+                mode: None,
+            },
+            FileChange::Write {
+                path: b.clone(),
+                content: WriteContent::Bytes(b"new b"),
+                expect: Expect::Content(b"b"),
+                mode: None,
+            },
+        ],
+        dir.path(),
+        Some(&spec),
+    );
+    FAIL_ON.with(|f| *f.borrow_mut() = None);
+    FAIL_UNDO.with(|f| f.set(false));
+    let Err(CommitError::Unfinished { journal, .. }) = &err else {
+        panic!("expected an unfinished commit, got {err:?}");
+    };
+    assert_eq!(journal.as_deref(), Some(spec.path.as_path()));
+    assert!(err.unwrap_err().to_string().contains("--recover"));
+    assert!(
+        spec.path.exists(),
+        "the journal must survive a failed roll-back"
+    );
+    // The next run's recovery puts everything back and removes the journal.
+    assert!(crate::journal::recover(&spec.path).unwrap().is_some());
+    assert_eq!(fs::read(&a).unwrap(), b"old");
+    assert_eq!(fs::read(&b).unwrap(), b"b");
+    assert!(!spec.path.exists());
+    let names: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "leftovers: {names:?}");
 }
