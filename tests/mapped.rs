@@ -131,3 +131,32 @@ fn a_stale_removed_line_is_refused_in_a_mapped_file() {
     assert_eq!(code, 1, "{out}");
     assert_eq!(read(dir.path()), before.into_bytes());
 }
+
+#[test]
+fn a_backtick_inside_a_line_does_not_hide_the_better_match() {
+    // Fuzzy folding drops backticks: to the fuzzy tier `a_123`4567` is
+    // `a_1234567`. The first block matches the hunk with its context exact;
+    // the second only with case folded everywhere. A prefilter that searched
+    // the file for `_1234567` would see only the second and edit it.
+    let mut lines = lines();
+    let blocks = [
+        (1_000, ["FN ALPHA() {", "    let v = a_123`4567;", "}"]),
+        (
+            LINES - 1_000,
+            ["fn alpha() {", "    LET V = A_1234567;", "}"],
+        ),
+    ];
+    for (start, block) in blocks {
+        for (k, text) in block.into_iter().enumerate() {
+            lines[start + k] = text.to_string();
+        }
+    }
+    let before = join(&lines, "\n");
+    let patch =
+        "--- a/f.rs\n+++ b/f.rs\n@@\n FN ALPHA() {\n-    let v = a_1234567;\n+    let v = 0;\n }\n";
+    let (dir, code, out) = run(before.as_bytes(), patch);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("L1001-L1003"), "{out}");
+    lines[1_001] = "    let v = 0;".to_string();
+    assert_eq!(read(dir.path()), join(&lines, "\n").into_bytes());
+}

@@ -3,7 +3,7 @@
 
 use super::Tier;
 use super::normalize::{LineMatch, fuzzy_key, keys_match, resilient_key};
-use super::prefilter::Needle;
+use super::prefilter::{Announced, Needle};
 use crate::model::{Hunk, LineKind};
 use crate::source::SourceText;
 use std::borrow::Cow;
@@ -27,8 +27,12 @@ pub struct FileKeys<'s> {
     fuzzy: OnceCell<Vec<String>>,
     /// Lines found for each prefilter needle so far (large files).
     hits: RefCell<HashMap<Needle, Vec<usize>>>,
-    /// Needles to search along with the first one that is searched.
-    expected: RefCell<Vec<Needle>>,
+    /// Lines whose needles are searched along with the first search.
+    announced: RefCell<Vec<Announced>>,
+    /// Needles left for a later search (case-folded ones).
+    later: RefCell<Vec<Needle>>,
+    /// Whether the file holds characters fuzzy folding drops.
+    dropped: OnceCell<bool>,
 }
 
 impl<'s> FileKeys<'s> {
@@ -41,19 +45,48 @@ impl<'s> FileKeys<'s> {
             resilient: OnceCell::new(),
             fuzzy: OnceCell::new(),
             hits: RefCell::default(),
-            expected: RefCell::default(),
+            announced: RefCell::default(),
+            later: RefCell::default(),
+            dropped: OnceCell::new(),
         }
     }
 
-    /// Announces needles that will probably be searched, so that the first
-    /// search of the file finds them all in the same pass.
-    pub fn expect_needles(&self, needles: Vec<Needle>) {
-        self.expected.borrow_mut().extend(needles);
+    /// Announces lines that will probably be searched for, so that the
+    /// first search of the file finds them all in the same pass.
+    pub fn announce(&self, lines: Vec<Announced>) {
+        self.announced.borrow_mut().extend(lines);
     }
 
-    /// Takes the announced needles.
-    pub fn take_expected_needles(&self) -> Vec<Needle> {
-        std::mem::take(&mut *self.expected.borrow_mut())
+    /// Takes the announced lines.
+    pub fn take_announced(&self) -> Vec<Announced> {
+        std::mem::take(&mut *self.announced.borrow_mut())
+    }
+
+    /// Keeps needles for a later search.
+    pub fn announce_needles(&self, needles: Vec<Needle>) {
+        self.later.borrow_mut().extend(needles);
+    }
+
+    /// Takes the needles kept for a later search.
+    pub fn take_later_needles(&self) -> Vec<Needle> {
+        std::mem::take(&mut *self.later.borrow_mut())
+    }
+
+    /// True when the file holds a character that fuzzy folding drops (a
+    /// backtick, a zero-width space, a byte-order mark after the first one):
+    /// looked for once, on the first search that needs to know.
+    pub fn has_dropped_chars(&self) -> bool {
+        *self.dropped.get_or_init(|| {
+            let bytes = self.source.bytes();
+            let body = if self.source.has_bom() {
+                &bytes[3..]
+            } else {
+                bytes
+            };
+            memchr::memchr(b'`', body).is_some()
+                || memchr::memmem::find(body, "\u{200B}".as_bytes()).is_some()
+                || memchr::memmem::find(body, "\u{FEFF}".as_bytes()).is_some()
+        })
     }
 
     /// The lines found for `needle`, if it was searched.

@@ -93,10 +93,10 @@ pub(crate) fn locate_hunks(
 ) -> Vec<Result<Located, Failure>> {
     let keys = FileKeys::new(source);
     if !keys.is_dense() {
-        keys.expect_needles(
+        keys.announce(
             hunks
                 .iter()
-                .flat_map(|h| prefilter::needles_of(&keys::old_side(h)))
+                .flat_map(|h| prefilter::anchors_of(&keys::old_side(h)))
                 .collect(),
         );
     }

@@ -2,15 +2,25 @@
 //! the file, search the raw bytes for a distinctive fragment of one patch line
 //! and compare only the lines around the hits.
 //!
-//! Each tier has a key that every line matching under that tier must contain:
+//! A needle must stand verbatim in every file line that could match the
+//! patch line under the tier searched (the hits are a superset of the
+//! matches), or a real match is missed and a look-alike could be taken for
+//! the only one:
 //!
-//! * exact: the whole line, at a line start;
-//! * resilient: the longest whitespace-separated token of the line's resilient
-//!   key (every token of a key, and every fragment of one, stands verbatim in
-//!   the raw line);
-//! * fuzzy and structural: the longest run of ASCII letters, digits and `_`
-//!   of the fuzzy key, searched ASCII-case-insensitively (folding touches
-//!   only quotes, dashes, spaces and backticks, never such runs).
+//! * shared by all tiers: the longest run of digits and `_` (6 or more)
+//!   inside the longest word of the line's fuzzy key. Such a run has no case,
+//!   and folding changes no digit or `_`; but folding *drops* backticks,
+//!   zero-width spaces and byte-order marks, which can join two runs. So the
+//!   run serves the exact and resilient tiers when the patch line has none of
+//!   those characters (a line matching it then has none there either), and
+//!   the fuzzy tiers only when the file has none at all;
+//! * otherwise, exact: the whole line, at a line start; resilient: the
+//!   longest whitespace-separated token of the resilient key (the resilient
+//!   key drops nothing); fuzzy and structural: the longest run of ASCII
+//!   letters, digits and `_` of the fuzzy key, searched
+//!   ASCII-case-insensitively, again only when the file has no dropped
+//!   characters. A file with them is scanned line by line under the fuzzy
+//!   tiers.
 //!
 //! Small files (see [`super::keys::DENSE_LIMIT`]) are scanned line by line
 //! instead; there the prefilter would cost more than it saves.
@@ -36,18 +46,27 @@ pub enum Needle {
 }
 
 impl Needle {
-    /// The needle a line is searched by under `tier`; `None` when the line
-    /// has no usable key.
-    pub fn of(line: &OldLine, tier: Tier) -> Option<Needle> {
-        // A long caseless run stands verbatim in every line that matches
-        // under any tier, so all tiers share its one search.
-        if let Some(fragment) = word_token(&line.fuzzy).and_then(caseless_fragment) {
+    /// The needle a line (its text and keys) is searched by under `tier`, in
+    /// a file that holds characters fuzzy folding drops when
+    /// `file_has_dropped`; `None` when no needle is sound or long enough.
+    pub fn of(line: &OldLine, tier: Tier, file_has_dropped: bool) -> Option<Needle> {
+        let lenient = !matches!(tier, Tier::Exact | Tier::Resilient);
+        let shared_sound = if lenient {
+            !file_has_dropped
+        } else {
+            !file_has_dropped || !has_dropped_chars(line.text)
+        };
+        if shared_sound && let Some(fragment) = word_token(&line.fuzzy).and_then(caseless_fragment)
+        {
             return Some(Needle::Plain(fragment.into()));
         }
         match tier {
             Tier::Exact => (!line.text.is_empty()).then(|| Needle::Line(line.text.to_string())),
             Tier::Resilient => resilient_token(&line.resilient).map(|t| Needle::Plain(t.into())),
             Tier::Fuzzy | Tier::Structural | Tier::Similarity => {
+                if file_has_dropped {
+                    return None;
+                }
                 word_token(&line.fuzzy).map(|t| Needle::Folded(t.into()))
             }
         }
@@ -64,25 +83,31 @@ impl Needle {
 /// `tier`; `None` when the file is small or the line has no usable key (the
 /// caller then scans every line).
 ///
-/// The first search of a file also searches, in the same pass, every needle
-/// announced with [`FileKeys::expect_needles`]; all results are kept.
+/// The first search of a file also searches, in the same pass, the needles
+/// of every line announced with [`FileKeys::announce`]; all results are kept.
 pub fn lines_matching(keys: &FileKeys, line: &OldLine, tier: Tier) -> Option<Vec<usize>> {
     if keys.is_dense() {
         return None;
     }
-    let needle = Needle::of(line, tier)?;
+    let dropped = keys.has_dropped_chars();
+    let needle = Needle::of(line, tier, dropped)?;
     if let Some(hits) = keys.cached_hits(&needle) {
         return Some(hits);
     }
     // The announced needles searched the same way (case-sensitively or
     // not) join this search; the others wait for their own.
     let folded = |n: &Needle| matches!(n, Needle::Folded(_));
-    let (mut needles, later): (Vec<Needle>, Vec<Needle>) = keys
-        .take_expected_needles()
+    let announced: Vec<Needle> = keys
+        .take_announced()
+        .iter()
+        .filter_map(|a| a.needle(dropped))
+        .chain(keys.take_later_needles())
+        .collect();
+    let (mut needles, later): (Vec<Needle>, Vec<Needle>) = announced
         .into_iter()
         .filter(|n| keys.cached_hits(n).is_none())
         .partition(|n| folded(n) == folded(&needle));
-    keys.expect_needles(later);
+    keys.announce_needles(later);
     needles.push(needle.clone());
     needles.sort();
     needles.dedup();
@@ -92,16 +117,52 @@ pub fn lines_matching(keys: &FileKeys, line: &OldLine, tier: Tier) -> Option<Vec
     keys.cached_hits(&needle)
 }
 
-/// The needles of a hunk's old side for the tiers that search the whole
-/// file, to announce with [`FileKeys::expect_needles`].
-pub fn needles_of(old: &[OldLine]) -> Vec<Needle> {
+/// A line announced for a later search under `tier` (owned: the hunks
+/// may go before the file's keys do).
+#[derive(Debug, Clone)]
+pub struct Announced {
+    tier: Tier,
+    kind: LineKind,
+    text: String,
+    resilient: String,
+    fuzzy: String,
+}
+
+impl Announced {
+    fn needle(&self, file_has_dropped: bool) -> Option<Needle> {
+        let line = OldLine {
+            kind: self.kind,
+            text: &self.text,
+            resilient: self.resilient.clone(),
+            fuzzy: self.fuzzy.clone(),
+            blank: self.text.trim().is_empty(),
+        };
+        Needle::of(&line, self.tier, file_has_dropped)
+    }
+}
+
+/// The lines of a hunk's old side that the tiers searching the whole file
+/// will look for, to announce with [`FileKeys::announce`].
+pub fn anchors_of(old: &[OldLine]) -> Vec<Announced> {
     let mut out = Vec::new();
     for tier in [Tier::Exact, Tier::Resilient, Tier::Fuzzy] {
         for (_, line) in anchor_lines(old, tier, 1) {
-            out.extend(Needle::of(line, tier));
+            out.push(Announced {
+                tier,
+                kind: line.kind,
+                text: line.text.to_string(),
+                resilient: line.resilient.clone(),
+                fuzzy: line.fuzzy.clone(),
+            });
         }
     }
     out
+}
+
+/// True when `text` holds a character that fuzzy folding drops (a backtick,
+/// a zero-width space, a byte-order mark).
+pub fn has_dropped_chars(text: &str) -> bool {
+    text.contains(['`', '\u{200B}', '\u{FEFF}'])
 }
 
 /// Searches the source in one pass for every case-sensitive needle and in
@@ -301,6 +362,34 @@ mod tests {
         assert_eq!(word_token("let total_count = 1"), Some("total_count"));
         assert_eq!(word_token("} ) ;"), None);
         assert_eq!(caseless_fragment("v0016798863"), Some("0016798863"));
+        let line = |text: &'static str| OldLine {
+            kind: LineKind::Context,
+            text,
+            resilient: crate::locate::normalize::resilient_key(text),
+            fuzzy: crate::locate::normalize::fuzzy_key(text),
+            blank: false,
+        };
+        let plain = Some(Needle::Plain("_1234567".into()));
+        // Without dropped characters anywhere, one run serves every tier.
+        for tier in [Tier::Exact, Tier::Resilient, Tier::Fuzzy] {
+            assert_eq!(Needle::of(&line("let v = A_1234567;"), tier, false), plain);
+        }
+        // A file with backticks: the fuzzy tiers have no sound needle; the
+        // exact and resilient ones still do (a matching line is the patch
+        // line, up to blanks).
+        assert_eq!(
+            Needle::of(&line("let v = A_1234567;"), Tier::Fuzzy, true),
+            None
+        );
+        assert_eq!(
+            Needle::of(&line("let v = A_1234567;"), Tier::Exact, true),
+            plain
+        );
+        // A patch line whose run a backtick splits: its whole text instead.
+        assert_eq!(
+            Needle::of(&line("let v = a_123`4567;"), Tier::Exact, true),
+            Some(Needle::Line("let v = a_123`4567;".into()))
+        );
         assert_eq!(caseless_fragment("max_len_2"), None);
         assert_eq!(caseless_fragment("total_count"), None);
     }
