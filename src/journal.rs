@@ -57,6 +57,11 @@ pub struct JournalData {
     /// recovery finishes the run instead of undoing it.
     #[serde(default)]
     pub committed: bool,
+    /// Set before the run undoes itself after a failure: recovery then
+    /// finishes the undoing whatever the index says (someone may have
+    /// rewritten the index since, e.g. `git status`).
+    #[serde(default)]
+    pub rolling_back: bool,
 }
 
 /// Where a run keeps its journal and what it must record beyond the files.
@@ -250,11 +255,12 @@ pub fn recover(path: &Path) -> Result<Option<Recovery>, JournalError> {
             pid: data.pid,
         });
     }
-    let committed = data.committed
-        || data
-            .index
-            .as_ref()
-            .is_some_and(|(index, sum)| index_checksum(index).unwrap_or_default() != *sum);
+    let committed = !data.rolling_back
+        && (data.committed
+            || data
+                .index
+                .as_ref()
+                .is_some_and(|(index, sum)| index_checksum(index).unwrap_or_default() != *sum));
     let outcome = if committed {
         roll_forward(&data)
     } else {
@@ -422,6 +428,7 @@ mod tests {
             created_dirs: vec![],
             root: d.to_path_buf(),
             committed: false,
+            rolling_back: false,
         };
         let journal = d.join("journal");
         write(&journal, &data).unwrap();
@@ -458,6 +465,7 @@ mod tests {
             created_dirs: vec![],
             root: d.to_path_buf(),
             committed: false,
+            rolling_back: false,
         };
         fs::write(d.join("index.lock"), "stale").unwrap();
         let journal = d.join("journal");
@@ -470,6 +478,37 @@ mod tests {
         assert!(!d.join(".a.txt.backup").exists());
         assert!(!d.join("index.lock").exists());
         assert!(!journal.exists());
+    }
+
+    #[test]
+    fn a_run_that_was_rolling_back_is_rolled_back_even_if_the_index_changed() {
+        // The run failed and began undoing itself; then someone rewrote the
+        // index (`git status`). Recovery must finish the undoing.
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        fs::write(d.join("index"), [7u8; 40]).unwrap();
+        let before = index_checksum(&d.join("index")).unwrap();
+        fs::write(d.join("index"), [8u8; 40]).unwrap();
+        fs::write(d.join("a.txt"), "new a").unwrap();
+        fs::write(d.join(".a.txt.backup"), "old a").unwrap();
+        let data = JournalData {
+            version: VERSION,
+            pid: u32::MAX,
+            lock: None,
+            index: Some((d.join("index"), before)),
+            entries: vec![entry(d, "a.txt", true, true)],
+            created_dirs: vec![],
+            root: d.to_path_buf(),
+            committed: false,
+            rolling_back: true,
+        };
+        let journal = d.join("journal");
+        write(&journal, &data).unwrap();
+        assert_eq!(
+            recover(&journal).unwrap(),
+            Some(Recovery::RolledBack { files: 1 })
+        );
+        assert_eq!(fs::read(d.join("a.txt")).unwrap(), b"old a");
     }
 
     #[test]
@@ -486,6 +525,7 @@ mod tests {
             created_dirs: vec![],
             root: dir.path().to_path_buf(),
             committed: false,
+            rolling_back: false,
         };
         write(&journal, &data).unwrap();
         assert!(matches!(

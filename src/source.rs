@@ -169,6 +169,9 @@ impl SparseLines<'_> {
     }
 
     fn line_of_offset(&self, bytes: &[u8], offset: usize) -> usize {
+        if self.count() == 0 {
+            return 0;
+        }
         let number = (offset / self.block).min(self.blocks().saturating_sub(1));
         let first = self.before.get(number).copied().unwrap_or(0);
         self.with_block(bytes, number, |block| {
@@ -495,6 +498,13 @@ mod tests {
                 assert_same_lines(text, stride);
             }
         }
+    }
+
+    #[test]
+    fn an_empty_sparse_source_maps_every_offset_to_line_zero() {
+        let index = sparse(b"", 4);
+        let src = SourceText::with_index(b"", &index);
+        assert_eq!((src.len(), src.line_of_offset(0)), (0, 0));
     }
 
     #[test]

@@ -160,3 +160,20 @@ fn a_backtick_inside_a_line_does_not_hide_the_better_match() {
     lines[1_001] = "    let v = 0;".to_string();
     assert_eq!(read(dir.path()), join(&lines, "\n").into_bytes());
 }
+
+#[test]
+fn a_kelvin_sign_does_not_hide_a_fuzzy_match() {
+    // U+212A KELVIN SIGN lower-cases to ASCII `k`: to the fuzzy tier both
+    // lines read `ok_limit = 5`, though a case-insensitive search of the
+    // raw bytes for `ok_limit` finds only the second. Both are as good: the
+    // hunk is ambiguous, not the second's.
+    let mut lines = lines();
+    lines[2_000] = "o\u{212A}_limit = 5".to_string();
+    lines[LINES - 2_000] = "ok_limit = 5".to_string();
+    let before = join(&lines, "\n");
+    let patch = "--- a/f.rs\n+++ b/f.rs\n@@\n-OK_LIMIT = 5\n+OK_LIMIT = 6\n";
+    let (dir, code, out) = run(before.as_bytes(), patch);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("ambiguous"), "{out}");
+    assert_eq!(read(dir.path()), before.into_bytes());
+}

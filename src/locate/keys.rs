@@ -3,7 +3,7 @@
 
 use super::Tier;
 use super::normalize::{LineMatch, fuzzy_key, keys_match, resilient_key};
-use super::prefilter::{Announced, Needle};
+use super::prefilter::{Announced, Needle, UNSEEN_BY_RAW_SEARCH};
 use crate::model::{Hunk, LineKind};
 use crate::source::SourceText;
 use std::borrow::Cow;
@@ -72,9 +72,9 @@ impl<'s> FileKeys<'s> {
         std::mem::take(&mut *self.later.borrow_mut())
     }
 
-    /// True when the file holds a character that fuzzy folding drops (a
-    /// backtick, a zero-width space, a byte-order mark after the first one):
-    /// looked for once, on the first search that needs to know.
+    /// True when the file holds one of [`UNSEEN_BY_RAW_SEARCH`] (a
+    /// byte-order mark counts only after the first bytes): looked for once,
+    /// on the first search that needs to know.
     pub fn has_dropped_chars(&self) -> bool {
         *self.dropped.get_or_init(|| {
             let bytes = self.source.bytes();
@@ -83,9 +83,10 @@ impl<'s> FileKeys<'s> {
             } else {
                 bytes
             };
-            memchr::memchr(b'`', body).is_some()
-                || memchr::memmem::find(body, "\u{200B}".as_bytes()).is_some()
-                || memchr::memmem::find(body, "\u{FEFF}".as_bytes()).is_some()
+            UNSEEN_BY_RAW_SEARCH.iter().any(|c| {
+                let mut buf = [0; 4];
+                memchr::memmem::find(body, c.encode_utf8(&mut buf).as_bytes()).is_some()
+            })
         })
     }
 

@@ -10,7 +10,8 @@
 //! * shared by all tiers: the longest run of digits and `_` (6 or more)
 //!   inside the longest word of the line's fuzzy key. Such a run has no case,
 //!   and folding changes no digit or `_`; but folding *drops* backticks,
-//!   zero-width spaces and byte-order marks, which can join two runs. So the
+//!   zero-width spaces and byte-order marks, which can join two runs, and
+//!   lower-cases two non-ASCII letters to ASCII ones (`UNSEEN_BY_RAW_SEARCH`). So the
 //!   run serves the exact and resilient tiers when the patch line has none of
 //!   those characters (a line matching it then has none there either), and
 //!   the fuzzy tiers only when the file has none at all;
@@ -159,10 +160,16 @@ pub fn anchors_of(old: &[OldLine]) -> Vec<Announced> {
     out
 }
 
-/// True when `text` holds a character that fuzzy folding drops (a backtick,
-/// a zero-width space, a byte-order mark).
+/// Characters the fuzzy key does not keep byte for byte in a way a raw
+/// search can see: the ones folding drops (a backtick, a zero-width space,
+/// a byte-order mark), which can join two runs, and the two non-ASCII
+/// letters whose lower case holds an ASCII letter (KELVIN SIGN to `k`,
+/// capital I with dot to `i` and a combining dot).
+pub const UNSEEN_BY_RAW_SEARCH: [char; 5] = ['`', '\u{200B}', '\u{FEFF}', '\u{212A}', '\u{0130}'];
+
+/// True when `text` holds one of [`UNSEEN_BY_RAW_SEARCH`].
 pub fn has_dropped_chars(text: &str) -> bool {
-    text.contains(['`', '\u{200B}', '\u{FEFF}'])
+    text.contains(UNSEEN_BY_RAW_SEARCH)
 }
 
 /// Searches the source in one pass for every case-sensitive needle and in

@@ -242,8 +242,19 @@ pub enum CommitError {
     },
 }
 
-/// Puts back what a failed commit changed (test builds can make it fail).
-fn undo(data: &JournalData) -> io::Result<()> {
+/// Puts back what a failed commit changed, first marking the journal (if
+/// any) as rolling back, so that recovery finishes the undoing if this
+/// fails (test builds can make it fail).
+fn undo(data: &JournalData, journal: Option<&Path>) -> io::Result<()> {
+    if let Some(path) = journal {
+        let marked = JournalData {
+            rolling_back: true,
+            ..data.clone()
+        };
+        // Undoing goes ahead even if the mark cannot be written (a full
+        // disk): the files matter more than the note.
+        let _ = journal::write(path, &marked);
+    }
     #[cfg(test)]
     tests::maybe_fail_undo()?;
     journal::roll_back(data).map(drop)
@@ -310,7 +321,7 @@ impl Committed {
     /// Puts every file back as it was before the commit.
     /// If that fails, the journal is kept for the next run to retry.
     pub fn roll_back(self) -> io::Result<()> {
-        undo(&self.data)?;
+        undo(&self.data, self.journal.as_deref())?;
         if let Some(path) = &self.journal {
             journal::remove(path)?;
         }
@@ -373,6 +384,7 @@ pub fn commit_with_progress(
         created_dirs: Vec::new(),
         root: root.to_path_buf(),
         committed: false,
+        rolling_back: false,
     };
     let mut created = Vec::new();
     let mut known_dirs = HashSet::new();
@@ -395,7 +407,8 @@ pub fn commit_with_progress(
     }
     data.created_dirs = created;
     let journal = spec.map(|s| s.path.clone());
-    let fail = |data: &JournalData, path: &Path, e: io::Error| match undo(data) {
+    let fail = |data: &JournalData, path: &Path, e: io::Error| match undo(data, journal.as_deref())
+    {
         Ok(()) => {
             if let Some(j) = &journal {
                 let _ = journal::remove(j);
