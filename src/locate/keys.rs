@@ -83,10 +83,17 @@ impl<'s> FileKeys<'s> {
             } else {
                 bytes
             };
-            UNSEEN_BY_RAW_SEARCH.iter().any(|c| {
-                let mut buf = [0; 4];
-                memchr::memmem::find(body, c.encode_utf8(&mut buf).as_bytes()).is_some()
-            })
+            // One pass for the first bytes of the five characters (`\x60`,
+            // `\xE2`, `\xEF`), one for the last (`\xC4`); each hit is
+            // checked. Plain ASCII has none of these bytes.
+            let at = |i: usize| {
+                UNSEEN_BY_RAW_SEARCH.iter().any(|c| {
+                    let mut buf = [0; 4];
+                    body[i..].starts_with(c.encode_utf8(&mut buf).as_bytes())
+                })
+            };
+            memchr::memchr3_iter(b'`', 0xE2, 0xEF, body).any(at)
+                || memchr::memchr_iter(0xC4, body).any(at)
         })
     }
 
