@@ -447,15 +447,15 @@ mod tests {
         assert_eq!(fs::read(d.join("gone.txt")).unwrap(), b"gone");
     }
 
-    #[test]
-    fn a_changed_index_checksum_rolls_forward() {
-        let dir = tempfile::tempdir().unwrap();
-        let d = dir.path();
+    /// A killed `--index` run in `d`: `a.txt` replaced (its backup holds the
+    /// original), the index changed since the run began, a stale lock.
+    fn run_with_changed_index(d: &Path, rolling_back: bool) -> PathBuf {
         fs::write(d.join("index"), [7u8; 40]).unwrap();
         let before = index_checksum(&d.join("index")).unwrap();
         fs::write(d.join("index"), [8u8; 40]).unwrap();
         fs::write(d.join("a.txt"), "new a").unwrap();
         fs::write(d.join(".a.txt.backup"), "old a").unwrap();
+        fs::write(d.join("index.lock"), "stale").unwrap();
         let data = JournalData {
             version: VERSION,
             pid: u32::MAX,
@@ -465,11 +465,18 @@ mod tests {
             created_dirs: vec![],
             root: d.to_path_buf(),
             committed: false,
-            rolling_back: false,
+            rolling_back,
         };
-        fs::write(d.join("index.lock"), "stale").unwrap();
         let journal = d.join("journal");
         write(&journal, &data).unwrap();
+        journal
+    }
+
+    #[test]
+    fn a_changed_index_checksum_rolls_forward() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let journal = run_with_changed_index(d, false);
         assert_eq!(
             recover(&journal).unwrap(),
             Some(Recovery::RolledForward { files: 1 })
@@ -486,24 +493,7 @@ mod tests {
         // index (`git status`). Recovery must finish the undoing.
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
-        fs::write(d.join("index"), [7u8; 40]).unwrap();
-        let before = index_checksum(&d.join("index")).unwrap();
-        fs::write(d.join("index"), [8u8; 40]).unwrap();
-        fs::write(d.join("a.txt"), "new a").unwrap();
-        fs::write(d.join(".a.txt.backup"), "old a").unwrap();
-        let data = JournalData {
-            version: VERSION,
-            pid: u32::MAX,
-            lock: None,
-            index: Some((d.join("index"), before)),
-            entries: vec![entry(d, "a.txt", true, true)],
-            created_dirs: vec![],
-            root: d.to_path_buf(),
-            committed: false,
-            rolling_back: true,
-        };
-        let journal = d.join("journal");
-        write(&journal, &data).unwrap();
+        let journal = run_with_changed_index(d, true);
         assert_eq!(
             recover(&journal).unwrap(),
             Some(Recovery::RolledBack { files: 1 })

@@ -77,6 +77,24 @@ fn commit_writes_every_file() {
     assert_eq!(fs::read(&b).unwrap(), b"made");
 }
 
+/// Edits `a` ("old" to "new") and `b` ("b" to "new b").
+fn two_edits(a: &Path, b: &Path) -> [FileChange<'static>; 2] {
+    [
+        FileChange::Write {
+            path: a.to_path_buf(),
+            content: WriteContent::Bytes(b"new"),
+            expect: Expect::Content(b"old"),
+            mode: None,
+        },
+        FileChange::Write {
+            path: b.to_path_buf(),
+            content: WriteContent::Bytes(b"new b"),
+            expect: Expect::Content(b"b"),
+            mode: None,
+        },
+    ]
+}
+
 #[test]
 fn a_failed_rename_restores_replaced_files() {
     let dir = tempfile::tempdir().unwrap();
@@ -85,24 +103,7 @@ fn a_failed_rename_restores_replaced_files() {
     let b = dir.path().join("b.txt");
     fs::write(&b, "b").unwrap();
     FAIL_ON.with(|f| *f.borrow_mut() = Some(b.clone()));
-    let err = commit(
-        &[
-            FileChange::Write {
-                path: a.clone(),
-                content: WriteContent::Bytes(b"new"),
-                expect: Expect::Content(b"old"),
-                mode: None,
-            },
-            FileChange::Write {
-                path: b.clone(),
-                content: WriteContent::Bytes(b"new b"),
-                expect: Expect::Content(b"b"),
-                mode: None,
-            },
-        ],
-        dir.path(),
-        None,
-    );
+    let err = commit(&two_edits(&a, &b), dir.path(), None);
     FAIL_ON.with(|f| *f.borrow_mut() = None);
     assert!(err.is_err());
     assert_eq!(fs::read(&a).unwrap(), b"old");
@@ -219,24 +220,7 @@ fn a_failed_roll_back_keeps_the_journal_and_recovery_finishes_it() {
     };
     FAIL_ON.with(|f| *f.borrow_mut() = Some(b.clone()));
     FAIL_UNDO.with(|f| f.set(true));
-    let err = commit(
-        &[
-            FileChange::Write {
-                path: a.clone(),
-                content: WriteContent::Bytes(b"new"),
-                expect: Expect::Content(b"old"),
-                mode: None,
-            },
-            FileChange::Write {
-                path: b.clone(),
-                content: WriteContent::Bytes(b"new b"),
-                expect: Expect::Content(b"b"),
-                mode: None,
-            },
-        ],
-        dir.path(),
-        Some(&spec),
-    );
+    let err = commit(&two_edits(&a, &b), dir.path(), Some(&spec));
     FAIL_ON.with(|f| *f.borrow_mut() = None);
     FAIL_UNDO.with(|f| f.set(false));
     let Err(CommitError::Unfinished { journal, .. }) = &err else {
