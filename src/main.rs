@@ -106,6 +106,7 @@ fn invocation(cli: &Cli, matches: &ArgMatches) -> Result<Invocation, String> {
                 similarity_scan_limit: cli
                     .scan_limit
                     .unwrap_or(MatchOptions::default().similarity_scan_limit),
+                ..MatchOptions::default()
             },
             directory: cli.directory.clone(),
             path_rules: rules

@@ -10,13 +10,9 @@ use std::borrow::Cow;
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 
-/// Files with more lines than this get their keys computed line by line on
-/// demand (with the prefilter choosing which lines), never all at once.
-pub const DENSE_LIMIT: usize = 200_000;
-
 /// The lines of a target file with their normalised keys.
 ///
-/// For files up to [`DENSE_LIMIT`] lines, each tier's keys are computed for
+/// For files up to `MatchOptions::prefilter_above_lines` lines, each tier's keys are computed for
 /// all lines on first use; larger files compute a key only when a line is
 /// compared, so memory stays independent of the file's size.
 pub struct FileKeys<'s> {
@@ -36,11 +32,13 @@ pub struct FileKeys<'s> {
 }
 
 impl<'s> FileKeys<'s> {
-    /// Wraps a source; keys are computed on first use.
-    pub fn new(source: &'s SourceText<'s>) -> Self {
+    /// Wraps a source; keys are computed on first use, for every line at
+    /// once up to `dense_limit` lines, else line by line behind the
+    /// prefilter.
+    pub fn new(source: &'s SourceText<'s>, dense_limit: usize) -> Self {
         FileKeys {
             source,
-            dense: source.len() <= DENSE_LIMIT,
+            dense: source.len() <= dense_limit,
             texts: OnceCell::new(),
             resilient: OnceCell::new(),
             fuzzy: OnceCell::new(),

@@ -91,7 +91,7 @@ pub(crate) fn locate_hunks(
     options: &MatchOptions,
     pins: &[usize],
 ) -> Vec<Result<Located, Failure>> {
-    let keys = FileKeys::new(source);
+    let keys = FileKeys::new(source, options.prefilter_above_lines);
     if !keys.is_dense() {
         keys.announce(
             hunks

@@ -156,6 +156,11 @@ pub struct MatchOptions {
     pub max_tier: Tier,
     /// Files longer than this get a similarity search only around a line hint.
     pub similarity_scan_limit: usize,
+    /// Files with more lines than this are searched through the prefilter
+    /// (needles searched in the raw bytes, see `docs/matching.md`) instead
+    /// of line by line. It changes speed only, never the outcome: tests run
+    /// both ways and compare.
+    pub prefilter_above_lines: usize,
 }
 
 impl Default for MatchOptions {
@@ -164,6 +169,7 @@ impl Default for MatchOptions {
             similarity_threshold: 0.9,
             max_tier: Tier::Similarity,
             similarity_scan_limit: 20_000,
+            prefilter_above_lines: 200_000,
         }
     }
 }

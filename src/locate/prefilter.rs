@@ -23,7 +23,7 @@
 //!   characters. A file with them is scanned line by line under the fuzzy
 //!   tiers.
 //!
-//! Small files (see [`super::keys::DENSE_LIMIT`]) are scanned line by line
+//! Small files (`MatchOptions::prefilter_above_lines`) are scanned line by line
 //! instead; there the prefilter would cost more than it saves.
 
 use super::Tier;

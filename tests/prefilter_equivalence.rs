@@ -1,0 +1,107 @@
+//! The prefilter that large files go through may change how fast a hunk is
+//! found, never where: a differential property test applies random drifted
+//! hunks to random files twice, once line by line and once through the
+//! prefilter (`MatchOptions::prefilter_above_lines` set to 0), and requires
+//! the same outcome. The files are built from lines that share digit runs
+//! and words, with case changes, backticks and KELVIN SIGNs mixed in: the
+//! characters that once let the prefilter miss the better match (H10, H11 in
+//! `docs/reliability.md`).
+
+use git_fuzzy_apply::locate::MatchOptions;
+use git_fuzzy_apply::{ApplyOptions, TextApplyError, apply_to_text};
+use proptest::prelude::*;
+
+/// One file line from a small vocabulary: many lines share a digit run or a
+/// word, some differ from others only in case or in a dropped character.
+fn file_line() -> impl Strategy<Value = String> {
+    (0usize..9, 0u32..4).prop_map(|(shape, n)| {
+        let run = 1_234_560 + n;
+        match shape {
+            0 => format!("    let value_{run} = compute({n});"),
+            1 => format!("    LET VALUE_{run} = COMPUTE({n});"),
+            2 => format!("    let value_{} = compute({n});", insert_backtick(run)),
+            3 => format!("fn ok_limit_{n}() {{"),
+            4 => format!("fn o\u{212A}_limit_{n}() {{"),
+            5 => "}".to_string(),
+            6 => String::new(),
+            7 => format!("    // note {n}: `value` stays"),
+            _ => format!("    return total_{n};"),
+        }
+    })
+}
+
+fn insert_backtick(run: u32) -> String {
+    let digits = run.to_string();
+    format!("{}`{}", &digits[..3], &digits[3..])
+}
+
+/// How a patch line drifts from the file line it was copied from.
+fn drift(line: &str, how: u8) -> String {
+    match how % 6 {
+        0 => line.to_uppercase(),
+        1 => line.to_lowercase(),
+        2 => line.replace('`', ""),
+        3 => format!("{}  ", line.replace("    ", "\t")),
+        4 => line.replace('\u{212A}', "k"),
+        _ => line.to_string(),
+    }
+}
+
+fn options(prefilter_above_lines: usize) -> ApplyOptions {
+    ApplyOptions {
+        matching: MatchOptions {
+            prefilter_above_lines,
+            ..MatchOptions::default()
+        },
+        ..ApplyOptions::default()
+    }
+}
+
+/// The outcome reduced to what must not differ: the bytes, or the reason.
+fn outcome(result: Result<Vec<u8>, TextApplyError>) -> Result<Vec<u8>, String> {
+    result.map_err(|e| match e {
+        TextApplyError::Hunk { code, .. } => code.to_string(),
+        other => other.to_string(),
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_prefilter_changes_no_outcome(
+        lines in prop::collection::vec(file_line(), 8..80),
+        start in any::<prop::sample::Index>(),
+        len in 1usize..5,
+        removed in any::<prop::sample::Index>(),
+        drifts in prop::collection::vec(any::<u8>(), 5),
+        hint in prop::option::of(0usize..100),
+    ) {
+        let file: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let start = start.index(lines.len());
+        let block = &lines[start..(start + len).min(lines.len())];
+        let removed = removed.index(block.len());
+        let header = match hint {
+            Some(at) => format!("@@ -{at},{} +{at},{} @@", block.len(), block.len()),
+            None => "@@".to_string(),
+        };
+        let mut patch = format!("--- a/f.rs\n+++ b/f.rs\n{header}\n");
+        for (k, line) in block.iter().enumerate() {
+            let text = drift(line, drifts[k]);
+            if k == removed {
+                patch.push_str(&format!("-{text}\n+    changed();\n"));
+            } else {
+                patch.push_str(&format!(" {text}\n"));
+            }
+        }
+        let line_by_line = outcome(apply_to_text(patch.as_bytes(), file.as_bytes(), &options(usize::MAX)));
+        let prefiltered = outcome(apply_to_text(patch.as_bytes(), file.as_bytes(), &options(0)));
+        prop_assert_eq!(
+            &prefiltered,
+            &line_by_line,
+            "patch:\n{}\nfile:\n{}",
+            patch,
+            file
+        );
+    }
+}
