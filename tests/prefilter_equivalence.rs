@@ -104,4 +104,36 @@ proptest! {
             file
         );
     }
+
+    /// The same for Codex patches, whose `@@` anchor lines are searched
+    /// through the prefilter too.
+    #[test]
+    fn the_prefilter_changes_no_codex_outcome(
+        lines in prop::collection::vec(file_line(), 8..80),
+        anchor in any::<prop::sample::Index>(),
+        gap in 0usize..4,
+        len in 1usize..4,
+        drifts in prop::collection::vec(any::<u8>(), 5),
+    ) {
+        let file: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let anchor = anchor.index(lines.len());
+        let start = (anchor + 1 + gap).min(lines.len() - 1);
+        let block = &lines[start..(start + len).min(lines.len())];
+        let mut patch = format!(
+            "*** Begin Patch\n*** Update File: f.rs\n@@ {}\n",
+            drift(&lines[anchor], drifts[4]).trim()
+        );
+        for (k, line) in block.iter().enumerate() {
+            let text = drift(line, drifts[k]);
+            if k + 1 == block.len() {
+                patch.push_str(&format!("-{text}\n+    changed();\n"));
+            } else {
+                patch.push_str(&format!(" {text}\n"));
+            }
+        }
+        patch.push_str("*** End Patch\n");
+        let line_by_line = outcome(apply_to_text(patch.as_bytes(), file.as_bytes(), &options(usize::MAX)));
+        let prefiltered = outcome(apply_to_text(patch.as_bytes(), file.as_bytes(), &options(0)));
+        prop_assert_eq!(&prefiltered, &line_by_line, "patch:\n{}\nfile:\n{}", patch, file);
+    }
 }
