@@ -13,7 +13,7 @@
 //! ```
 
 use super::{FileReport, FileStatus, HunkOutcome, HunkReport, Report};
-use crate::locate::Reason;
+use crate::locate::{NearMatch, Reason};
 use std::fmt::Write;
 
 /// Renders what was done (or would be, with `--check`), one line per file and hunk.
@@ -93,7 +93,9 @@ fn hunk_line(hunk: &HunkReport) -> String {
 }
 
 /// Renders every problem: one `error:` line each, naming file, hunk and patch line,
-/// then the expected lines and the closest lines of the file. With `color`,
+/// then the lines the patch expects side by side with the closest lines of
+/// the file (marked ` ` same, `~` same but for blanks or case, `!` differ),
+/// or the expected lines alone when nothing came close. With `color`,
 /// `error:` is red (for a terminal).
 ///
 /// ```
@@ -125,6 +127,67 @@ pub fn errors(report: &Report, color: bool) -> String {
     out
 }
 
+/// Lines of a failed hunk shown at most.
+const SHOWN_LINES: usize = 12;
+
+/// Width of the patch column of the side-by-side view (longer lines are cut
+/// with `…`).
+const PATCH_COLUMN: usize = 40;
+
+/// The hunk's old lines beside the closest lines of the file, one pair per
+/// row: ` ` between lines that are the same, `~` between lines that are the
+/// same but for blanks or case, `!` between lines that differ.
+fn side_by_side(out: &mut String, expected: &[String], near: &NearMatch, file: &str) {
+    let shown = |line: &str| line.replace('\t', "    ");
+    let width = expected
+        .iter()
+        .take(SHOWN_LINES)
+        .map(|l| shown(l).chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(8, PATCH_COLUMN);
+    let _ = writeln!(out, "  {:<width$}   {file}:", "the patch expects");
+    let rows = expected.len().max(near.lines.len()).min(SHOWN_LINES);
+    for i in 0..rows {
+        let left = expected.get(i).map(|l| shown(l)).unwrap_or_default();
+        let left = if left.chars().count() > width {
+            let cut: String = left.chars().take(width - 1).collect();
+            format!("{cut}\u{2026}")
+        } else {
+            left
+        };
+        let right = near.lines.get(i);
+        let mark = match (expected.get(i), right) {
+            (Some(a), Some(b)) if a == b => ' ',
+            (Some(a), Some(b)) if loosely_equal(a, b) => '~',
+            _ => '!',
+        };
+        match right {
+            Some(line) => {
+                let _ = writeln!(
+                    out,
+                    "  {left:<width$} {mark} {:>5} | {line}",
+                    near.start_line + i
+                );
+            }
+            None => {
+                let _ = writeln!(out, "  {left:<width$} {mark}");
+            }
+        }
+    }
+}
+
+/// The same line but for blanks and case.
+fn loosely_equal(a: &str, b: &str) -> bool {
+    let squeeze = |s: &str| {
+        s.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    squeeze(a) == squeeze(b)
+}
+
 fn file_errors(file: &FileReport, out: &mut String) {
     if let Some(p) = &file.error {
         let _ = writeln!(out, "error: {} [{}]", p.message, p.code);
@@ -136,32 +199,87 @@ fn file_errors(file: &FileReport, out: &mut String) {
             "error: {}: hunk {} (patch line {}): {} [{}]",
             file.path, hunk.index, hunk.patch_line, f.message, f.code
         );
-        let _ = writeln!(out, "  expected:");
-        for line in f.expected.iter().take(12) {
-            let _ = writeln!(out, "    | {line}");
-        }
-        if let Some(near) = &f.near_match {
-            // A context_not_found message already names the closest lines
-            // and their similarity.
-            if f.code == Reason::ContextNotFound {
-                let _ = writeln!(out, "  {} has:", file.path);
-            } else {
-                let _ = writeln!(
-                    out,
-                    "  {} has ({:.0}% similar):",
-                    file.path,
-                    near.similarity * 100.0
-                );
+        match &f.near_match {
+            Some(near) => {
+                // A context_not_found message already names the closest
+                // lines and their similarity.
+                let score = if f.code == Reason::ContextNotFound {
+                    String::new()
+                } else {
+                    format!(" ({:.0}% similar)", near.similarity * 100.0)
+                };
+                side_by_side(out, &f.expected, near, &format!("{}{score}", file.path));
             }
-            for (i, line) in near.lines.iter().enumerate().take(12) {
-                let _ = writeln!(out, "  {:>5} | {line}", near.start_line + i);
-            }
-            if let Some((patch_line, file_line)) = &near.first_difference {
-                let _ = writeln!(
-                    out,
-                    "  first difference: patch `{patch_line}` vs file line {file_line}"
-                );
+            None => {
+                let _ = writeln!(out, "  expected:");
+                for line in f.expected.iter().take(SHOWN_LINES) {
+                    let _ = writeln!(out, "    | {line}");
+                }
             }
         }
+        if let Some(near) = &f.near_match
+            && let Some((patch_line, file_line)) = &near.first_difference
+        {
+            let _ = writeln!(
+                out,
+                "  first difference: patch `{patch_line}` vs file line {file_line}"
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn side_by_side_marks_same_loosely_same_and_different_lines() {
+        let expected: Vec<String> = ["fn main() {", "    LET X = 1;", "    old();", "}"]
+            .map(String::from)
+            .to_vec();
+        let near = NearMatch {
+            start_line: 7,
+            lines: ["fn main() {", "    let x = 1;", "    new();"]
+                .map(String::from)
+                .to_vec(),
+            similarity: 0.8,
+            first_difference: None,
+        };
+        let mut out = String::new();
+        side_by_side(&mut out, &expected, &near, "m.rs");
+        let rows: Vec<&str> = out.lines().collect();
+        assert_eq!(rows.len(), 5, "{out}");
+        assert!(rows[0].contains("the patch expects") && rows[0].ends_with("m.rs:"));
+        // The mark stands after the patch column (14 wide: its longest line).
+        let marks: Vec<_> = rows[1..]
+            .iter()
+            .map(|r| r.chars().nth(2 + 14 + 1))
+            .collect();
+        assert_eq!(marks, [Some(' '), Some('~'), Some('!'), Some('!')], "{out}");
+        assert!(rows[1].ends_with("7 | fn main() {"), "{out}");
+        assert!(rows[3].ends_with("9 |     new();"), "{out}");
+        // The patch has a line more than the file's block: no file column.
+        assert!(
+            rows[4].trim_end().ends_with('!') && !rows[4].contains('|'),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn long_patch_lines_are_cut_to_the_column() {
+        let expected = vec!["x".repeat(100)];
+        let near = NearMatch {
+            start_line: 1,
+            lines: vec!["y".into()],
+            similarity: 0.1,
+            first_difference: None,
+        };
+        let mut out = String::new();
+        side_by_side(&mut out, &expected, &near, "f");
+        let row = out.lines().nth(1).unwrap();
+        assert!(
+            row.contains(&format!("{}\u{2026} !", "x".repeat(PATCH_COLUMN - 1))),
+            "{out}"
+        );
     }
 }
