@@ -543,10 +543,12 @@ fn stage(path: &Path, staged: &Path, content: WriteContent, mode: Option<u32>) -
             out.flush()?;
         }
     }
-    let perms = match (mode, fs::metadata(path)) {
-        (Some(bits), _) => fs::Permissions::from_mode(bits & 0o777),
-        (None, Ok(meta)) => meta.permissions(),
-        (None, Err(_)) => fs::Permissions::from_mode(0o644),
+    // The target's own bits are asked for only when no mode is known (a
+    // `stat` a file saved).
+    let perms = match mode {
+        Some(bits) => fs::Permissions::from_mode(bits & 0o777),
+        None => fs::metadata(path)
+            .map_or_else(|_| fs::Permissions::from_mode(0o644), |m| m.permissions()),
     };
     file.set_permissions(perms)
 }
