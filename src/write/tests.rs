@@ -1,7 +1,7 @@
 //! Tests of rendering and of the all-or-nothing commit.
 
 use super::*;
-use crate::plan::Edit;
+use crate::plan::{Edit, NewLine};
 
 fn plan(edits: Vec<Edit>, final_newline: bool) -> FilePlan {
     FilePlan {

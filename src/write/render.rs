@@ -1,0 +1,148 @@
+//! Rendering: the original's unchanged runs (copied in one slice, or by
+//! the kernel from the file for long runs) with the plan's edits spliced
+//! in. Line terminators, a BOM and a missing final newline are kept unless
+//! the plan changes them.
+
+use crate::plan::{FilePlan, NewLine};
+use crate::source::SourceText;
+use std::fs;
+use std::io::{self, Write};
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Writes the edited file to `out`.
+pub fn render(source: &SourceText, plan: &FilePlan, out: &mut impl Write) -> io::Result<()> {
+    render_with(source, plan, out, None)
+}
+
+/// Where [`render_with`] copies long unchanged runs from.
+#[derive(Clone, Copy)]
+pub struct Bulk<'a> {
+    /// The file the source was read from: the kernel copies runs from it to
+    /// the output without passing them through this process
+    /// (`copy_file_range`).
+    pub from: &'a fs::File,
+    /// Called after every [`BULK_CHUNK`] bytes copied (to start their
+    /// writeback while the next chunk is copied).
+    pub chunk_copied: &'a dyn Fn(),
+}
+
+/// Writes the edited file to `out`; unchanged runs are copied from `bulk`
+/// when given.
+pub fn render_with<W: Write>(
+    source: &SourceText,
+    plan: &FilePlan,
+    out: &mut W,
+    bulk: Option<Bulk<'_>>,
+) -> io::Result<()> {
+    let mut writer = LineWriter {
+        out,
+        eol: source.dominant_eol(),
+        pending: None,
+        bulk,
+    };
+    if source.has_bom() {
+        writer.out.write_all(BOM)?;
+    }
+    let mut cursor = 0;
+    for edit in &plan.edits {
+        writer.copy_lines(source, cursor, edit.start)?;
+        for line in &edit.lines {
+            match line {
+                NewLine::Keep(j) => writer.line(source.line(*j), source.terminator(*j))?,
+                NewLine::Insert(text) => writer.line(text.as_bytes(), b"")?,
+            }
+        }
+        cursor = cursor.max(edit.end);
+    }
+    writer.copy_lines(source, cursor, source.len())?;
+    writer.finish(plan.final_newline)
+}
+
+/// Renders into a new buffer.
+pub fn render_to_vec(source: &SourceText, plan: &FilePlan) -> Vec<u8> {
+    let mut out = Vec::with_capacity(source.bytes().len() + 256);
+    // Writing to a Vec cannot fail.
+    let _ = render(source, plan, &mut out);
+    out
+}
+
+/// Runs shorter than this are written from memory rather than copied by the kernel.
+const BULK_COPY_MIN: usize = 64 * 1024;
+
+/// Long runs are copied in pieces of this size.
+pub const BULK_CHUNK: u64 = 64 * 1024 * 1024;
+
+/// Writes lines, holding back each line's terminator until the next line (or
+/// the end) decides whether it is needed.
+struct LineWriter<'w, W: Write> {
+    out: &'w mut W,
+    eol: &'static [u8],
+    /// Terminator owed by the last written line (empty: it had none).
+    pending: Option<&'static [u8]>,
+    bulk: Option<Bulk<'w>>,
+}
+
+/// The static form of a line terminator.
+fn terminator(t: &[u8]) -> &'static [u8] {
+    match t {
+        b"\r\n" => b"\r\n",
+        b"\n" => b"\n",
+        _ => b"",
+    }
+}
+
+impl<W: Write> LineWriter<'_, W> {
+    fn flush_pending(&mut self) -> io::Result<()> {
+        if let Some(term) = self.pending.take() {
+            self.out
+                .write_all(if term.is_empty() { self.eol } else { term })?;
+        }
+        Ok(())
+    }
+
+    fn line(&mut self, content: &[u8], term: &[u8]) -> io::Result<()> {
+        self.flush_pending()?;
+        self.out.write_all(content)?;
+        self.pending = Some(terminator(term));
+        Ok(())
+    }
+
+    /// Copies file lines `from..to` verbatim.
+    fn copy_lines(&mut self, source: &SourceText, from: usize, to: usize) -> io::Result<()> {
+        if from >= to {
+            return Ok(());
+        }
+        self.flush_pending()?;
+        let range = source.span(from).start..source.span(to - 1).content_end;
+        match self.bulk {
+            Some(bulk) if range.len() >= BULK_COPY_MIN => {
+                use std::io::{Read, Seek, SeekFrom};
+                let mut src = bulk.from;
+                src.seek(SeekFrom::Start(range.start as u64))?;
+                let mut left = range.len() as u64;
+                while left > 0 {
+                    let want = left.min(BULK_CHUNK);
+                    let copied = io::copy(&mut src.take(want), self.out)?;
+                    if copied != want {
+                        return Err(io::Error::other(
+                            "the file shrank while it was being copied",
+                        ));
+                    }
+                    left -= want;
+                    (bulk.chunk_copied)();
+                }
+            }
+            _ => self.out.write_all(&source.bytes()[range])?,
+        }
+        self.pending = Some(terminator(source.terminator(to - 1)));
+        Ok(())
+    }
+
+    fn finish(mut self, final_newline: bool) -> io::Result<()> {
+        if final_newline {
+            self.flush_pending()?;
+        }
+        Ok(())
+    }
+}
