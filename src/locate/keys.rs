@@ -9,6 +9,7 @@ use crate::source::SourceText;
 use std::borrow::Cow;
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// The lines of a target file with their normalised keys.
 ///
@@ -22,7 +23,7 @@ pub struct FileKeys<'s> {
     resilient: OnceCell<Vec<String>>,
     fuzzy: OnceCell<Vec<String>>,
     /// Lines found for each prefilter needle so far (large files).
-    hits: RefCell<HashMap<Needle, Vec<usize>>>,
+    hits: RefCell<HashMap<Needle, Rc<[usize]>>>,
     /// Lines whose needles are searched along with the first search.
     announced: RefCell<Vec<Announced>>,
     /// Needles left for a later search (case-folded ones).
@@ -81,8 +82,8 @@ impl<'s> FileKeys<'s> {
             } else {
                 bytes
             };
-            // One pass for the first bytes of the five characters (`\x60`,
-            // `\xE2`, `\xEF`), one for the last (`\xC4`); each hit is
+            // The five characters start with four distinct bytes: one pass
+            // for `\x60`, `\xE2` and `\xEF`, one for `\xC4`; each hit is
             // checked. Plain ASCII has none of these bytes.
             let at = |i: usize| {
                 UNSEEN_BY_RAW_SEARCH.iter().any(|c| {
@@ -95,14 +96,19 @@ impl<'s> FileKeys<'s> {
         })
     }
 
-    /// The lines found for `needle`, if it was searched.
-    pub fn cached_hits(&self, needle: &Needle) -> Option<Vec<usize>> {
+    /// The lines found for `needle`, if it was searched (shared, not copied).
+    pub fn cached_hits(&self, needle: &Needle) -> Option<Rc<[usize]>> {
         self.hits.borrow().get(needle).cloned()
+    }
+
+    /// True when `needle` was searched.
+    pub fn is_cached(&self, needle: &Needle) -> bool {
+        self.hits.borrow().contains_key(needle)
     }
 
     /// Keeps the lines found for `needle`.
     pub fn cache_hits(&self, needle: Needle, lines: Vec<usize>) {
-        self.hits.borrow_mut().insert(needle, lines);
+        self.hits.borrow_mut().insert(needle, lines.into());
     }
 
     /// Number of lines.

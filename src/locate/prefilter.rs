@@ -31,6 +31,7 @@ use super::keys::{FileKeys, OldLine};
 use crate::model::LineKind;
 use crate::source::SourceText;
 use aho_corasick::AhoCorasick;
+use std::rc::Rc;
 
 /// Tokens shorter than this are too common to narrow the search.
 const MIN_TOKEN: usize = 3;
@@ -51,24 +52,40 @@ impl Needle {
     /// a file that holds characters fuzzy folding drops when
     /// `file_has_dropped`; `None` when no needle is sound or long enough.
     pub fn of(line: &OldLine, tier: Tier, file_has_dropped: bool) -> Option<Needle> {
+        Needle::of_keys(
+            line.text,
+            &line.resilient,
+            &line.fuzzy,
+            tier,
+            file_has_dropped,
+        )
+    }
+
+    /// [`Needle::of`] for a line given by its text and keys.
+    fn of_keys(
+        text: &str,
+        resilient: &str,
+        fuzzy: &str,
+        tier: Tier,
+        file_has_dropped: bool,
+    ) -> Option<Needle> {
         let lenient = !matches!(tier, Tier::Exact | Tier::Resilient);
         let shared_sound = if lenient {
             !file_has_dropped
         } else {
-            !file_has_dropped || !has_dropped_chars(line.text)
+            !file_has_dropped || !has_dropped_chars(text)
         };
-        if shared_sound && let Some(fragment) = word_token(&line.fuzzy).and_then(caseless_fragment)
-        {
+        if shared_sound && let Some(fragment) = word_token(fuzzy).and_then(caseless_fragment) {
             return Some(Needle::Plain(fragment.into()));
         }
         match tier {
-            Tier::Exact => (!line.text.is_empty()).then(|| Needle::Line(line.text.to_string())),
-            Tier::Resilient => resilient_token(&line.resilient).map(|t| Needle::Plain(t.into())),
+            Tier::Exact => (!text.is_empty()).then(|| Needle::Line(text.to_string())),
+            Tier::Resilient => resilient_token(resilient).map(|t| Needle::Plain(t.into())),
             Tier::Fuzzy | Tier::Structural | Tier::Similarity => {
                 if file_has_dropped {
                     return None;
                 }
-                word_token(&line.fuzzy).map(|t| Needle::Folded(t.into()))
+                word_token(fuzzy).map(|t| Needle::Folded(t.into()))
             }
         }
     }
@@ -86,7 +103,7 @@ impl Needle {
 ///
 /// The first search of a file also searches, in the same pass, the needles
 /// of every line announced with [`FileKeys::announce`]; all results are kept.
-pub fn lines_matching(keys: &FileKeys, line: &OldLine, tier: Tier) -> Option<Vec<usize>> {
+pub fn lines_matching(keys: &FileKeys, line: &OldLine, tier: Tier) -> Option<Rc<[usize]>> {
     if keys.is_dense() {
         return None;
     }
@@ -106,7 +123,7 @@ pub fn lines_matching(keys: &FileKeys, line: &OldLine, tier: Tier) -> Option<Vec
         .collect();
     let (mut needles, later): (Vec<Needle>, Vec<Needle>) = announced
         .into_iter()
-        .filter(|n| keys.cached_hits(n).is_none())
+        .filter(|n| !keys.is_cached(n))
         .partition(|n| folded(n) == folded(&needle));
     keys.announce_needles(later);
     needles.push(needle.clone());
@@ -123,7 +140,6 @@ pub fn lines_matching(keys: &FileKeys, line: &OldLine, tier: Tier) -> Option<Vec
 #[derive(Debug, Clone)]
 pub struct Announced {
     tier: Tier,
-    kind: LineKind,
     text: String,
     resilient: String,
     fuzzy: String,
@@ -131,14 +147,13 @@ pub struct Announced {
 
 impl Announced {
     fn needle(&self, file_has_dropped: bool) -> Option<Needle> {
-        let line = OldLine {
-            kind: self.kind,
-            text: &self.text,
-            resilient: self.resilient.clone(),
-            fuzzy: self.fuzzy.clone(),
-            blank: self.text.trim().is_empty(),
-        };
-        Needle::of(&line, self.tier, file_has_dropped)
+        Needle::of_keys(
+            &self.text,
+            &self.resilient,
+            &self.fuzzy,
+            self.tier,
+            file_has_dropped,
+        )
     }
 }
 
@@ -150,7 +165,6 @@ pub fn anchors_of(old: &[OldLine]) -> Vec<Announced> {
         for (_, line) in anchor_lines(old, tier, 1) {
             out.push(Announced {
                 tier,
-                kind: line.kind,
                 text: line.text.to_string(),
                 resilient: line.resilient.clone(),
                 fuzzy: line.fuzzy.clone(),
@@ -327,7 +341,7 @@ pub fn starts(
     }
     let mut out: Vec<usize> = Vec::new();
     for (index, line) in anchors {
-        for hit in lines_matching(keys, line, tier)? {
+        for &hit in lines_matching(keys, line, tier)?.iter() {
             let base = hit.saturating_sub(index);
             let from = base.saturating_sub(before);
             let to = (base + after).min(keys.len().saturating_sub(1));
