@@ -177,3 +177,22 @@ fn a_kelvin_sign_does_not_hide_a_fuzzy_match() {
     assert!(out.contains("ambiguous"), "{out}");
     assert_eq!(read(dir.path()), before.into_bytes());
 }
+
+#[test]
+fn a_patch_line_with_a_backtick_is_found_by_the_exact_tier() {
+    // The first search of a file chooses its needles before it knows that
+    // the file holds characters fuzzy folding drops: here the run `_1234567`,
+    // which the backtick splits in the raw line. Once the search has seen
+    // the backtick, the needles are chosen again (the whole line), so the
+    // exact tier still finds its line rather than leaving it to a lenient
+    // tier.
+    let mut lines = lines();
+    lines[1_000] = "    let v = a_123`4567;".to_string();
+    let before = join(&lines, "\n");
+    let patch = "--- a/f.rs\n+++ b/f.rs\n@@\n-    let v = a_123`4567;\n+    let v = 0;\n";
+    let (dir, code, out) = run(before.as_bytes(), patch);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("L1001-L1001 via exact"), "{out}");
+    lines[1_000] = "    let v = 0;".to_string();
+    assert_eq!(read(dir.path()), join(&lines, "\n").into_bytes());
+}

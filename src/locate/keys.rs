@@ -3,7 +3,7 @@
 
 use super::Tier;
 use super::normalize::{LineMatch, fuzzy_key, keys_match, resilient_key};
-use super::prefilter::{Announced, Needle, UNSEEN_BY_RAW_SEARCH};
+use super::prefilter::{Announced, Needle};
 use crate::model::{Hunk, LineKind};
 use crate::source::SourceText;
 use std::borrow::Cow;
@@ -71,29 +71,18 @@ impl<'s> FileKeys<'s> {
         std::mem::take(&mut *self.later.borrow_mut())
     }
 
-    /// True when the file holds one of [`UNSEEN_BY_RAW_SEARCH`] (a
-    /// byte-order mark counts only after the first bytes): looked for once,
-    /// on the first search that needs to know.
-    pub fn has_dropped_chars(&self) -> bool {
-        *self.dropped.get_or_init(|| {
-            let bytes = self.source.bytes();
-            let body = if self.source.has_bom() {
-                &bytes[3..]
-            } else {
-                bytes
-            };
-            // The five characters start with four distinct bytes: one pass
-            // for `\x60`, `\xE2` and `\xEF`, one for `\xC4`; each hit is
-            // checked. Plain ASCII has none of these bytes.
-            let at = |i: usize| {
-                UNSEEN_BY_RAW_SEARCH.iter().any(|c| {
-                    let mut buf = [0; 4];
-                    body[i..].starts_with(c.encode_utf8(&mut buf).as_bytes())
-                })
-            };
-            memchr::memchr3_iter(b'`', 0xE2, 0xEF, body).any(at)
-                || memchr::memchr_iter(0xC4, body).any(at)
-        })
+    /// Whether the file holds one of [`UNSEEN_BY_RAW_SEARCH`] (a
+    /// byte-order mark counts only after the first bytes), once the first
+    /// search found out.
+    ///
+    /// [`UNSEEN_BY_RAW_SEARCH`]: super::prefilter::UNSEEN_BY_RAW_SEARCH
+    pub fn dropped_chars(&self) -> Option<bool> {
+        self.dropped.get().copied()
+    }
+
+    /// Records what the first search found out.
+    pub fn set_dropped_chars(&self, found: bool) {
+        let _ = self.dropped.set(found);
     }
 
     /// The lines found for `needle`, if it was searched (shared, not copied).

@@ -29,7 +29,6 @@
 use super::Tier;
 use super::keys::{FileKeys, OldLine};
 use crate::model::LineKind;
-use crate::source::SourceText;
 use aho_corasick::AhoCorasick;
 use std::rc::Rc;
 
@@ -107,7 +106,11 @@ pub fn lines_matching(keys: &FileKeys, line: &OldLine, tier: Tier) -> Option<Rc<
     if keys.is_dense() {
         return None;
     }
-    let dropped = keys.has_dropped_chars();
+    // Whether the file holds characters a raw search cannot see is found
+    // out by the first search, on the way: until then needles are chosen
+    // as if it held none (the usual case), and chosen again if it does.
+    let known = keys.dropped_chars();
+    let dropped = known.unwrap_or(false);
     let needle = Needle::of(line, tier, dropped)?;
     if let Some(hits) = keys.cached_hits(&needle) {
         return Some(hits);
@@ -115,8 +118,8 @@ pub fn lines_matching(keys: &FileKeys, line: &OldLine, tier: Tier) -> Option<Rc<
     // The announced needles searched the same way (case-sensitively or
     // not) join this search; the others wait for their own.
     let folded = |n: &Needle| matches!(n, Needle::Folded(_));
-    let announced: Vec<Needle> = keys
-        .take_announced()
+    let lines = keys.take_announced();
+    let announced: Vec<Needle> = lines
         .iter()
         .filter_map(|a| a.needle(dropped))
         .chain(keys.take_later_needles())
@@ -129,8 +132,17 @@ pub fn lines_matching(keys: &FileKeys, line: &OldLine, tier: Tier) -> Option<Rc<
     needles.push(needle.clone());
     needles.sort();
     needles.dedup();
-    for (found, hits) in search(keys, &needles) {
-        keys.cache_hits(found, hits);
+    let (found, probed) = search(keys, &needles, known.is_none());
+    // The hits stand whatever the file holds: a needle's lines are facts.
+    for (needle, hits) in found {
+        keys.cache_hits(needle, hits);
+    }
+    if let Some(has_dropped) = probed {
+        keys.set_dropped_chars(has_dropped);
+        if has_dropped {
+            keys.announce(lines);
+            return lines_matching(keys, line, tier);
+        }
     }
     keys.cached_hits(&needle)
 }
@@ -186,55 +198,151 @@ pub fn has_dropped_chars(text: &str) -> bool {
     text.contains(UNSEEN_BY_RAW_SEARCH)
 }
 
-/// Searches the source in one pass for every case-sensitive needle and in
-/// one more for every case-folded one; returns each needle's lines.
-fn search(keys: &FileKeys, needles: &[Needle]) -> Vec<(Needle, Vec<usize>)> {
+/// True when one of [`UNSEEN_BY_RAW_SEARCH`] starts in `bytes[range]`
+/// (it may end after the range). The five characters start with four
+/// distinct bytes: one pass for `\x60`, `\xE2` and `\xEF`, one for
+/// `\xC4`; each hit is checked. Plain ASCII has none of these bytes.
+fn unseen_by_raw_search(bytes: &[u8], range: std::ops::Range<usize>) -> bool {
+    let from = range.start;
+    let at = |i: usize| {
+        UNSEEN_BY_RAW_SEARCH.iter().any(|c| {
+            let mut buf = [0; 4];
+            bytes[from + i..].starts_with(c.encode_utf8(&mut buf).as_bytes())
+        })
+    };
+    let part = &bytes[range];
+    memchr::memchr3_iter(b'`', 0xE2, 0xEF, part).any(at) || memchr::memchr_iter(0xC4, part).any(at)
+}
+
+/// How a group of needles is searched.
+enum Searcher {
+    /// One needle, case-sensitively.
+    Exact(Box<memchr::memmem::Finder<'static>>),
+    /// Several needles, or a case-folded one, in one automaton (overlapping
+    /// matches, so that no needle hides another).
+    Automaton(AhoCorasick),
+    /// A case-folded needle no automaton could be built for: every line is
+    /// a candidate.
+    Everywhere,
+}
+
+/// Bytes per piece of a search: every needle is searched in one piece
+/// while it is in the cache, and the pieces on all cores.
+const SEARCH_PIECE: usize = 1 << 20;
+
+/// Searches the source for every needle in one pass over its bytes: the
+/// bytes are cut into pieces searched on all cores, and each piece is
+/// searched for every needle while it is in the cache. A few needles are
+/// searched one `memmem` each, more in one automaton (one for the
+/// case-sensitive needles, one for the case-folded ones). Returns each
+/// needle's lines and, when `probe` asks, whether the file holds one of
+/// [`UNSEEN_BY_RAW_SEARCH`] (looked for in each piece while it is in the
+/// cache; a byte-order mark at the very start does not count).
+fn search(
+    keys: &FileKeys,
+    needles: &[Needle],
+    probe: bool,
+) -> (Vec<(Needle, Vec<usize>)>, Option<bool>) {
+    use rayon::prelude::*;
     let source = keys.source();
     let bytes = source.bytes();
-    let mut lines: Vec<Vec<usize>> = vec![Vec::new(); needles.len()];
+    // (searcher, the needle of each of its patterns, its longest pattern)
+    let mut searchers: Vec<(Searcher, Vec<usize>, usize)> = Vec::new();
     for folded in [false, true] {
         let ids: Vec<usize> = (0..needles.len())
             .filter(|&i| matches!(needles[i], Needle::Folded(_)) == folded)
             .collect();
-        if ids.len() <= SEPARATE_SEARCHES {
-            // A few needles: one `memmem` pass each (on all cores) beats one
-            // automaton pass, whose prefilter can only look for the needles'
-            // first bytes (often common ones).
-            use rayon::prelude::*;
-            let found: Vec<Vec<usize>> = ids
-                .par_iter()
-                .map(|&i| search_one(source, &needles[i]))
-                .collect();
-            for (&i, hits) in ids.iter().zip(found) {
-                lines[i] = hits;
+        if ids.is_empty() {
+            continue;
+        }
+        if !folded && ids.len() <= SEPARATE_SEARCHES {
+            // A few needles: one `memmem` each beats one automaton, whose
+            // prefilter can only look for the needles' first bytes (often
+            // common ones).
+            for &i in &ids {
+                let text = needles[i].text().as_bytes();
+                let finder = memchr::memmem::Finder::new(text).into_owned();
+                searchers.push((Searcher::Exact(Box::new(finder)), vec![i], text.len()));
             }
             continue;
         }
         // Leading blanks would make the automaton's prefilter look for
         // spaces; a line's hits are checked against the whole line anyway.
-        let patterns = ids.iter().map(|&i| match &needles[i] {
-            Needle::Line(text) if !text.trim_start().is_empty() => text.trim_start(),
-            other => other.text(),
-        });
-        let Ok(finder) = AhoCorasick::builder()
+        let patterns: Vec<&str> = ids
+            .iter()
+            .map(|&i| match &needles[i] {
+                Needle::Line(text) if !text.trim_start().is_empty() => text.trim_start(),
+                other => other.text(),
+            })
+            .collect();
+        let longest = patterns.iter().map(|p| p.len()).max().unwrap_or(0);
+        match AhoCorasick::builder()
             .ascii_case_insensitive(folded)
-            .build(patterns)
-        else {
-            // Patterns the automaton cannot take: searched one by one.
-            for &i in &ids {
-                lines[i] = search_one(source, &needles[i]);
-            }
-            continue;
-        };
-        for m in finder.find_overlapping_iter(bytes) {
-            let i = ids[m.pattern().as_usize()];
-            let line = source.line_of_offset(m.start());
-            if lines[i].last() != Some(&line) {
-                lines[i].push(line);
+            .build(&patterns)
+        {
+            Ok(finder) => searchers.push((Searcher::Automaton(finder), ids, longest)),
+            // Patterns the automaton cannot take: searched one by one, or
+            // (case-folded) not narrowed at all.
+            Err(_) => {
+                for &i in &ids {
+                    let text = needles[i].text().as_bytes();
+                    let searcher = if folded {
+                        Searcher::Everywhere
+                    } else {
+                        Searcher::Exact(Box::new(memchr::memmem::Finder::new(text).into_owned()))
+                    };
+                    searchers.push((searcher, vec![i], text.len()));
+                }
             }
         }
     }
-    needles
+    let pieces = bytes.len().div_ceil(SEARCH_PIECE);
+    let body_start = if source.has_bom() { 3 } else { 0 };
+    let found: Vec<(Vec<Vec<usize>>, bool)> = (0..pieces)
+        .into_par_iter()
+        .map(|piece| {
+            let from = piece * SEARCH_PIECE;
+            let to = (from + SEARCH_PIECE).min(bytes.len());
+            let mut lines = vec![Vec::new(); needles.len()];
+            let mut add = |i: usize, line: usize| add_line(&mut lines[i], line);
+            let line_at = |offset: usize| source.line_of_offset(offset);
+            for (searcher, ids, longest) in &searchers {
+                // A match starting in this piece may end in the next one.
+                let hay = &bytes[from..(to + longest.saturating_sub(1)).min(bytes.len())];
+                let starts_here = |at: &usize| *at < to - from;
+                match searcher {
+                    Searcher::Exact(finder) => finder
+                        .find_iter(hay)
+                        .take_while(starts_here)
+                        .for_each(|at| add(ids[0], line_at(from + at))),
+                    Searcher::Automaton(finder) => {
+                        for m in finder.find_overlapping_iter(hay) {
+                            if starts_here(&m.start()) {
+                                add(ids[m.pattern().as_usize()], line_at(from + m.start()));
+                            }
+                        }
+                    }
+                    // The lines of the piece's bytes.
+                    Searcher::Everywhere => {
+                        (line_at(from)..=line_at(to - 1)).for_each(|line| add(ids[0], line))
+                    }
+                }
+            }
+            let body = from.max(body_start)..to;
+            let unseen = probe && !body.is_empty() && unseen_by_raw_search(bytes, body);
+            (lines, unseen)
+        })
+        .collect();
+    let probed = probe.then(|| found.iter().any(|(_, unseen)| *unseen));
+    let mut lines: Vec<Vec<usize>> = vec![Vec::new(); needles.len()];
+    for (piece, _) in found {
+        for (all, hits) in lines.iter_mut().zip(piece) {
+            for line in hits {
+                add_line(all, line);
+            }
+        }
+    }
+    let found = needles
         .iter()
         .cloned()
         .zip(lines)
@@ -244,31 +352,15 @@ fn search(keys: &FileKeys, needles: &[Needle]) -> Vec<(Needle, Vec<usize>)> {
             }
             (needle, hits)
         })
-        .collect()
+        .collect();
+    (found, probed)
 }
 
-/// One needle's lines, searched alone.
-fn search_one(source: &SourceText, needle: &Needle) -> Vec<usize> {
-    let bytes = source.bytes();
-    let mut hits: Vec<usize> = match needle {
-        Needle::Line(text) | Needle::Plain(text) => {
-            memchr::memmem::find_iter(bytes, text.as_bytes())
-                .map(|off| source.line_of_offset(off))
-                .collect()
-        }
-        Needle::Folded(text) => match AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .build([text])
-        {
-            Ok(finder) => finder
-                .find_iter(bytes)
-                .map(|m| source.line_of_offset(m.start()))
-                .collect(),
-            Err(_) => (0..source.len()).collect(),
-        },
-    };
-    hits.dedup();
-    hits
+/// Appends `line` to sorted `hits` unless it is already the last.
+fn add_line(hits: &mut Vec<usize>, line: usize) {
+    if hits.last() != Some(&line) {
+        hits.push(line);
+    }
 }
 
 /// Up to this many needles are searched one pass each rather than all in
@@ -413,5 +505,85 @@ mod tests {
         );
         assert_eq!(caseless_fragment("max_len_2"), None);
         assert_eq!(caseless_fragment("total_count"), None);
+    }
+
+    /// Needles straddling the boundaries of the search's pieces are found
+    /// once, like every other hit, whether searched by `memmem` or in an
+    /// automaton, case-sensitively or not.
+    #[test]
+    fn pieces_miss_no_hit_on_their_boundaries() {
+        let words = [
+            "alpha_needle",
+            "Beta_Needle",
+            "gamma_needle",
+            "delta_needle",
+            "eps_needle",
+        ];
+        let mut text = Vec::new();
+        let mut planted = 0;
+        while text.len() < 3 * SEARCH_PIECE + 500 {
+            let piece_end = (text.len() / SEARCH_PIECE + 1) * SEARCH_PIECE;
+            // Start a needle a few bytes before each boundary, and sprinkle the others.
+            let word = words[planted % words.len()];
+            if text.len() + 40 > piece_end && text.len() < piece_end {
+                text.resize(piece_end - 5, b' ');
+                text.extend_from_slice(word.as_bytes());
+                planted += 1;
+            } else if text.len() % 7 == 0 {
+                text.extend_from_slice(format!("x {word} y").as_bytes());
+                planted += 1;
+            } else {
+                text.extend_from_slice(b"filler line of text");
+            }
+            text.push(b'\n');
+        }
+        let source = crate::source::SourceText::new(&text);
+        let keys = FileKeys::new(&source, 0);
+        let contains = |line: usize, word: &str, folded: bool| {
+            let line = String::from_utf8_lossy(source.line(line)).to_string();
+            if folded {
+                line.to_ascii_lowercase()
+                    .contains(&word.to_ascii_lowercase())
+            } else {
+                line.contains(word)
+            }
+        };
+        let expected = |needle: &Needle| -> Vec<usize> {
+            (0..source.len())
+                .filter(|&l| match needle {
+                    Needle::Line(t) => source.line(l) == t.as_bytes(),
+                    Needle::Plain(t) => contains(l, t, false),
+                    Needle::Folded(t) => contains(l, t, true),
+                })
+                .collect()
+        };
+        let plain = |w: &str| Needle::Plain(w.to_string());
+        let sets: Vec<Vec<Needle>> = vec![
+            // A few: one `memmem` each.
+            words[..3].iter().map(|w| plain(w)).collect(),
+            // More: one automaton.
+            words
+                .iter()
+                .map(|w| plain(w))
+                .chain([plain("line of")])
+                .collect(),
+            // Case-folded, with a whole-line needle beside.
+            words
+                .iter()
+                .map(|w| Needle::Folded(w.to_ascii_uppercase()))
+                .chain([Needle::Line("filler line of text".into())])
+                .collect(),
+        ];
+        for needles in sets {
+            for (needle, hits) in search(&keys, &needles, false).0 {
+                let want = expected(&needle);
+                assert!(want.len() > 3, "{needle:?} is planted across boundaries");
+                if hits != want {
+                    let missed: Vec<_> = want.iter().filter(|l| !hits.contains(l)).collect();
+                    let extra: Vec<_> = hits.iter().filter(|l| !want.contains(l)).collect();
+                    panic!("{needle:?}: missed lines {missed:?}, extra {extra:?}");
+                }
+            }
+        }
     }
 }
