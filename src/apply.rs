@@ -266,17 +266,24 @@ pub fn plan_patch_with(
     }
     // Files are independent once merged by path: plan them on every core
     // when the targets allow it (reading is most of the work for small files).
-    let plan = |file: &FilePatch, targets: &dyn Targets| {
+    // Each file patch is consumed as it is planned: an added file's lines
+    // are freed as its content is made, so a large patch of new files is
+    // not held twice.
+    let plan = |file: FilePatch, targets: &dyn Targets| {
+        let path = file.path.clone();
         let planned = plan_one(file, targets, options);
-        progress.file_done(&file.path);
+        progress.file_done(&path);
         planned
     };
     let planned: Vec<_> = match targets.parallel() {
         Some(shared) if files.len() > 1 => {
             use rayon::prelude::*;
-            files.par_iter().map(|file| plan(file, shared)).collect()
+            files
+                .into_par_iter()
+                .map(|file| plan(file, shared))
+                .collect()
         }
-        _ => files.iter().map(|file| plan(file, targets)).collect(),
+        _ => files.into_iter().map(|file| plan(file, targets)).collect(),
     };
     for (file_report, outcome) in planned {
         results.extend(outcome);
@@ -434,7 +441,7 @@ fn merge_same_paths(patch: Patch) -> Result<Vec<FilePatch>, Problem> {
 type Planned = Option<FileResult>;
 
 fn plan_one(
-    file: &FilePatch,
+    file: FilePatch,
     targets: &dyn Targets,
     options: &ApplyOptions,
 ) -> (FileReport, Planned) {
@@ -460,7 +467,7 @@ fn plan_one(
 }
 
 fn plan_one_inner(
-    file: &FilePatch,
+    file: FilePatch,
     targets: &dyn Targets,
     options: &ApplyOptions,
     report: &mut FileReport,
@@ -502,7 +509,7 @@ fn plan_one_inner(
         }
         (FileOp::Update, Some(old)) => {
             let mode = known_mode(&old, targets, &file.path);
-            update(file, targets, old, mode, options, report)
+            update(&file, targets, old, mode, options, report)
         }
     }
 }
@@ -701,17 +708,25 @@ fn hunk_text(hunk: &Hunk) -> String {
 }
 
 /// Content of an added file: its added (and context) lines.
-fn create(file: &FilePatch, report: &mut FileReport) -> FileResult {
-    let mut bytes = Vec::new();
-    let mut count = 0;
-    let mut missing_newline = false;
-    for hunk in &file.hunks {
-        for line in hunk.new_lines() {
-            bytes.extend_from_slice(line.text.as_bytes());
-            bytes.push(b'\n');
-            count += 1;
+/// The result of adding a file: its content is the new side of its hunks,
+/// whose lines are freed as they are copied in.
+fn create(mut file: FilePatch, report: &mut FileReport) -> FileResult {
+    let count = file.hunks.iter().map(|h| h.new_lines().count()).sum();
+    let size = file
+        .hunks
+        .iter()
+        .flat_map(|h| h.new_lines())
+        .map(|l| l.text.len() + 1)
+        .sum();
+    let missing_newline = file.hunks.last().is_some_and(|h| h.new_missing_newline);
+    let mut bytes = Vec::with_capacity(size);
+    for hunk in &mut file.hunks {
+        for line in std::mem::take(&mut hunk.lines) {
+            if line.is_new() {
+                bytes.extend_from_slice(line.text.as_bytes());
+                bytes.push(b'\n');
+            }
         }
-        missing_newline = hunk.new_missing_newline;
     }
     if missing_newline && bytes.last() == Some(&b'\n') {
         bytes.pop();
@@ -737,7 +752,7 @@ fn create(file: &FilePatch, report: &mut FileReport) -> FileResult {
     }
     FileResult {
         old_path: None,
-        new_path: Some(file.path.clone()),
+        new_path: Some(file.path),
         old: Content::Owned(Vec::new()),
         content_changed: !bytes.is_empty(),
         new: NewContent::Bytes(bytes),

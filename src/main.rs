@@ -179,6 +179,8 @@ fn read_patches(paths: &[PathBuf]) -> io::Result<Option<Vec<u8>>> {
     let mut text = Vec::new();
     if paths.is_empty() {
         io::stdin().read_to_end(&mut text)?;
+        // Reading grows the buffer by doubling: give back what is unused.
+        text.shrink_to_fit();
         return Ok(Some(text));
     }
     let mut files = Vec::new();
@@ -214,5 +216,6 @@ fn read_patches(paths: &[PathBuf]) -> io::Result<Option<Vec<u8>>> {
             text.extend_from_slice(&bytes);
         }
     }
+    text.shrink_to_fit();
     Ok(Some(text))
 }

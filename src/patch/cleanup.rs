@@ -84,7 +84,8 @@ pub(crate) struct Segment<'a> {
 
 /// Splits on LF, CRLF and lone CR; a final terminator does not start an extra line.
 fn split_lines(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
+    // Sized once (a line per newline, and a last one): no doubling slack.
+    let mut out = Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
     let bytes = text.as_bytes();
     let mut start = 0;
     let mut k = 0;

@@ -170,13 +170,19 @@ pub(crate) fn parse_body(
     if hunk.lines.is_empty() {
         return Err(malformed(at, "hunk has no lines"));
     }
-    let written = hunk.lines.clone();
+    hunk.lines.shrink_to_fit();
+    // The lines as written are kept when their line numbers are stripped;
+    // copied only when the first old line carries one (no copy of a large
+    // hunk that cannot be numbered).
+    let numbered = hunk
+        .old_lines()
+        .find(|l| !l.text.trim().is_empty())
+        .is_some_and(|l| split_line_number(&l.text).is_some());
+    let written = (numbered && !before).then(|| hunk.lines.clone());
     match strip_numbered_hunk(&mut hunk.lines) {
         Some(n) => {
             hunk.line_hint = Some(n);
-            if !before {
-                hunk.as_written = Some(written);
-            }
+            hunk.as_written = written;
         }
         None if before => {
             return Err(malformed(
