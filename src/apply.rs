@@ -5,8 +5,8 @@
 
 use crate::content::Content;
 use crate::locate::{HunkStatus, MatchOptions, locate_file};
-use crate::model::{FileOp, FilePatch, Hunk, LineKind, Patch};
-use crate::patch::{ParseOptions, parse_patch};
+use crate::model::{FileOp, FilePatch, Hunk, LineKind, LineText, Patch};
+use crate::patch::{ParseOptions, PatchText, parse_patch_text};
 use crate::plan::FilePlan;
 use crate::plan::plan_file;
 use crate::progress::{NoProgress, Progress, Stage, Workload};
@@ -97,8 +97,17 @@ pub struct FileResult {
 /// spliced in (rendered only when written, straight into the file).
 #[derive(Debug)]
 pub enum NewContent {
-    /// The bytes themselves (added files, index blobs).
+    /// The bytes themselves (deleted files, converted added files, index blobs).
     Bytes(Vec<u8>),
+    /// An added file's lines, each ended by a newline but the last when
+    /// `final_newline` is false; written line by line (the lines share the
+    /// patch text, so a large added file is not held twice).
+    Lines {
+        /// The lines, without terminators.
+        lines: Vec<LineText>,
+        /// Whether the last line ends with a newline.
+        final_newline: bool,
+    },
     /// The original content with this plan applied; the line index of the
     /// original is kept so writing needs no second pass over it.
     Edited(FilePlan, LineIndex),
@@ -167,6 +176,15 @@ impl FileResult {
     pub fn new_bytes(&self) -> Cow<'_, [u8]> {
         match &self.new {
             NewContent::Bytes(bytes) => Cow::Borrowed(bytes),
+            NewContent::Lines {
+                lines,
+                final_newline,
+            } => {
+                let mut bytes = Vec::new();
+                // Writing to a vector cannot fail.
+                let _ = write_lines(lines, *final_newline, &mut bytes);
+                Cow::Owned(bytes)
+            }
             NewContent::Edited(plan, index) => Cow::Owned(render_to_vec(
                 &SourceText::with_index(&self.old, index),
                 plan,
@@ -222,14 +240,15 @@ pub fn plan_patch(
     options: &ApplyOptions,
 ) -> std::io::Result<PatchPlan> {
     let targets = WorktreeTargets::new(root.as_ref())?;
-    Ok(plan_patch_with(patch, &targets, options, &NoProgress))
+    let text = PatchText::from(patch.to_vec());
+    Ok(plan_patch_with(&text, &targets, options, &NoProgress))
 }
 
 /// [`plan_patch`], telling `progress` about the planning stage: its
 /// [`Workload`] (the size of each target only when the observer
 /// [is active](Progress::is_active)), then each file as it is planned.
 pub fn plan_patch_with(
-    patch: &[u8],
+    patch: &PatchText,
     targets: &dyn Targets,
     options: &ApplyOptions,
     progress: &dyn Progress,
@@ -241,7 +260,7 @@ pub fn plan_patch_with(
         error: None,
         files: Vec::new(),
     };
-    let parsed = match parse_patch(patch, &options.parse) {
+    let parsed = match parse_patch_text(patch, &options.parse) {
         Ok(p) => p,
         Err(e) => {
             report.error = Some(Problem::new(e.code(), e.to_string(), e.line()));
@@ -566,7 +585,7 @@ fn update(
                 let fail = HunkFailure {
                     code: failure.reason,
                     message: failure.message,
-                    expected: hunk.old_lines().map(|l| l.text.clone()).collect(),
+                    expected: hunk.old_lines().map(|l| l.text.to_string()).collect(),
                     candidates: failure.candidates,
                     candidate_context,
                     near_match: failure.near,
@@ -707,30 +726,18 @@ fn hunk_text(hunk: &Hunk) -> String {
     out
 }
 
-/// Content of an added file: its added (and context) lines.
-/// The result of adding a file: its content is the new side of its hunks,
-/// whose lines are freed as they are copied in.
+/// The result of adding a file: its content is the new side of its hunks
+/// (context lines included), whose lines it takes over.
 fn create(mut file: FilePatch, report: &mut FileReport) -> FileResult {
     let count = file.hunks.iter().map(|h| h.new_lines().count()).sum();
-    let size = file
-        .hunks
-        .iter()
-        .flat_map(|h| h.new_lines())
-        .map(|l| l.text.len() + 1)
-        .sum();
-    let missing_newline = file.hunks.last().is_some_and(|h| h.new_missing_newline);
-    let mut bytes = Vec::with_capacity(size);
+    let final_newline = !file.hunks.last().is_some_and(|h| h.new_missing_newline);
+    let mut lines = Vec::with_capacity(count);
     for hunk in &mut file.hunks {
-        for line in std::mem::take(&mut hunk.lines) {
-            if line.is_new() {
-                bytes.extend_from_slice(line.text.as_bytes());
-                bytes.push(b'\n');
-            }
-        }
+        let taken = std::mem::take(&mut hunk.lines);
+        lines.extend(taken.into_iter().filter(|l| l.is_new()).map(|l| l.text));
     }
-    if missing_newline && bytes.last() == Some(&b'\n') {
-        bytes.pop();
-    }
+    // Empty only without lines, or with one empty line and no newline.
+    let empty = lines.is_empty() || (!final_newline && lines.len() == 1 && lines[0].is_empty());
     report.added = count;
     report.status = FileStatus::Patched;
     for (i, hunk) in file.hunks.iter().enumerate() {
@@ -754,9 +761,28 @@ fn create(mut file: FilePatch, report: &mut FileReport) -> FileResult {
         old_path: None,
         new_path: Some(file.path),
         old: Content::Owned(Vec::new()),
-        content_changed: !bytes.is_empty(),
-        new: NewContent::Bytes(bytes),
+        content_changed: !empty,
+        new: NewContent::Lines {
+            lines,
+            final_newline,
+        },
         mode: file.new_mode,
         new_mode: file.new_mode,
     }
+}
+
+/// Writes `lines`, each ended by a newline but the last when
+/// `final_newline` is false.
+pub(crate) fn write_lines<W: std::io::Write>(
+    lines: &[LineText],
+    final_newline: bool,
+    out: &mut W,
+) -> std::io::Result<()> {
+    for (i, line) in lines.iter().enumerate() {
+        out.write_all(line.as_bytes())?;
+        if final_newline || i + 1 < lines.len() {
+            out.write_all(b"\n")?;
+        }
+    }
+    Ok(())
 }

@@ -17,6 +17,7 @@
 use crate::apply::{ApplyOptions, FileResult, NewContent, PatchPlan, plan_patch_with};
 use crate::git::{GitError, Repo};
 use crate::journal::{self, JournalError, JournalSpec, TreeLock};
+use crate::patch::PatchText;
 use crate::progress::{NoProgress, Progress};
 use crate::report::{Problem, ProblemCode, Report, conflict};
 use crate::target::WorktreeTargets;
@@ -233,6 +234,30 @@ pub fn run_with_progress(
     inv: &Invocation,
     progress: &dyn Progress,
 ) -> Result<Outcome, RunError> {
+    run_patch_text(cwd, &PatchText::from(text.to_vec()), inv, progress)
+}
+
+/// [`run_with_progress`] on a [`PatchText`], which the parsed hunks share
+/// instead of copying: the command reads a patch into one and so holds a
+/// large patch once.
+///
+/// ```
+/// use git_fuzzy_apply::invocation::{run_patch_text, Invocation};
+/// use git_fuzzy_apply::patch::PatchText;
+/// use git_fuzzy_apply::progress::NoProgress;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let text = PatchText::from(b"--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hi\n".to_vec());
+/// let outcome = run_patch_text(dir.path(), &text, &Invocation::default(), &NoProgress).unwrap();
+/// assert!(outcome.written);
+/// assert_eq!(std::fs::read_to_string(dir.path().join("new.txt")).unwrap(), "hi\n");
+/// ```
+pub fn run_patch_text(
+    cwd: &Path,
+    text: &PatchText,
+    inv: &Invocation,
+    progress: &dyn Progress,
+) -> Result<Outcome, RunError> {
     let (repo, root) = find_tree(cwd);
     let targets = WorktreeTargets::new(&root)?;
     let mut apply = inv.apply.clone();
@@ -368,9 +393,15 @@ fn refuse(report: &mut Report, code: ProblemCode, message: &str) {
 fn convert_added_files(repo: &Repo, results: &mut [FileResult]) -> Result<(), GitError> {
     for r in results.iter_mut().filter(|r| r.old_path.is_none()) {
         if let Some(path) = &r.new_path {
-            let converted = repo.to_worktree(path, &r.new_bytes())?;
-            r.content_changed = !converted.is_empty();
-            r.new = NewContent::Bytes(converted);
+            let bytes = r.new_bytes();
+            let converted = repo.to_worktree(path, &bytes)?;
+            // Kept as it is when no conversion applies (an added file's
+            // lines share the patch text; its bytes are a copy).
+            if converted != *bytes {
+                drop(bytes);
+                r.content_changed = !converted.is_empty();
+                r.new = NewContent::Bytes(converted);
+            }
         }
     }
     Ok(())

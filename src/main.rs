@@ -4,10 +4,10 @@
 use clap::{ArgMatches, FromArgMatches};
 use git_fuzzy_apply::ApplyOptions;
 use git_fuzzy_apply::cli::{self, Cli, FormatArg, TierArg};
-use git_fuzzy_apply::invocation::{Destination, Invocation, Outcome, recover, run_with_progress};
+use git_fuzzy_apply::invocation::{Destination, Invocation, Outcome, recover, run_patch_text};
 use git_fuzzy_apply::locate::{MatchOptions, Tier};
 use git_fuzzy_apply::model::PatchFormat;
-use git_fuzzy_apply::patch::ParseOptions;
+use git_fuzzy_apply::patch::{ParseOptions, PatchText};
 use git_fuzzy_apply::progress::{Terminal, TerminalProgress};
 use git_fuzzy_apply::report::{feedback, human, stat, unified};
 use std::io::{self, IsTerminal, Read, Write};
@@ -50,13 +50,15 @@ fn execute(cli: &Cli, matches: &ArgMatches) -> Result<u8, Box<dyn std::error::Er
         quiet: cli.quiet,
         json: cli.json || cli.feedback,
     });
-    let outcome = run_with_progress(&std::env::current_dir()?, &text, &invocation, &progress);
+    // The parsed hunks share the patch text rather than copy it.
+    let text = PatchText::from(text);
+    let outcome = run_patch_text(&std::env::current_dir()?, &text, &invocation, &progress);
     progress.clear();
     let outcome = outcome?;
     if let Some(done) = &outcome.recovered {
         eprintln!("git-fuzzy-apply: {done}");
     }
-    print(cli, &outcome, &text)?;
+    print(cli, &outcome, text.as_bytes())?;
     Ok(outcome.plan.report.exit_code() as u8)
 }
 

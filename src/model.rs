@@ -121,7 +121,169 @@ pub struct HunkLine {
     /// Context, removed or added.
     pub kind: LineKind,
     /// The text of the line, without prefix or line terminator.
-    pub text: String,
+    pub text: LineText,
+}
+
+/// The text of one hunk line: a range of a buffer the lines of a hunk
+/// share, so that a large patch costs one allocation per hunk rather than
+/// one per line. It reads as a `&str` (`Deref`), compares with strings and
+/// serializes as one.
+///
+/// ```
+/// use git_fuzzy_apply::model::LineText;
+///
+/// let text = LineText::from("let x = 1;");
+/// assert_eq!(text, "let x = 1;");
+/// assert!(text.starts_with("let")); // any `str` method
+/// assert_eq!(serde_json::to_string(&text).unwrap(), r#""let x = 1;""#);
+/// ```
+#[derive(Clone, Default)]
+pub struct LineText {
+    buffer: std::sync::Arc<String>,
+    start: u32,
+    end: u32,
+}
+
+impl LineText {
+    /// The text as a string slice.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::model::LineText;
+    ///
+    /// assert_eq!(LineText::from(String::from("x")).as_str(), "x");
+    /// ```
+    pub fn as_str(&self) -> &str {
+        self.buffer
+            .get(self.start as usize..self.end as usize)
+            .unwrap_or_default()
+    }
+
+    /// The texts of several lines in one buffer: `ranges` are byte ranges of
+    /// `buffer` on character boundaries (ranges that are not, or that lie
+    /// beyond 4 GiB, get a buffer of their own).
+    pub(crate) fn shared(
+        buffer: String,
+        ranges: impl IntoIterator<Item = std::ops::Range<usize>>,
+    ) -> Vec<LineText> {
+        let buffer = std::sync::Arc::new(buffer);
+        ranges
+            .into_iter()
+            .map(|r| match (u32::try_from(r.start), u32::try_from(r.end)) {
+                (Ok(start), Ok(end)) if buffer.get(r.clone()).is_some() => LineText {
+                    buffer: buffer.clone(),
+                    start,
+                    end,
+                },
+                _ => LineText::from(buffer.get(r).unwrap_or_default()),
+            })
+            .collect()
+    }
+}
+
+impl LineText {
+    /// `part` as a range of `owner` when it lies inside it (no copy), else
+    /// `None`.
+    pub(crate) fn within(owner: &std::sync::Arc<String>, part: &str) -> Option<LineText> {
+        let base = owner.as_ptr() as usize;
+        let start = (part.as_ptr() as usize).checked_sub(base)?;
+        let end = start.checked_add(part.len())?;
+        // In range and on character boundaries: `get` checks both.
+        owner.get(start..end)?;
+        Some(LineText {
+            buffer: owner.clone(),
+            start: u32::try_from(start).ok()?,
+            end: u32::try_from(end).ok()?,
+        })
+    }
+}
+
+impl From<String> for LineText {
+    fn from(text: String) -> Self {
+        match u32::try_from(text.len()) {
+            Ok(end) => LineText {
+                buffer: std::sync::Arc::new(text),
+                start: 0,
+                end,
+            },
+            // Longer than 4 GiB: cut (no line of a patch is).
+            Err(_) => LineText::from(text.get(..u32::MAX as usize / 2).unwrap_or_default()),
+        }
+    }
+}
+
+impl From<&str> for LineText {
+    fn from(text: &str) -> Self {
+        LineText::from(text.to_string())
+    }
+}
+
+impl std::ops::Deref for LineText {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for LineText {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::borrow::Borrow<str> for LineText {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq for LineText {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for LineText {}
+
+impl std::hash::Hash for LineText {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state)
+    }
+}
+
+impl PartialEq<str> for LineText {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for LineText {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for LineText {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl std::fmt::Debug for LineText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl std::fmt::Display for LineText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for LineText {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
 }
 
 impl HunkLine {
@@ -133,7 +295,7 @@ impl HunkLine {
     /// let line = HunkLine::new(LineKind::Add, "let x = 1;");
     /// assert_eq!((line.kind, line.text.as_str()), (LineKind::Add, "let x = 1;"));
     /// ```
-    pub fn new(kind: LineKind, text: impl Into<String>) -> Self {
+    pub fn new(kind: LineKind, text: impl Into<LineText>) -> Self {
         HunkLine {
             kind,
             text: text.into(),

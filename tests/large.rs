@@ -91,3 +91,45 @@ fn duplicates_stay_ambiguous_and_stale_stays_refused_in_a_large_file() {
         other => panic!("expected a stale refusal, got {other:?}"),
     }
 }
+
+/// Added files are written line by line from the patch text they share:
+/// their bytes must be exactly those of the patch, final newline or not,
+/// in a plain folder and in a git repository (where `.gitattributes` may
+/// convert line ends; here it does for one file).
+#[test]
+fn added_files_are_written_from_the_shared_patch_text() {
+    use git_fuzzy_apply::invocation::{Invocation, run_patch_text};
+    use git_fuzzy_apply::patch::PatchText;
+    use git_fuzzy_apply::progress::NoProgress;
+    let body: String = (0..2_000).map(|i| format!("+line {i}\n")).collect();
+    let patch = format!(
+        "--- /dev/null\n+++ b/plain.txt\n@@ -0,0 +1,2000 @@\n{body}\
+         --- /dev/null\n+++ b/open.txt\n@@ -0,0 +1,2 @@\n+x\n+y\n\\ No newline at end of file\n\
+         --- /dev/null\n+++ b/blank.txt\n@@ -0,0 +1 @@\n+\n\\ No newline at end of file\n\
+         --- /dev/null\n+++ b/dos.txt\n@@ -0,0 +1,2 @@\n+a\n+b\n"
+    );
+    let plain: String = (0..2_000).map(|i| format!("line {i}\n")).collect();
+    for git in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        if git {
+            let ok = std::process::Command::new("git")
+                .args(["init", "-q"])
+                .current_dir(dir.path())
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok);
+            std::fs::write(dir.path().join(".gitattributes"), "dos.txt eol=crlf\n").unwrap();
+        }
+        let text = PatchText::from(patch.clone().into_bytes());
+        let outcome =
+            run_patch_text(dir.path(), &text, &Invocation::default(), &NoProgress).expect("runs");
+        assert!(outcome.written, "git: {git}");
+        let read = |name: &str| std::fs::read(dir.path().join(name)).unwrap();
+        assert_eq!(read("plain.txt"), plain.as_bytes());
+        assert_eq!(read("open.txt"), b"x\ny");
+        assert_eq!(read("blank.txt"), b"");
+        let dos: &[u8] = if git { b"a\r\nb\r\n" } else { b"a\nb\n" };
+        assert_eq!(read("dos.txt"), dos, "git: {git}");
+    }
+}

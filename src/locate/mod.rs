@@ -512,13 +512,13 @@ fn resolve_anchors(keys: &FileKeys, anchors: &[String], from: usize) -> Result<V
 /// When several identical hunks each match one of several identical places,
 /// the k-th such hunk takes the k-th place.
 fn in_order_pick(hunks: &[Hunk], index: usize, starts: &[usize]) -> Option<usize> {
-    let key = |h: &Hunk| -> Vec<(LineKind, String)> {
+    fn key(h: &Hunk) -> Vec<(LineKind, &str)> {
         h.lines
             .iter()
             .filter(|l| l.is_old())
-            .map(|l| (l.kind, l.text.clone()))
+            .map(|l| (l.kind, l.text.as_str()))
             .collect()
-    };
+    }
     let mine = key(&hunks[index]);
     let twins: Vec<usize> = (0..hunks.len())
         .filter(|&i| hunks[i].anchors.is_empty() && key(&hunks[i]) == mine)

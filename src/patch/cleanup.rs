@@ -1,6 +1,7 @@
 //! Clean-up shared by every format: UTF-8 check, BOM, line ends, JSON edit
 //! requests, and detection of line-number prefixes copied from file views.
 
+use super::PatchText;
 use crate::error::ParseError;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -13,6 +14,9 @@ pub(crate) struct Src<'a> {
     pub lines: Vec<Cow<'a, str>>,
     /// `map[i]` is the 1-based line of the original patch text for `lines[i]`.
     pub map: Vec<usize>,
+    /// The patch text the borrowed lines come from, when it can be shared:
+    /// hunk lines then point into it instead of being copied.
+    pub owner: Option<std::sync::Arc<String>>,
 }
 
 impl<'a> Src<'a> {
@@ -22,6 +26,7 @@ impl<'a> Src<'a> {
         let mut src = Src {
             lines: Vec::with_capacity(parts.len()),
             map: Vec::with_capacity(parts.len()),
+            owner: None,
         };
         for (k, line) in parts.into_iter().enumerate() {
             src.lines.push(Cow::Borrowed(line));
@@ -39,6 +44,7 @@ impl<'a> Src<'a> {
                 .map(|l| Cow::Owned(l.into_owned()))
                 .collect(),
             map: self.map,
+            owner: None,
         }
     }
 
@@ -113,21 +119,23 @@ fn split_lines(text: &str) -> Vec<&str> {
 }
 
 /// Decodes the patch (UTF-8 check, BOM) and splits it into segments (JSON requests).
-pub(crate) fn prepare(bytes: &[u8]) -> Result<Vec<Segment<'_>>, ParseError> {
-    let text = match std::str::from_utf8(bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            let upto = bytes.get(..e.valid_up_to()).unwrap_or(&[]);
-            let line = 1 + count_line_ends(upto);
-            return Err(ParseError::InvalidUtf8 { line });
-        }
+pub(crate) fn prepare(text: &PatchText) -> Result<Vec<Segment<'_>>, ParseError> {
+    let Some(owner) = text.shared() else {
+        let bytes = text.as_bytes();
+        let valid = std::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), |t| t.len());
+        let line = 1 + count_line_ends(bytes.get(..valid).unwrap_or(&[]));
+        return Err(ParseError::InvalidUtf8 { line });
     };
+    let text = owner.as_str();
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if let Some(segments) = json_requests(text)? {
         return Ok(segments);
     }
     Ok(vec![Segment {
-        src: Src::from_text(text, 1),
+        src: Src {
+            owner: Some(owner.clone()),
+            ..Src::from_text(text, 1)
+        },
         path: None,
     }])
 }
@@ -317,7 +325,7 @@ pub(crate) fn strip_numbered_hunk(lines: &mut [crate::model::HunkLine]) -> Optio
     }
     for l in lines.iter_mut() {
         if let Some((_, rest)) = split_line_number(&l.text) {
-            l.text = rest.to_string();
+            l.text = rest.into();
         }
     }
     Some(first)

@@ -2,7 +2,7 @@
 
 use super::cleanup::{Src, split_line_number, strip_numbered_hunk};
 use crate::error::ParseError;
-use crate::model::{Hunk, HunkLine, LineKind};
+use crate::model::{Hunk, HunkLine, LineKind, LineText};
 
 fn malformed(line: usize, message: impl Into<String>) -> ParseError {
     ParseError::Malformed {
@@ -113,13 +113,16 @@ pub(crate) fn parse_body(
         ..Hunk::default()
     };
     let mut before = false;
-    let mut last: Option<LineKind> = None;
+    let mut body = Body {
+        owner: src.owner.clone(),
+        ..Body::default()
+    };
     while let Some(l) = src.line(j) {
         if l.is_empty() {
             match src.next_non_empty(j) {
                 Some(k) if is_body_line(src, k) => {
                     for _ in j..k {
-                        push(&mut hunk, &mut last, LineKind::Context, String::new());
+                        body.push(&mut hunk, LineKind::Context, "");
                     }
                     j = k;
                     continue;
@@ -128,24 +131,24 @@ pub(crate) fn parse_body(
             }
         }
         if is_file_header(src, j) {
-            let (old_seen, new_seen) = (hunk.old_len(), hunk.new_lines().count());
+            let (old_seen, new_seen) = (body.old, body.new);
             let counts_left = counts.is_some_and(|(b, d)| old_seen < b || new_seen < d);
             let hunk_follows = src.line(j + 2).is_some_and(is_hunk_header);
             // A hunk cannot be empty: at its very start, such a pair is a
             // removed `-- …` and an added `++ …` line unless a hunk follows.
-            let at_start = hunk.lines.is_empty();
+            let at_start = body.lines.is_empty();
             if (!counts_left && !at_start) || hunk_follows {
                 break;
             }
         }
         if let Some(rest) = l.strip_prefix(' ') {
-            push(&mut hunk, &mut last, LineKind::Context, rest.to_string());
+            body.push(&mut hunk, LineKind::Context, rest);
         } else if let Some(rest) = l.strip_prefix('-') {
-            push(&mut hunk, &mut last, LineKind::Remove, rest.to_string());
+            body.push(&mut hunk, LineKind::Remove, rest);
         } else if let Some(rest) = l.strip_prefix('+') {
-            push(&mut hunk, &mut last, LineKind::Add, rest.to_string());
+            body.push(&mut hunk, LineKind::Add, rest);
         } else if l.starts_with('\\') {
-            match last {
+            match body.last {
                 Some(LineKind::Remove) => hunk.old_missing_newline = true,
                 Some(LineKind::Add) => hunk.new_missing_newline = true,
                 Some(LineKind::Context) => {
@@ -161,16 +164,16 @@ pub(crate) fn parse_body(
                 '+' => LineKind::Add,
                 _ => LineKind::Context,
             };
-            push(&mut hunk, &mut last, kind, text);
+            body.push(&mut hunk, kind, &text);
         } else {
             break;
         }
         j += 1;
     }
-    if hunk.lines.is_empty() {
+    if body.lines.is_empty() {
         return Err(malformed(at, "hunk has no lines"));
     }
-    hunk.lines.shrink_to_fit();
+    hunk.lines = body.into_lines();
     // The lines as written are kept when their line numbers are stripped;
     // copied only when the first old line carries one (no copy of a large
     // hunk that cannot be numbered).
@@ -195,16 +198,71 @@ pub(crate) fn parse_body(
     Ok((hunk, j))
 }
 
-fn push(hunk: &mut Hunk, last: &mut Option<LineKind>, kind: LineKind, text: String) {
-    let line = HunkLine::new(kind, text);
-    if line.is_old() {
-        hunk.old_missing_newline = false;
+/// A hunk's lines as they are read: their texts go into one buffer, which
+/// the lines share once the hunk ends (one allocation per hunk, not per
+/// line: a large patch is not held twice over).
+#[derive(Default)]
+struct Body {
+    /// The patch text, when lines that stand in it can point into it.
+    owner: Option<std::sync::Arc<String>>,
+    text: String,
+    lines: Vec<(LineKind, Piece)>,
+    last: Option<LineKind>,
+    old: usize,
+    new: usize,
+}
+
+/// Where a line's text is: in the patch text, or in the hunk's own buffer.
+enum Piece {
+    Shared(LineText),
+    Own(std::ops::Range<usize>),
+}
+
+impl Body {
+    fn push(&mut self, hunk: &mut Hunk, kind: LineKind, text: &str) {
+        if kind != LineKind::Add {
+            hunk.old_missing_newline = false;
+            self.old += 1;
+        }
+        if kind != LineKind::Remove {
+            hunk.new_missing_newline = false;
+            self.new += 1;
+        }
+        self.last = Some(kind);
+        let shared = self.owner.as_ref().and_then(|o| LineText::within(o, text));
+        let piece = shared.map_or_else(
+            || {
+                let start = self.text.len();
+                self.text.push_str(text);
+                Piece::Own(start..self.text.len())
+            },
+            Piece::Shared,
+        );
+        self.lines.push((kind, piece));
     }
-    if line.is_new() {
-        hunk.new_missing_newline = false;
+
+    fn into_lines(mut self) -> Vec<HunkLine> {
+        self.text.shrink_to_fit();
+        let own: Vec<_> = self
+            .lines
+            .iter()
+            .filter_map(|(_, p)| match p {
+                Piece::Own(range) => Some(range.clone()),
+                Piece::Shared(_) => None,
+            })
+            .collect();
+        let mut own = LineText::shared(self.text, own).into_iter();
+        self.lines
+            .into_iter()
+            .map(|(kind, piece)| HunkLine {
+                kind,
+                text: match piece {
+                    Piece::Shared(text) => text,
+                    Piece::Own(_) => own.next().unwrap_or_default(),
+                },
+            })
+            .collect()
     }
-    *last = Some(kind);
-    hunk.lines.push(line);
 }
 
 #[cfg(test)]

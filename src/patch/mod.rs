@@ -49,6 +49,59 @@ pub struct ParseOptions {
     pub target: Option<String>,
 }
 
+/// A patch text that the parsed hunks can share (cheap to clone: the bytes
+/// are behind an `Arc`). Made from the bytes read without copying them.
+///
+/// ```
+/// use git_fuzzy_apply::patch::PatchText;
+///
+/// let text = PatchText::from(b"+x\n".to_vec());
+/// assert_eq!(text.as_bytes(), b"+x\n");
+/// ```
+#[derive(Debug, Clone)]
+pub struct PatchText(PatchBytes);
+
+#[derive(Debug, Clone)]
+enum PatchBytes {
+    /// Valid UTF-8, shareable with hunk lines.
+    Text(std::sync::Arc<String>),
+    /// Not UTF-8: parsing reports where it stops being so.
+    Bytes(std::sync::Arc<Vec<u8>>),
+}
+
+impl PatchText {
+    /// The bytes.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::patch::PatchText;
+    ///
+    /// assert_eq!(PatchText::from(vec![0xff]).as_bytes(), [0xff]);
+    /// ```
+    pub fn as_bytes(&self) -> &[u8] {
+        match &self.0 {
+            PatchBytes::Text(text) => text.as_bytes(),
+            PatchBytes::Bytes(bytes) => bytes,
+        }
+    }
+
+    /// The text, when it is UTF-8.
+    fn shared(&self) -> Option<&std::sync::Arc<String>> {
+        match &self.0 {
+            PatchBytes::Text(text) => Some(text),
+            PatchBytes::Bytes(_) => None,
+        }
+    }
+}
+
+impl From<Vec<u8>> for PatchText {
+    fn from(bytes: Vec<u8>) -> Self {
+        PatchText(match String::from_utf8(bytes) {
+            Ok(text) => PatchBytes::Text(std::sync::Arc::new(text)),
+            Err(e) => PatchBytes::Bytes(std::sync::Arc::new(e.into_bytes())),
+        })
+    }
+}
+
 /// Parses a patch text (a whole model reply) into a [`Patch`].
 ///
 /// Errors: [`ParseError::InvalidUtf8`] for non-UTF-8 input,
@@ -73,6 +126,20 @@ pub struct ParseOptions {
 /// assert!(parse_patch(b"Looks good to me!", &ParseOptions::default()).is_err());
 /// ```
 pub fn parse_patch(text: &[u8], options: &ParseOptions) -> Result<Patch, ParseError> {
+    parse_patch_text(&PatchText::from(text.to_vec()), options)
+}
+
+/// [`parse_patch`] on a [`PatchText`]: the hunk lines of a diff point into
+/// the text instead of copying it, so a large patch is held once.
+///
+/// ```
+/// use git_fuzzy_apply::patch::{parse_patch_text, ParseOptions, PatchText};
+///
+/// let text = PatchText::from(b"--- a/a.txt\n+++ b/a.txt\n@@\n-old\n+new\n".to_vec());
+/// let patch = parse_patch_text(&text, &ParseOptions::default()).unwrap();
+/// assert_eq!(patch.files[0].hunks[0].lines[1].text, "new");
+/// ```
+pub fn parse_patch_text(text: &PatchText, options: &ParseOptions) -> Result<Patch, ParseError> {
     let segments = cleanup::prepare(text)?;
     let mut files = Vec::new();
     for segment in segments {

@@ -4,6 +4,7 @@
 use crate::apply::{FileResult, NewContent};
 use crate::content::Content;
 use crate::journal::{self, JournalData, JournalEntry, JournalSpec};
+use crate::model::LineText;
 use crate::plan::FilePlan;
 use crate::progress::{NoProgress, Progress, Stage, Workload};
 use crate::source::{LineIndex, SourceText};
@@ -30,6 +31,14 @@ pub enum Expect<'a> {
 pub enum WriteContent<'a> {
     /// These bytes.
     Bytes(&'a [u8]),
+    /// These lines, each ended by a newline but the last when
+    /// `final_newline` is false.
+    Lines {
+        /// The lines.
+        lines: &'a [LineText],
+        /// Whether the last line ends with a newline.
+        final_newline: bool,
+    },
     /// The original content with a plan applied, rendered straight into the file.
     Render {
         /// The original.
@@ -216,6 +225,7 @@ pub fn commit_with_progress(
             workload.files += 1;
             workload.bytes += match content {
                 WriteContent::Bytes(bytes) => bytes.len(),
+                WriteContent::Lines { lines, .. } => lines.iter().map(|l| l.len() + 1).sum(),
                 WriteContent::Render { old, .. } => old.len(),
             } as u64;
         }
@@ -381,6 +391,14 @@ fn stage(path: &Path, staged: &Path, content: WriteContent, mode: Option<u32>) -
     // other processes and survives a crash of this one; the page cache holds.
     match content {
         WriteContent::Bytes(bytes) => (&file).write_all(bytes)?,
+        WriteContent::Lines {
+            lines,
+            final_newline,
+        } => {
+            let mut out = io::BufWriter::with_capacity(1 << 16, &file);
+            crate::apply::write_lines(lines, final_newline, &mut out)?;
+            out.flush()?;
+        }
         WriteContent::Render { old, plan, index } => {
             let source = SourceText::with_index(old, index);
             let mut out = io::BufWriter::with_capacity(1 << 20, &file);
@@ -445,6 +463,13 @@ pub fn worktree_changes<'a>(
                 path: targets.resolve(new_path)?,
                 content: match &r.new {
                     NewContent::Bytes(bytes) => WriteContent::Bytes(bytes),
+                    NewContent::Lines {
+                        lines,
+                        final_newline,
+                    } => WriteContent::Lines {
+                        lines,
+                        final_newline: *final_newline,
+                    },
                     NewContent::Edited(plan, index) => WriteContent::Render {
                         old: &r.old,
                         plan,
