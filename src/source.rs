@@ -134,20 +134,32 @@ impl SparseLines<'_> {
         }
     }
 
-    /// Calls `f` with block `number`, indexing it if it is not cached.
+    /// Calls `f` with block `number`, indexing it if it is not cached. The
+    /// cache keeps the blocks used last (least recently used first out); a
+    /// block is indexed outside the lock, so that threads searching other
+    /// blocks do not wait for it.
     fn with_block<T>(&self, bytes: &[u8], number: usize, f: impl FnOnce(&Block) -> T) -> T {
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        let at = match cache.iter().position(|b| b.number == number) {
-            Some(at) => at,
-            None => {
-                if cache.len() == CACHED_BLOCKS {
-                    cache.remove(0);
-                }
-                cache.push(self.index_block(bytes, number));
-                cache.len() - 1
+        let lock = || self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        {
+            let mut cache = lock();
+            if let Some(at) = cache.iter().position(|b| b.number == number) {
+                // Most recently used last.
+                let block = cache.remove(at);
+                cache.push(block);
+                let last = cache.len() - 1;
+                return f(&cache[last]);
             }
-        };
-        f(&cache[at])
+        }
+        let block = self.index_block(bytes, number);
+        let mut cache = lock();
+        // Another thread may have indexed it meanwhile: keep one copy.
+        cache.retain(|b| b.number != number);
+        if cache.len() >= CACHED_BLOCKS {
+            cache.remove(0);
+        }
+        cache.push(block);
+        let last = cache.len() - 1;
+        f(&cache[last])
     }
 
     /// Start and end (the next line's start) of line `index`.

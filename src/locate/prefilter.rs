@@ -537,8 +537,19 @@ mod tests {
             }
             text.push(b'\n');
         }
-        let source = crate::source::SourceText::new(&text);
-        let keys = FileKeys::new(&source, 0);
+        // Dense and sparse line indexes (the sparse one indexes its blocks
+        // on demand, from both cores at once, and keeps the last few).
+        let index = crate::source::LineIndex::sparse(&text);
+        for source in [
+            crate::source::SourceText::new(&text),
+            crate::source::SourceText::with_index(&text, &index),
+        ] {
+            same_hits_as_a_line_scan(&source, &words);
+        }
+    }
+
+    fn same_hits_as_a_line_scan(source: &crate::source::SourceText, words: &[&str]) {
+        let keys = FileKeys::new(source, 0);
         let contains = |line: usize, word: &str, folded: bool| {
             let line = String::from_utf8_lossy(source.line(line)).to_string();
             if folded {
