@@ -252,16 +252,17 @@ impl Body {
             })
             .collect();
         let mut own = LineText::shared(self.text, own).into_iter();
-        self.lines
-            .into_iter()
-            .map(|(kind, piece)| HunkLine {
-                kind,
-                text: match piece {
-                    Piece::Shared(text) => text,
-                    Piece::Own(_) => own.next().unwrap_or_default(),
-                },
-            })
-            .collect()
+        // A new vector of the exact size: collecting in place would keep
+        // the larger allocation of `(LineKind, Piece)` pairs.
+        let mut lines = Vec::with_capacity(self.lines.len());
+        for (kind, piece) in self.lines {
+            let text = match piece {
+                Piece::Shared(text) => text,
+                Piece::Own(_) => own.next().unwrap_or_default(),
+            };
+            lines.push(HunkLine { kind, text });
+        }
+        lines
     }
 }
 
