@@ -2,9 +2,10 @@
 # Memory of a large patch read from stdin: a patch of MB megabytes that
 # creates files of 800 lines (the shape of vendored or generated code) and
 # edits one existing file, applied to a fresh git repository. Prints the
-# patch size, the peak resident set (`/usr/bin/time -f %M`) and, with
-# `--massif`, the peak heap (valgrind massif), each also as a multiple of
-# the patch.
+# patch size, the peak resident set (`/usr/bin/time -f %M`) of
+# git-fuzzy-apply and, as the baseline, of `git apply` on the same patch,
+# and with `--massif` the peak heap (valgrind massif), each also as a
+# multiple of the patch. The two trees are compared: they must be the same.
 #
 # Usage: benches/big-patch.sh [--massif] [BINARY] [MB...]
 #   BINARY  default: $CARGO_TARGET_DIR or target, /release/git-fuzzy-apply
@@ -43,7 +44,7 @@ make_patch() {
     echo "v1 $mb" > "$dir/stamp"
 }
 
-printf '%-8s %-10s %-16s %-16s %s\n' patch bytes peak-rss peak-heap exit
+printf '%-8s %-10s %-16s %-18s %-16s %s\n' patch bytes peak-rss git-apply-rss peak-heap exit
 for mb in $sizes; do
     dir=$target/perf-inputs/big-patch/$mb
     make_patch "$dir" "$mb"
@@ -57,6 +58,12 @@ for mb in $sizes; do
     status=0
     rss=$( { /usr/bin/time -f %M "$bin" -q < "$dir/patch" 2>&1 >/dev/null || status=$?; } | tail -1)
     rss=$((rss * 1024))
+    mv "$dir/repo" "$dir/ours"
+    fresh
+    git_rss=$( { /usr/bin/time -f %M git apply < "$dir/patch" 2>&1 >/dev/null; } | tail -1)
+    git_rss=$((git_rss * 1024))
+    diff -r -x .git "$dir/ours" "$dir/repo" >/dev/null || { echo "error: the trees differ" >&2; status=3; }
+    rm -rf "$dir/ours"
     heap=-
     if [ $massif = 1 ]; then
         command -v valgrind >/dev/null || { echo "error: valgrind not installed" >&2; exit 2; }
@@ -65,6 +72,7 @@ for mb in $sizes; do
         peak=$(awk -F= '/^mem_heap_B=/ {h = $2} /^mem_heap_extra_B=/ {t = h + $2; if (t > m) m = t} END {print m + 0}' "$dir/massif.out")
         heap="$((peak / 1048576)) MiB ($(ratio "$peak")x)"
     fi
-    printf '%-8s %-10s %-16s %-16s %s\n' "${mb}MB" "$bytes" \
-        "$((rss / 1048576)) MiB ($(ratio "$rss")x)" "$heap" "$status"
+    printf '%-8s %-10s %-16s %-18s %-16s %s\n' "${mb}MB" "$bytes" \
+        "$((rss / 1048576)) MiB ($(ratio "$rss")x)" \
+        "$((git_rss / 1048576)) MiB ($(ratio "$git_rss")x)" "$heap" "$status"
 done
