@@ -141,7 +141,17 @@ pub struct HunkLine {
 pub struct LineText {
     buffer: std::sync::Arc<String>,
     start: u32,
+    /// One past the last byte; [`WHOLE`] for "to the end of the buffer"
+    /// (a line that owns its buffer may be longer than 4 GiB).
     end: u32,
+}
+
+/// `LineText::end` of a text that is its whole buffer.
+const WHOLE: u32 = u32::MAX;
+
+/// `offset` as a range bound, when it is one ([`WHOLE`] is reserved).
+fn bound(offset: usize) -> Option<u32> {
+    u32::try_from(offset).ok().filter(|&b| b != WHOLE)
 }
 
 impl LineText {
@@ -153,8 +163,12 @@ impl LineText {
     /// assert_eq!(LineText::from(String::from("x")).as_str(), "x");
     /// ```
     pub fn as_str(&self) -> &str {
+        let end = match self.end {
+            WHOLE => self.buffer.len(),
+            end => end as usize,
+        };
         self.buffer
-            .get(self.start as usize..self.end as usize)
+            .get(self.start as usize..end)
             .unwrap_or_default()
     }
 
@@ -168,8 +182,8 @@ impl LineText {
         let buffer = std::sync::Arc::new(buffer);
         ranges
             .into_iter()
-            .map(|r| match (u32::try_from(r.start), u32::try_from(r.end)) {
-                (Ok(start), Ok(end)) if buffer.get(r.clone()).is_some() => LineText {
+            .map(|r| match (bound(r.start), bound(r.end)) {
+                (Some(start), Some(end)) if buffer.get(r.clone()).is_some() => LineText {
                     buffer: buffer.clone(),
                     start,
                     end,
@@ -191,22 +205,44 @@ impl LineText {
         owner.get(start..end)?;
         Some(LineText {
             buffer: owner.clone(),
-            start: u32::try_from(start).ok()?,
-            end: u32::try_from(end).ok()?,
+            start: bound(start)?,
+            end: bound(end)?,
         })
+    }
+}
+
+/// Moves the texts of `lines` that have a buffer of their own (made line by
+/// line, as the Codex and SEARCH/REPLACE parsers do) into one buffer they
+/// share: one allocation for the hunk instead of two per line. Texts that
+/// already share a buffer (the patch text) are left as they are.
+pub(crate) fn pack_lone_texts(lines: &mut [HunkLine]) {
+    let lone = |t: &LineText| std::sync::Arc::strong_count(&t.buffer) == 1 && t.end == WHOLE;
+    let size: usize = lines
+        .iter()
+        .filter(|l| lone(&l.text))
+        .map(|l| l.text.len())
+        .sum();
+    let mut buffer = String::with_capacity(size);
+    let mut ranges = Vec::new();
+    for line in lines.iter().filter(|l| lone(&l.text)) {
+        let start = buffer.len();
+        buffer.push_str(&line.text);
+        ranges.push(start..buffer.len());
+    }
+    let mut packed = LineText::shared(buffer, ranges).into_iter();
+    for line in lines.iter_mut().filter(|l| lone(&l.text)) {
+        if let Some(text) = packed.next() {
+            line.text = text;
+        }
     }
 }
 
 impl From<String> for LineText {
     fn from(text: String) -> Self {
-        match u32::try_from(text.len()) {
-            Ok(end) => LineText {
-                buffer: std::sync::Arc::new(text),
-                start: 0,
-                end,
-            },
-            // Longer than 4 GiB: cut (no line of a patch is).
-            Err(_) => LineText::from(text.get(..u32::MAX as usize / 2).unwrap_or_default()),
+        LineText {
+            buffer: std::sync::Arc::new(text),
+            start: 0,
+            end: WHOLE,
         }
     }
 }
@@ -520,4 +556,46 @@ impl FilePatch {
 pub struct Patch {
     /// File patches in the order they appear in the patch text.
     pub files: Vec<FilePatch>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn a_line_text_points_into_its_owner_only_where_it_lies_in_it() {
+        let owner = Arc::new("ab\u{e9}cd\n".to_string());
+        let part = &owner[1..5]; // "b\u{e9}c"
+        let text = LineText::within(&owner, part).expect("inside");
+        assert_eq!(text, "b\u{e9}c");
+        assert!(Arc::ptr_eq(&text.buffer, &owner));
+        // Elsewhere in memory: no range.
+        let other = String::from("b\u{e9}c");
+        assert!(LineText::within(&owner, &other).is_none());
+        // Ranges that are not on character boundaries or not inside get a
+        // buffer of their own, with the text they name (or none).
+        let shared = LineText::shared("ab\u{e9}".to_string(), [0..1, 2..3, 1..9, 0..4]);
+        let texts: Vec<&str> = shared.iter().map(LineText::as_str).collect();
+        assert_eq!(texts, ["a", "", "", "ab\u{e9}"]);
+    }
+
+    #[test]
+    fn lone_texts_are_packed_into_one_buffer_and_shared_ones_left() {
+        let owner = Arc::new("shared line".to_string());
+        let mut lines = vec![
+            HunkLine::new(LineKind::Context, "one"),
+            HunkLine {
+                kind: LineKind::Remove,
+                text: LineText::within(&owner, &owner[..6]).unwrap(),
+            },
+            HunkLine::new(LineKind::Add, String::from("two")),
+        ];
+        pack_lone_texts(&mut lines);
+        let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(texts, ["one", "shared", "two"]);
+        assert!(Arc::ptr_eq(&lines[0].text.buffer, &lines[2].text.buffer));
+        assert!(Arc::ptr_eq(&lines[1].text.buffer, &owner));
+        assert_eq!(lines[0].text.buffer.as_str(), "onetwo");
+    }
 }

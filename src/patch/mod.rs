@@ -150,6 +150,12 @@ pub fn parse_patch_text(text: &PatchText, options: &ParseOptions) -> Result<Patc
         };
         detect::scan(&segment.src, &ctx, &mut files)?;
     }
+    for hunk in files.iter_mut().flat_map(|f| f.hunks.iter_mut()) {
+        crate::model::pack_lone_texts(&mut hunk.lines);
+        if let Some(written) = &mut hunk.as_written {
+            crate::model::pack_lone_texts(written);
+        }
+    }
     if files.is_empty() {
         return Err(ParseError::NoEdits);
     }
