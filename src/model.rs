@@ -173,8 +173,9 @@ impl LineText {
     }
 
     /// The texts of several lines in one buffer: `ranges` are byte ranges of
-    /// `buffer` on character boundaries (ranges that are not, or that lie
-    /// beyond 4 GiB, get a buffer of their own).
+    /// `buffer` on character boundaries. A range beyond 4 GiB gets a buffer
+    /// of its own; a range that is not on character boundaries or not inside
+    /// the buffer gives an empty text (callers pass only ranges they made).
     pub(crate) fn shared(
         buffer: String,
         ranges: impl IntoIterator<Item = std::ops::Range<usize>>,

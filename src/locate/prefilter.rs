@@ -232,9 +232,9 @@ const SEARCH_PIECE: usize = 1 << 20;
 
 /// Searches the source for every needle in one pass over its bytes: the
 /// bytes are cut into pieces searched on all cores, and each piece is
-/// searched for every needle while it is in the cache. A few needles are
-/// searched one `memmem` each, more in one automaton (one for the
-/// case-sensitive needles, one for the case-folded ones). Returns each
+/// searched for every needle while it is in the cache. A few case-sensitive
+/// needles are searched one `memmem` each, more in one automaton, and the
+/// case-folded ones in an automaton of their own. Returns each
 /// needle's lines and, when `probe` asks, whether the file holds one of
 /// [`UNSEEN_BY_RAW_SEARCH`] (looked for in each piece while it is in the
 /// cache; a byte-order mark at the very start does not count).
@@ -363,8 +363,9 @@ fn add_line(hits: &mut Vec<usize>, line: usize) {
     }
 }
 
-/// Up to this many needles are searched one pass each rather than all in
-/// one automaton pass.
+/// Up to this many case-sensitive needles are searched by one `memmem`
+/// each in every piece rather than all in one automaton (case-folded
+/// needles always go into an automaton).
 const SEPARATE_SEARCHES: usize = 4;
 
 /// Caseless fragments shorter than this are searched case-insensitively
