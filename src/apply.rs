@@ -285,9 +285,9 @@ pub fn plan_patch_with(
     }
     // Files are independent once merged by path: plan them on every core
     // when the targets allow it (reading is most of the work for small files).
-    // Each file patch is consumed as it is planned: an added file's lines
-    // are freed as its content is made, so a large patch of new files is
-    // not held twice.
+    // Each file patch is consumed as it is planned: an added file takes
+    // over its hunk lines (which point into the patch text) instead of
+    // copying them into bytes, so a large patch of new files is held once.
     let plan = |file: FilePatch, targets: &dyn Targets| {
         let path = file.path.clone();
         let planned = plan_one(file, targets, options);
