@@ -426,9 +426,13 @@ fn reverse_file(file: &mut FilePatch) {
 /// Joins the edits of one path given in several places of a reply, so all of
 /// them are located against the same original.
 fn merge_same_paths(patch: Patch) -> Result<Vec<FilePatch>, Problem> {
-    let mut out: Vec<FilePatch> = Vec::new();
+    let mut out: Vec<FilePatch> = Vec::with_capacity(patch.files.len());
+    // Where each path went in `out` (a patch may touch tens of thousands of files).
+    let mut seen: std::collections::HashMap<String, usize> =
+        std::collections::HashMap::with_capacity(patch.files.len());
     for file in patch.files {
-        match out.iter_mut().find(|f| f.path == file.path) {
+        let earlier = seen.get(file.path.as_str()).copied();
+        match earlier.map(|at| &mut out[at]) {
             Some(prev)
                 if prev.op == FileOp::Update
                     && file.op == FileOp::Update
@@ -443,15 +447,16 @@ fn merge_same_paths(patch: Patch) -> Result<Vec<FilePatch>, Problem> {
                     format!(
                         "{}: the patch changes this file twice in incompatible ways (patch lines {} and {})",
                         file.path,
-                        out.iter()
-                            .find(|f| f.path == file.path)
-                            .map_or(0, |f| f.patch_line),
+                        earlier.map_or(0, |at| out[at].patch_line),
                         file.patch_line
                     ),
                     Some(file.patch_line),
                 ));
             }
-            None => out.push(file),
+            None => {
+                seen.insert(file.path.clone(), out.len());
+                out.push(file);
+            }
         }
     }
     Ok(out)

@@ -15,13 +15,17 @@ pub const MAP_THRESHOLD: u64 = 4 * 1024 * 1024;
 pub enum Content {
     /// Read into memory.
     Owned(Vec<u8>),
-    /// Read into memory from a file that had `stamp`, not changed recently
-    /// at that time: the stamp alone tells whether it changed since.
+    /// Read into memory from a file that had `stamp`. Unless it changed
+    /// `recent`ly before it was read, the stamp alone tells whether it
+    /// changed since; a recent one is compared by its bytes.
     Read {
         /// The bytes.
         bytes: Vec<u8>,
         /// The file's stamp when it was read.
         stamp: Stamp,
+        /// Changed so shortly before it was read that a change within the
+        /// same clock tick could leave the stamp as it is.
+        recent: bool,
     },
     /// Memory-mapped from `path`, which had `stamp` when it was mapped,
     /// with a sparse line index (a few KiB per GiB).
@@ -39,9 +43,21 @@ pub enum Content {
 
 impl Content {
     /// Reads `path`, mapping it when it is large.
+    #[cfg(test)]
     pub fn load(path: &Path) -> io::Result<Content> {
         let file = File::open(path)?;
         let meta = file.metadata()?;
+        Content::load_opened(path, file, &meta)
+    }
+
+    /// [`Content::load`] for a file whose metadata was just asked (saves a
+    /// `stat`). Safe against a change in between: the stamp taken from
+    /// `meta` no longer matches such a file, so it is not overwritten.
+    pub fn load_stated(path: &Path, meta: &std::fs::Metadata) -> io::Result<Content> {
+        Content::load_opened(path, File::open(path)?, meta)
+    }
+
+    fn load_opened(path: &Path, file: File, meta: &std::fs::Metadata) -> io::Result<Content> {
         if meta.len() < MAP_THRESHOLD {
             let mut bytes = Vec::with_capacity(meta.len() as usize);
             // `take` keeps `read_to_end` from asking the size again (two
@@ -51,11 +67,12 @@ impl Content {
                 io::Read::read_to_end(&mut &file, &mut bytes)?;
                 return Ok(Content::Owned(bytes));
             }
-            let stamp = Stamp::from_metadata(&meta);
-            return Ok(if stamp.is_racy(std::time::SystemTime::now()) {
-                Content::Owned(bytes)
-            } else {
-                Content::Read { bytes, stamp }
+            let stamp = Stamp::from_metadata(meta);
+            let recent = stamp.is_racy(std::time::SystemTime::now());
+            return Ok(Content::Read {
+                bytes,
+                stamp,
+                recent,
             });
         }
         // SAFETY: the map is read-only. Another process may change the file
@@ -66,7 +83,7 @@ impl Content {
         Ok(Content::Mapped {
             map,
             index,
-            stamp: Stamp::from_metadata(&meta),
+            stamp: Stamp::from_metadata(meta),
             path: path.to_path_buf(),
         })
     }
@@ -92,8 +109,17 @@ impl Content {
     /// judged by its stamp: its bytes are compared instead).
     pub fn stamp(&self) -> Option<Stamp> {
         match self {
-            Content::Owned(_) => None,
+            Content::Owned(_) | Content::Read { recent: true, .. } => None,
             Content::Read { stamp, .. } | Content::Mapped { stamp, .. } => Some(*stamp),
+        }
+    }
+
+    /// The file's permission bits when it was read (`None` for bytes that
+    /// did not come from a file).
+    pub fn permissions(&self) -> Option<u32> {
+        match self {
+            Content::Owned(_) => None,
+            Content::Read { stamp, .. } | Content::Mapped { stamp, .. } => Some(stamp.permissions),
         }
     }
 }
@@ -147,7 +173,11 @@ mod tests {
         let large = dir.path().join("l");
         std::fs::write(&small, b"abc\n").unwrap();
         std::fs::write(&large, vec![b'x'; MAP_THRESHOLD as usize]).unwrap();
-        assert!(matches!(Content::load(&small).unwrap(), Content::Owned(_)));
+        // Written just now: judged by its bytes, its permission bits kept.
+        let small = Content::load(&small).unwrap();
+        assert!(matches!(small, Content::Read { recent: true, .. }));
+        assert_eq!(small.stamp(), None);
+        assert!(small.permissions().is_some());
         let mapped = Content::load(&large).unwrap();
         assert!(mapped.mapped_path().is_some());
         assert_eq!(mapped.len(), MAP_THRESHOLD as usize);

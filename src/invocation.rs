@@ -361,6 +361,7 @@ pub fn run_patch_text(
         }
         Ok(rejects)
     })();
+
     match (staged, committed) {
         (Ok(rejects), committed) => {
             outcome.rejects = rejects;
@@ -391,17 +392,23 @@ fn refuse(report: &mut Report, code: ProblemCode, message: &str) {
 /// Added files are built with LF endings; give them what `.gitattributes`
 /// and `core.autocrlf` ask for in the working tree.
 fn convert_added_files(repo: &Repo, results: &mut [FileResult]) -> Result<(), GitError> {
-    for r in results.iter_mut().filter(|r| r.old_path.is_none()) {
-        if let Some(path) = &r.new_path {
-            let bytes = r.new_bytes();
-            let converted = repo.to_worktree(path, &bytes)?;
-            // Kept as it is when no conversion applies (an added file's
-            // lines share the patch text; its bytes are a copy).
-            if converted != *bytes {
-                drop(bytes);
-                r.content_changed = !converted.is_empty();
-                r.new = NewContent::Bytes(converted);
-            }
+    let mut added = results
+        .iter_mut()
+        .filter(|r| r.old_path.is_none() && r.new_path.is_some())
+        .peekable();
+    if added.peek().is_none() {
+        return Ok(());
+    }
+    let mut converter = repo.worktree_converter()?;
+    for r in added {
+        let Some(path) = &r.new_path else { continue };
+        let bytes = r.new_bytes();
+        // Kept as it is when nothing converts it (an added file's lines
+        // share the patch text; its bytes are a copy).
+        if let Some(converted) = converter.convert(path, &bytes)? {
+            drop(bytes);
+            r.content_changed = !converted.is_empty();
+            r.new = NewContent::Bytes(converted);
         }
     }
     Ok(())

@@ -350,8 +350,12 @@ fn roll_forward(data: &JournalData) -> io::Result<Recovery> {
 /// The last step of a committed run: removes the backups, then the
 /// directories deletions left empty.
 pub fn clean_up(data: &JournalData) -> io::Result<()> {
-    for backup in data.entries.iter().filter_map(|e| e.backup.as_ref()) {
-        remove_if_present(backup)?;
+    {
+        use rayon::prelude::*;
+        data.entries
+            .par_iter()
+            .filter_map(|e| e.backup.as_ref())
+            .try_for_each(|backup| remove_if_present(backup))?;
     }
     for entry in data.entries.iter().filter(|e| e.staged.is_none()) {
         remove_empty_parents(&entry.target, &data.root);

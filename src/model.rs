@@ -254,6 +254,24 @@ impl From<&str> for LineText {
     }
 }
 
+impl From<&String> for LineText {
+    fn from(text: &String) -> Self {
+        LineText::from(text.clone())
+    }
+}
+
+impl From<Box<str>> for LineText {
+    fn from(text: Box<str>) -> Self {
+        LineText::from(String::from(text))
+    }
+}
+
+impl From<std::borrow::Cow<'_, str>> for LineText {
+    fn from(text: std::borrow::Cow<'_, str>) -> Self {
+        LineText::from(text.into_owned())
+    }
+}
+
 impl std::ops::Deref for LineText {
     type Target = str;
     fn deref(&self) -> &str {
@@ -563,6 +581,20 @@ pub struct Patch {
 mod tests {
     use super::*;
     use std::sync::Arc;
+
+    #[test]
+    fn hunk_lines_are_made_from_any_kind_of_string() {
+        let owned = String::from("b = 2");
+        let lines = [
+            HunkLine::new(LineKind::Context, "a = 1"),
+            HunkLine::new(LineKind::Remove, &owned),
+            HunkLine::new(LineKind::Add, owned.clone()),
+            HunkLine::new(LineKind::Add, Box::<str>::from("c = 3")),
+            HunkLine::new(LineKind::Add, std::borrow::Cow::Borrowed("d = 4")),
+        ];
+        let texts: Vec<&str> = lines.iter().map(|l| &*l.text).collect();
+        assert_eq!(texts, ["a = 1", "b = 2", "b = 2", "c = 3", "d = 4"]);
+    }
 
     #[test]
     fn a_line_text_points_into_its_owner_only_where_it_lies_in_it() {

@@ -21,8 +21,15 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// Bytes per block of a sparse index.
 pub const SPARSE_BLOCK: usize = 1 << 20;
 
-/// Densely indexed blocks a sparse source keeps at a time.
+/// Densely indexed blocks a sparse source keeps at a time: at least this
+/// many, and two per thread of the pool searching it (each search thread maps
+/// its hits in a block of its own, so fewer would index blocks over and over).
 const CACHED_BLOCKS: usize = 4;
+
+/// How many blocks the cache keeps with the current thread pool.
+fn cached_blocks() -> usize {
+    CACHED_BLOCKS.max(2 * rayon::current_num_threads())
+}
 
 /// The byte range of one line and of its terminator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,7 +161,7 @@ impl SparseLines<'_> {
         let mut cache = lock();
         // Another thread may have indexed it meanwhile: keep one copy.
         cache.retain(|b| b.number != number);
-        if cache.len() >= CACHED_BLOCKS {
+        if cache.len() >= cached_blocks() {
             cache.remove(0);
         }
         cache.push(block);

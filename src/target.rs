@@ -254,7 +254,7 @@ impl Targets for WorktreeTargets {
                 format!("{rel}: not a regular file"),
                 None,
             )),
-            Ok(_) => Content::load(&path)
+            Ok(meta) => Content::load_stated(&path, &meta)
                 .map(Some)
                 .map_err(|e| Problem::new(ProblemCode::IoError, format!("{rel}: {e}"), None)),
         }

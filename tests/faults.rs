@@ -329,6 +329,35 @@ fn a_read_only_directory_among_several_leaves_every_file_as_it_was() {
 }
 
 #[test]
+fn a_file_keeps_its_mode_whatever_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    // A strict umask must not narrow a shared file, and a loose one must
+    // not widen a private file.
+    for (umask, mode) in [("077", 0o644), ("000", 0o600), ("022", 0o664)] {
+        let (_dir, root) = scene(false);
+        fs::set_permissions(root.join("a.txt"), fs::Permissions::from_mode(mode)).unwrap();
+        let mut command = Command::new("sh");
+        command
+            .args([
+                "-c",
+                &format!("umask {umask}; exec \"$0\" \"$@\""),
+                BIN,
+                "../patch",
+            ])
+            .current_dir(&root)
+            .env_remove("GIT_FUZZY_APPLY_TEST_EXIT_AT");
+        let out = output_within(&mut command, b"", WATCHDOG);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let meta = fs::metadata(root.join("a.txt")).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o777, mode, "umask {umask}");
+        assert_eq!(
+            fs::read_to_string(root.join("a.txt")).unwrap(),
+            "one\nTWO\nthree\n"
+        );
+    }
+}
+
+#[test]
 fn a_read_only_file_is_replaced_and_keeps_its_mode() {
     use std::os::unix::fs::PermissionsExt;
     let (_dir, root) = scene(false);

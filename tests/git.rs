@@ -229,6 +229,27 @@ fn added_files_follow_gitattributes_line_endings() {
 }
 
 #[test]
+fn added_files_go_through_the_smudge_filter_as_with_git_apply() {
+    let (_d, root) = repo();
+    git(&root, &["config", "filter.upper.smudge", "tr a-z A-Z"]);
+    git(&root, &["config", "filter.upper.clean", "tr A-Z a-z"]);
+    fs::write(root.join(".gitattributes"), "*.up filter=upper\n").expect("write");
+    git(&root, &["add", ".gitattributes"]);
+    git(&root, &["commit", "-q", "-m", "attrs"]);
+    let patch = "--- /dev/null\n+++ b/notes.up\n@@ -0,0 +1,2 @@\n+first\n+second\n";
+    let out = apply(&root, &["--index"], patch);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The working tree holds what the filter's smudge side makes of the
+    // added text; the index holds the text as the patch gave it.
+    assert_eq!(
+        fs::read(root.join("notes.up")).expect("read"),
+        b"FIRST\nSECOND\n"
+    );
+    assert_eq!(git(&root, &["show", ":notes.up"]), "first\nsecond\n");
+    assert_eq!(git(&root, &["status", "--porcelain"]), "A  notes.up\n");
+}
+
+#[test]
 fn renames_move_the_file_and_its_index_entry() {
     let (_d, root) = repo();
     let patch = "*** Begin Patch\n*** Update File: src/b.py\n*** Move to: src/moved/b2.py\n@@\n X = 1\n-Y = 2\n+Y = 22\n*** End Patch\n";

@@ -41,6 +41,42 @@ fn gix_err<E: std::fmt::Display>(context: &str) -> impl FnOnce(E) -> GitError + 
     }
 }
 
+/// Converts file contents as git stores them to what the working tree holds.
+pub struct WorktreeConverter<'repo> {
+    pipeline: gix::filter::Pipeline<'repo>,
+}
+
+impl WorktreeConverter<'_> {
+    /// What the working tree holds at `path` for `bytes` as stored in git:
+    /// `eol`/`text` attributes, `core.autocrlf`, `working-tree-encoding`,
+    /// `ident` and the smudge side of filter drivers, as `git apply` and
+    /// `git checkout` do. `None` when nothing converts them.
+    pub fn convert(&mut self, path: &str, bytes: &[u8]) -> Result<Option<Vec<u8>>, GitError> {
+        use gix::filter::plumbing::pipeline::convert::ToWorktreeOutcome;
+        let mut out = self
+            .pipeline
+            .convert_to_worktree(bytes, path.into(), Default::default())
+            .map_err(gix_err(path))?;
+        match &mut out {
+            ToWorktreeOutcome::Unchanged(_) => Ok(None),
+            ToWorktreeOutcome::Buffer(converted) => {
+                Ok((*converted != bytes).then(|| converted.to_vec()))
+            }
+            ToWorktreeOutcome::Process(_) => {
+                let Some(read) = out.as_read() else {
+                    return Err(GitError::Gix {
+                        context: path.to_string(),
+                        message: "the filter driver delayed its output".into(),
+                    });
+                };
+                let mut converted = Vec::new();
+                read.read_to_end(&mut converted).map_err(gix_err(path))?;
+                Ok((converted != bytes).then_some(converted))
+            }
+        }
+    }
+}
+
 /// A discovered repository with a working tree.
 pub struct Repo {
     repo: gix::Repository,
@@ -100,19 +136,15 @@ impl Repo {
         }
     }
 
-    /// Converts `bytes` (as stored in git) to what the working tree holds at
-    /// `path`, applying `eol`/`text` attributes and `core.autocrlf`.
-    pub fn to_worktree(&self, path: &str, bytes: &[u8]) -> Result<Vec<u8>, GitError> {
-        let (mut pipeline, _) = self
+    /// A converter from what git stores to what the working tree holds
+    /// (`.gitattributes`, `core.autocrlf`, filter drivers), built once for
+    /// many files.
+    pub fn worktree_converter(&self) -> Result<WorktreeConverter<'_>, GitError> {
+        let (pipeline, _) = self
             .repo
             .filter_pipeline(None)
             .map_err(gix_err("reading attributes"))?;
-        let out = pipeline
-            .convert_to_worktree(bytes, path.into(), Default::default())
-            .map_err(gix_err(path))?;
-        Ok(out
-            .as_bytes()
-            .map_or_else(|| bytes.to_vec(), <[u8]>::to_vec))
+        Ok(WorktreeConverter { pipeline })
     }
 
     /// Converts working-tree `bytes` at `path` to what git stores.
@@ -196,13 +228,13 @@ impl Repo {
             .filter_pipeline(None)
             .map_err(gix_err("reading attributes"))?;
         let snapshot = index.clone();
-        let mut removed: Vec<String> = Vec::new();
+        let mut removed: std::collections::HashSet<String> = Default::default();
         let mut pushed = false;
         for r in results.iter().filter(|r| r.changes_anything()) {
             if let Some(old) = &r.old_path
                 && r.new_path.as_ref() != Some(old)
             {
-                removed.push(old.clone());
+                removed.insert(old.clone());
             }
             let Some(new_path) = &r.new_path else {
                 continue;
@@ -254,7 +286,11 @@ impl Repo {
             index.sort_entries();
         }
         if !removed.is_empty() {
-            index.remove_entries(|_, path, _| removed.iter().any(|r| path == r.as_bytes()));
+            // A set: checked once per index entry, and an index may hold
+            // hundreds of thousands.
+            index.remove_entries(|_, path, _| {
+                path.to_str().is_ok_and(|path| removed.contains(path))
+            });
         }
         index.remove_tree();
         lock.write(index)

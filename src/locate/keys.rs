@@ -165,32 +165,54 @@ impl<'s> FileKeys<'s> {
             return LineMatch::No;
         }
         let removed = line.kind == LineKind::Remove;
-        if keys_match(&self.resilient(i), &line.resilient, removed) {
+        if keys_match(&self.resilient(i), line.resilient(), removed) {
             return LineMatch::Normalized;
         }
         if tier == Tier::Resilient {
             return LineMatch::No;
         }
-        if keys_match(&self.fuzzy(i), &line.fuzzy, removed) {
+        if keys_match(&self.fuzzy(i), line.fuzzy(), removed) {
             return LineMatch::Normalized;
         }
         LineMatch::No
     }
 }
 
-/// One line of a hunk's old side with its keys.
+/// One line of a hunk's old side with its keys, each made when first
+/// asked for (an exact match needs neither).
 #[derive(Debug, Clone)]
 pub struct OldLine<'h> {
     /// Context or removed.
     pub kind: LineKind,
     /// The patch's text.
     pub text: &'h str,
-    /// Resilient key.
-    pub resilient: String,
-    /// Fuzzy key.
-    pub fuzzy: String,
     /// True when the line is blank.
     pub blank: bool,
+    resilient: OnceCell<String>,
+    fuzzy: OnceCell<String>,
+}
+
+impl<'h> OldLine<'h> {
+    /// A line of `kind` with `text`.
+    pub fn new(kind: LineKind, text: &'h str) -> Self {
+        OldLine {
+            kind,
+            text,
+            blank: text.trim().is_empty(),
+            resilient: OnceCell::new(),
+            fuzzy: OnceCell::new(),
+        }
+    }
+
+    /// The resilient key.
+    pub fn resilient(&self) -> &str {
+        self.resilient.get_or_init(|| resilient_key(self.text))
+    }
+
+    /// The fuzzy key.
+    pub fn fuzzy(&self) -> &str {
+        self.fuzzy.get_or_init(|| fuzzy_key(self.text))
+    }
 }
 
 /// The old side (context and removed lines) of a hunk, with keys.
@@ -198,13 +220,7 @@ pub fn old_side(hunk: &Hunk) -> Vec<OldLine<'_>> {
     hunk.lines
         .iter()
         .filter(|l| l.is_old())
-        .map(|l| OldLine {
-            kind: l.kind,
-            text: &l.text,
-            resilient: resilient_key(&l.text),
-            fuzzy: fuzzy_key(&l.text),
-            blank: l.text.trim().is_empty(),
-        })
+        .map(|l| OldLine::new(l.kind, &l.text))
         .collect()
 }
 
@@ -213,12 +229,6 @@ pub fn new_side(hunk: &Hunk) -> Vec<OldLine<'_>> {
     hunk.lines
         .iter()
         .filter(|l| l.is_new())
-        .map(|l| OldLine {
-            kind: LineKind::Context,
-            text: &l.text,
-            resilient: resilient_key(&l.text),
-            fuzzy: fuzzy_key(&l.text),
-            blank: l.text.trim().is_empty(),
-        })
+        .map(|l| OldLine::new(LineKind::Context, &l.text))
         .collect()
 }

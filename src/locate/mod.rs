@@ -473,13 +473,7 @@ fn similarity_range(
 fn resolve_anchors(keys: &FileKeys, anchors: &[String], from: usize) -> Result<Vec<usize>, String> {
     let mut positions = vec![from];
     for anchor in anchors {
-        let probe = OldLine {
-            kind: LineKind::Context,
-            text: anchor,
-            resilient: normalize::resilient_key(anchor),
-            fuzzy: normalize::fuzzy_key(anchor),
-            blank: anchor.trim().is_empty(),
-        };
+        let probe = OldLine::new(LineKind::Context, anchor);
         let mut next = Vec::new();
         for tier in [Tier::Exact, Tier::Resilient, Tier::Fuzzy] {
             let lines = prefilter::lines_matching(keys, &probe, tier)

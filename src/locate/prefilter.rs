@@ -53,8 +53,8 @@ impl Needle {
     pub fn of(line: &OldLine, tier: Tier, file_has_dropped: bool) -> Option<Needle> {
         Needle::of_keys(
             line.text,
-            &line.resilient,
-            &line.fuzzy,
+            line.resilient(),
+            line.fuzzy(),
             tier,
             file_has_dropped,
         )
@@ -140,6 +140,10 @@ pub fn lines_matching(keys: &FileKeys, line: &OldLine, tier: Tier) -> Option<Rc<
     if let Some(has_dropped) = probed {
         keys.set_dropped_chars(has_dropped);
         if has_dropped {
+            // The needles left for later were chosen for a file without
+            // such characters (this is the file's first search, so they all
+            // come from `lines`): choose them again.
+            drop(keys.take_later_needles());
             keys.announce(lines);
             return lines_matching(keys, line, tier);
         }
@@ -178,8 +182,8 @@ pub fn anchors_of(old: &[OldLine]) -> Vec<Announced> {
             out.push(Announced {
                 tier,
                 text: line.text.to_string(),
-                resilient: line.resilient.clone(),
-                fuzzy: line.fuzzy.clone(),
+                resilient: line.resilient().to_string(),
+                fuzzy: line.fuzzy().to_string(),
             });
         }
     }
@@ -227,8 +231,9 @@ enum Searcher {
 }
 
 /// Bytes per piece of a search: every needle is searched in one piece
-/// while it is in the cache, and the pieces on all cores.
-const SEARCH_PIECE: usize = 1 << 20;
+/// while it is in the cache, and the pieces on all cores. One block of the
+/// sparse line index, so that a thread maps its hits in one cached block.
+const SEARCH_PIECE: usize = crate::source::SPARSE_BLOCK;
 
 /// Searches the source for every needle in one pass over its bytes: the
 /// bytes are cut into pieces searched on all cores, and each piece is
@@ -397,8 +402,8 @@ pub fn anchor_lines<'a, 'h>(
         .filter_map(|(i, l)| {
             let len = match tier {
                 Tier::Exact => l.text.trim().len(),
-                Tier::Resilient => resilient_token(&l.resilient)?.len(),
-                _ => word_token(&l.fuzzy)?.len(),
+                Tier::Resilient => resilient_token(l.resilient())?.len(),
+                _ => word_token(l.fuzzy())?.len(),
             };
             (len >= MIN_TOKEN).then_some((len, i, l))
         })
@@ -476,13 +481,7 @@ mod tests {
         assert_eq!(word_token("let total_count = 1"), Some("total_count"));
         assert_eq!(word_token("} ) ;"), None);
         assert_eq!(caseless_fragment("v0016798863"), Some("0016798863"));
-        let line = |text: &'static str| OldLine {
-            kind: LineKind::Context,
-            text,
-            resilient: crate::locate::normalize::resilient_key(text),
-            fuzzy: crate::locate::normalize::fuzzy_key(text),
-            blank: false,
-        };
+        let line = |text: &'static str| OldLine::new(LineKind::Context, text);
         let plain = Some(Needle::Plain("_1234567".into()));
         // Without dropped characters anywhere, one run serves every tier.
         for tier in [Tier::Exact, Tier::Resilient, Tier::Fuzzy] {
@@ -547,6 +546,28 @@ mod tests {
         ] {
             same_hits_as_a_line_scan(&source, &words);
         }
+    }
+
+    #[test]
+    fn needles_left_for_later_are_chosen_again_in_a_file_with_backticks() {
+        let text = "let `quoted` = 1;\nfn handle_request(req) {\n    respond(req)\n}\n";
+        let source = crate::source::SourceText::new(text.as_bytes());
+        let keys = FileKeys::new(&source, 0);
+        let old = [
+            OldLine::new(LineKind::Context, "fn handle_request(req) {"),
+            OldLine::new(LineKind::Remove, "    respond(req)"),
+        ];
+        keys.announce(anchors_of(&old));
+        // The first search (exact) finds the backtick: the case-folded
+        // needles announced for the fuzzy tiers would find too little there.
+        let hits = lines_matching(&keys, &old[1], Tier::Exact).unwrap();
+        assert_eq!(&*hits, &[2]);
+        assert_eq!(keys.dropped_chars(), Some(true));
+        let later = keys.take_later_needles();
+        assert!(
+            !later.iter().any(|n| matches!(n, Needle::Folded(_))),
+            "{later:?}"
+        );
     }
 
     fn same_hits_as_a_line_scan(source: &crate::source::SourceText, words: &[&str]) {

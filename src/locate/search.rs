@@ -494,7 +494,7 @@ pub fn score_block(
             return None;
         }
         let fuzzy = keys.fuzzy(j);
-        let (a, b) = (fuzzy.as_ref(), line.fuzzy.as_str());
+        let (a, b) = (fuzzy.as_ref(), line.fuzzy());
         let len = a.chars().count().max(b.chars().count());
         total += len;
         match how {

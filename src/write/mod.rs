@@ -225,17 +225,24 @@ pub fn commit_with_progress(
             workload.files += 1;
             workload.bytes += match content {
                 WriteContent::Bytes(bytes) => bytes.len(),
-                WriteContent::Lines { lines, .. } => lines.iter().map(|l| l.len() + 1).sum(),
+                WriteContent::Lines {
+                    lines,
+                    final_newline,
+                } => {
+                    let newlines = lines.len() - usize::from(!final_newline && !lines.is_empty());
+                    lines.iter().map(|l| l.len()).sum::<usize>() + newlines
+                }
                 WriteContent::Render { old, .. } => old.len(),
             } as u64;
         }
     }
     progress.start(Stage::Writing, workload);
-    for change in changes {
-        match change {
-            FileChange::Write { path, expect, .. } => verify(path, *expect)?,
-            FileChange::Delete { path, expect } => verify(path, *expect)?,
-        }
+    {
+        use rayon::prelude::*;
+        changes.par_iter().try_for_each(|change| match change {
+            FileChange::Write { path, expect, .. } => verify(path, *expect),
+            FileChange::Delete { path, expect } => verify(path, *expect),
+        })?;
     }
     let mut data = JournalData {
         version: journal::VERSION,
@@ -330,15 +337,28 @@ pub fn commit_with_progress(
             return Err(fail(&data, &path, e));
         }
     }
-    for entry in &data.entries {
-        #[cfg(test)]
-        tests::maybe_fail(&entry.target).map_err(|e| fail(&data, &entry.target, e))?;
-        let done = match &entry.staged {
-            Some(staged) => fs::rename(staged, &entry.target),
-            None => fs::remove_file(&entry.target),
-        };
-        done.map_err(|e| fail(&data, &entry.target, e))?;
-        journal::checkpoint("replaced");
+    // Every file stands on its own from here (a roll-back looks at each
+    // entry's names, whatever order they were renamed in): on every core too.
+    {
+        use rayon::prelude::*;
+        let replaced =
+            data.entries
+                .par_iter()
+                .try_for_each(|entry| -> Result<(), (PathBuf, io::Error)> {
+                    let failed = |e| (entry.target.clone(), e);
+                    #[cfg(test)]
+                    tests::maybe_fail(&entry.target).map_err(failed)?;
+                    match &entry.staged {
+                        Some(staged) => fs::rename(staged, &entry.target),
+                        None => fs::remove_file(&entry.target),
+                    }
+                    .map_err(failed)?;
+                    journal::checkpoint("replaced");
+                    Ok(())
+                });
+        if let Err((path, e)) = replaced {
+            return Err(fail(&data, &path, e));
+        }
     }
     Ok(Committed { data, journal })
 }
@@ -382,10 +402,19 @@ fn missing_dirs(dir: &Path, created: &mut Vec<PathBuf>, known: &mut HashSet<Path
 /// Writes `content` for `path` into the new file `staged` (beside it), with
 /// `mode` or else the permissions of `path`.
 fn stage(path: &Path, staged: &Path, content: WriteContent, mode: Option<u32>) -> io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    // The target's own bits are asked for only when no mode is known (a
+    // `stat` a file saved).
+    let bits = match mode {
+        Some(bits) => bits & 0o777,
+        None => fs::metadata(path).map_or(0o644, |m| m.permissions().mode()),
+    };
+    // Created with its final bits (less the umask), so that a private
+    // file's new content is never readable by others, even for a moment.
     let file = fs::OpenOptions::new()
         .write(true)
         .create_new(true)
+        .mode(bits & 0o777)
         .open(staged)?;
     // Like git for working-tree files, no fsync: the rename is atomic for
     // other processes and survives a crash of this one; the page cache holds.
@@ -418,14 +447,24 @@ fn stage(path: &Path, staged: &Path, content: WriteContent, mode: Option<u32>) -
             out.flush()?;
         }
     }
-    // The target's own bits are asked for only when no mode is known (a
-    // `stat` a file saved).
-    let perms = match mode {
-        Some(bits) => fs::Permissions::from_mode(bits & 0o777),
-        None => fs::metadata(path)
-            .map_or_else(|_| fs::Permissions::from_mode(0o644), |m| m.permissions()),
-    };
-    file.set_permissions(perms)
+    // The umask may have cleared some of them: set them all (one more
+    // system call, saved when the umask clears none).
+    if bits & !0o777 != 0 || process_umask().is_none_or(|umask| bits & umask != 0) {
+        file.set_permissions(fs::Permissions::from_mode(bits))?;
+    }
+    Ok(())
+}
+
+/// The process's file mode creation mask, read once from
+/// `/proc/self/status` (`None` where that is not available).
+fn process_umask() -> Option<u32> {
+    use std::sync::OnceLock;
+    static UMASK: OnceLock<Option<u32>> = OnceLock::new();
+    *UMASK.get_or_init(|| {
+        let status = fs::read_to_string("/proc/self/status").ok()?;
+        let line = status.lines().find_map(|l| l.strip_prefix("Umask:"))?;
+        u32::from_str_radix(line.trim(), 8).ok()
+    })
 }
 
 /// The permission bits of the file at `path` with its executable bits set
@@ -489,7 +528,7 @@ pub fn worktree_changes<'a>(
                         exec_bits(&targets.resolve(new_path)?, r.new_mode)
                     } else {
                         // The bits seen when the file was read (saves a stat).
-                        r.old.stamp().map(|s| s.permissions)
+                        r.old.permissions()
                     }
                 } else {
                     r.mode.map(|m| m & 0o777)

@@ -102,17 +102,25 @@ fn a_failed_rename_restores_replaced_files() {
     fs::write(&a, "old").unwrap();
     let b = dir.path().join("b.txt");
     fs::write(&b, "b").unwrap();
-    FAIL_ON.with(|f| *f.borrow_mut() = Some(b.clone()));
+    fail_on(&b, true);
     let err = commit(&two_edits(&a, &b), dir.path(), None);
-    FAIL_ON.with(|f| *f.borrow_mut() = None);
+    fail_on(&b, false);
     assert!(err.is_err());
     assert_eq!(fs::read(&a).unwrap(), b"old");
     assert_eq!(fs::read(&b).unwrap(), b"b");
 }
 
-thread_local! {
-    /// A path whose rename into place fails (fault injection for tests).
-    static FAIL_ON: std::cell::RefCell<Option<PathBuf>> = const { std::cell::RefCell::new(None) };
+/// Paths whose rename into place fails (fault injection for tests). Shared
+/// by all threads (renames run on every core); each test names paths of its
+/// own temporary folder, so tests running at once do not meet.
+static FAIL_ON: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn fail_on(path: &Path, on: bool) {
+    let mut paths = FAIL_ON.lock().unwrap_or_else(|e| e.into_inner());
+    paths.retain(|p| p != path);
+    if on {
+        paths.push(path.to_path_buf());
+    }
 }
 
 thread_local! {
@@ -127,7 +135,8 @@ pub(super) fn maybe_fail_undo() -> io::Result<()> {
 }
 
 pub(super) fn maybe_fail(path: &Path) -> io::Result<()> {
-    if FAIL_ON.with(|f| f.borrow().as_deref() == Some(path)) {
+    let failing = FAIL_ON.lock().unwrap_or_else(|e| e.into_inner());
+    if failing.iter().any(|p| p == path) {
         return Err(io::Error::other("injected failure"));
     }
     Ok(())
@@ -218,10 +227,10 @@ fn a_failed_roll_back_keeps_the_journal_and_recovery_finishes_it() {
         lock: None,
         index: None,
     };
-    FAIL_ON.with(|f| *f.borrow_mut() = Some(b.clone()));
+    fail_on(&b, true);
     FAIL_UNDO.with(|f| f.set(true));
     let err = commit(&two_edits(&a, &b), dir.path(), Some(&spec));
-    FAIL_ON.with(|f| *f.borrow_mut() = None);
+    fail_on(&b, false);
     FAIL_UNDO.with(|f| f.set(false));
     let Err(CommitError::Unfinished { journal, .. }) = &err else {
         panic!("expected an unfinished commit, got {err:?}");
@@ -245,4 +254,51 @@ fn a_failed_roll_back_keeps_the_journal_and_recovery_finishes_it() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(names.len(), 2, "leftovers: {names:?}");
+}
+
+#[test]
+fn the_writing_workload_counts_the_bytes_written() {
+    use crate::model::LineText;
+    use crate::progress::{Progress, Stage, Workload};
+    use std::sync::Mutex;
+    struct Writing(Mutex<Option<Workload>>);
+    impl Progress for Writing {
+        fn start(&self, stage: Stage, workload: Workload) {
+            if stage == Stage::Writing {
+                *self.0.lock().unwrap() = Some(workload);
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let lines: Vec<LineText> = vec!["one".into(), "".into(), "three".into()];
+    for final_newline in [true, false] {
+        let path = dir.path().join(format!("made-{final_newline}.txt"));
+        let seen = Writing(Mutex::new(None));
+        commit_with_progress(
+            &[FileChange::Write {
+                path: path.clone(),
+                content: WriteContent::Lines {
+                    lines: &lines,
+                    final_newline,
+                },
+                expect: Expect::Absent,
+                mode: None,
+            }],
+            dir.path(),
+            None,
+            &seen,
+        )
+        .unwrap()
+        .finish()
+        .unwrap();
+        let written = fs::metadata(&path).unwrap().len();
+        assert_eq!(
+            *seen.0.lock().unwrap(),
+            Some(Workload {
+                files: 1,
+                bytes: written
+            }),
+            "final newline: {final_newline}"
+        );
+    }
 }
