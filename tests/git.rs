@@ -90,6 +90,39 @@ fn cached_changes_the_index_only() {
 }
 
 #[test]
+fn index_check_sees_a_change_the_stat_data_show() {
+    let (_d, root) = repo();
+    // Entries whose files changed an hour before the index was written are
+    // not racy: the check goes by their stat data, as git's does.
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for file in ["src/a.py", "src/b.py"] {
+        let f = fs::File::options()
+            .write(true)
+            .open(root.join(file))
+            .expect("open");
+        f.set_modified(hour_ago).expect("set mtime");
+    }
+    git(&root, &["update-index", "--refresh"]);
+    // Same size, so only the times tell.
+    fs::write(
+        root.join("src/a.py"),
+        "def a():\n    return 1\n\n\ndef b():\n    return 3\n",
+    )
+    .expect("write");
+    let out = apply(&root, &["--index"], PATCH_A);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("index_mismatch"), "{}", stderr(&out));
+    // Untouched files pass by their stat data.
+    let out = apply(
+        &root,
+        &["--index"],
+        "--- a/src/b.py\n+++ b/src/b.py\n@@ -1,3 +1,3 @@\n X = 1\n-Y = 2\n+Y = 20\n Z = 3\n",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(git(&root, &["show", ":src/b.py"]), "X = 1\nY = 20\nZ = 3\n");
+}
+
+#[test]
 fn index_is_refused_when_the_worktree_differs_from_the_index() {
     let (_d, root) = repo();
     fs::write(

@@ -147,31 +147,6 @@ impl Repo {
         Ok(WorktreeConverter { pipeline })
     }
 
-    /// Converts working-tree `bytes` at `path` to what git stores.
-    fn to_git(
-        &self,
-        pipeline: &mut gix::filter::Pipeline,
-        index: &gix::index::State,
-        path: &str,
-        bytes: &[u8],
-    ) -> Result<Vec<u8>, GitError> {
-        use gix::filter::plumbing::pipeline::convert::ToGitOutcome;
-        let out = pipeline
-            .convert_to_git(bytes, Path::new(path), index)
-            .map_err(gix_err(path))?;
-        let mut buf = Vec::new();
-        match out {
-            ToGitOutcome::Unchanged(mut r) => r.read_to_end(&mut buf),
-            ToGitOutcome::Process(mut r) => r.read_to_end(&mut buf),
-            ToGitOutcome::Buffer(b) => {
-                buf.extend_from_slice(b);
-                Ok(0)
-            }
-        }
-        .map_err(gix_err(path))?;
-        Ok(buf)
-    }
-
     /// For `--index`: every file the patch reads must be in the index and
     /// identical to it in the working tree, as `git apply --index` demands.
     pub fn check_worktree_matches_index(
@@ -183,6 +158,11 @@ impl Repo {
             .repo
             .filter_pipeline(None)
             .map_err(|e| Problem::new(ProblemCode::GitError, e.to_string(), None))?;
+        let options = self
+            .repo
+            .stat_options()
+            .map_err(|e| Problem::new(ProblemCode::GitError, e.to_string(), None))?;
+        let written = index.timestamp();
         for path in paths {
             let Some(entry) = index.entry_by_path(path.as_bytes().as_bstr()) else {
                 return Err(Problem::new(
@@ -191,10 +171,21 @@ impl Repo {
                     None,
                 ));
             };
+            // As git does: a file whose stat data still match its entry,
+            // which was not changed in the same tick as the index was
+            // written, is unchanged; only the others are read and hashed.
+            let unchanged = gix::index::fs::Metadata::from_path_no_follow(&self.workdir.join(path))
+                .ok()
+                .and_then(|m| Stat::from_fs(&m).ok())
+                .is_some_and(|now| {
+                    !entry.stat.is_racy(written, options) && entry.stat.matches(&now, options)
+                });
+            if unchanged {
+                continue;
+            }
             let disk = std::fs::read(self.workdir.join(path))
                 .map_err(|e| Problem::new(ProblemCode::IoError, format!("{path}: {e}"), None))?;
-            let git_form = self
-                .to_git(&mut pipeline, index, path, &disk)
+            let git_form = to_git(&mut pipeline, index, path, &disk)
                 .map_err(|e| Problem::new(ProblemCode::GitError, e.to_string(), None))?;
             let id =
                 gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, &git_form)
@@ -212,6 +203,59 @@ impl Repo {
         Ok(())
     }
 
+    /// The blob of each result's new content (`None` for a deletion) and,
+    /// when the working tree was written, the stat data of its file. Made on
+    /// every core: the content is rendered, converted to what git stores,
+    /// hashed, and written unless the object database has it already.
+    fn blobs(
+        &self,
+        changed: &[&FileResult],
+        snapshot: &gix::index::State,
+        worktree_written: bool,
+    ) -> Result<Vec<Option<(gix::ObjectId, Stat)>>, GitError> {
+        use rayon::prelude::*;
+        let shared = self.repo.clone().into_sync();
+        let workdir = &self.workdir;
+        let part = changed
+            .len()
+            .div_ceil(4 * rayon::current_num_threads())
+            .max(1);
+        let parts = changed
+            .par_chunks(part)
+            .map(|part| {
+                // A repository and filter pipeline of its own per part.
+                let repo = shared.to_thread_local();
+                let (mut pipeline, _) = repo
+                    .filter_pipeline(None)
+                    .map_err(gix_err("reading attributes"))?;
+                part.iter()
+                    .map(|r| {
+                        let Some(new_path) = &r.new_path else {
+                            return Ok(None);
+                        };
+                        let new = r.new_bytes();
+                        let blob = if worktree_written {
+                            to_git(&mut pipeline, snapshot, new_path, &new)?
+                        } else {
+                            new.into_owned()
+                        };
+                        let id = repo.write_blob(&blob).map_err(gix_err(new_path))?.detach();
+                        let stat = if worktree_written {
+                            gix::index::fs::Metadata::from_path_no_follow(&workdir.join(new_path))
+                                .ok()
+                                .and_then(|m| Stat::from_fs(&m).ok())
+                                .unwrap_or_default()
+                        } else {
+                            Stat::default()
+                        };
+                        Ok(Some((id, stat)))
+                    })
+                    .collect::<Result<Vec<_>, GitError>>()
+            })
+            .collect::<Result<Vec<_>, GitError>>()?;
+        Ok(parts.into_iter().flatten().collect())
+    }
+
     /// Records `results` in the index: new blobs for changed files, entries
     /// removed for deleted ones, moved for renames. With `worktree_written`,
     /// the new files' stat data is taken from disk so `git status` sees them
@@ -223,40 +267,19 @@ impl Repo {
         worktree_written: bool,
         lock: IndexLock,
     ) -> Result<(), GitError> {
-        let (mut pipeline, _) = self
-            .repo
-            .filter_pipeline(None)
-            .map_err(gix_err("reading attributes"))?;
         let snapshot = index.clone();
+        let changed: Vec<&FileResult> = results.iter().filter(|r| r.changes_anything()).collect();
+        let blobs = self.blobs(&changed, &snapshot, worktree_written)?;
         let mut removed: std::collections::HashSet<String> = Default::default();
         let mut pushed = false;
-        for r in results.iter().filter(|r| r.changes_anything()) {
+        for (r, blob) in changed.into_iter().zip(blobs) {
             if let Some(old) = &r.old_path
                 && r.new_path.as_ref() != Some(old)
             {
                 removed.insert(old.clone());
             }
-            let Some(new_path) = &r.new_path else {
+            let (Some(new_path), Some((id, stat))) = (&r.new_path, blob) else {
                 continue;
-            };
-            let new = r.new_bytes();
-            let blob = if worktree_written {
-                self.to_git(&mut pipeline, &snapshot, new_path, &new)?
-            } else {
-                new.into_owned()
-            };
-            let id = self
-                .repo
-                .write_blob(&blob)
-                .map_err(gix_err(new_path))?
-                .detach();
-            let stat = if worktree_written {
-                gix::index::fs::Metadata::from_path_no_follow(&self.workdir.join(new_path))
-                    .ok()
-                    .and_then(|m| Stat::from_fs(&m).ok())
-                    .unwrap_or_default()
-            } else {
-                Stat::default()
             };
             let path: &BStr = new_path.as_bytes().as_bstr();
             let kept_mode = r.old_path.as_ref().and_then(|old| {
@@ -297,6 +320,30 @@ impl Repo {
     }
 }
 
+/// Converts working-tree `bytes` at `path` to what git stores.
+fn to_git(
+    pipeline: &mut gix::filter::Pipeline,
+    index: &gix::index::State,
+    path: &str,
+    bytes: &[u8],
+) -> Result<Vec<u8>, GitError> {
+    use gix::filter::plumbing::pipeline::convert::ToGitOutcome;
+    let out = pipeline
+        .convert_to_git(bytes, Path::new(path), index)
+        .map_err(gix_err(path))?;
+    let mut buf = Vec::new();
+    match out {
+        ToGitOutcome::Unchanged(mut r) => r.read_to_end(&mut buf),
+        ToGitOutcome::Process(mut r) => r.read_to_end(&mut buf),
+        ToGitOutcome::Buffer(b) => {
+            buf.extend_from_slice(b);
+            Ok(0)
+        }
+    }
+    .map_err(gix_err(path))?;
+    Ok(buf)
+}
+
 /// A held `index.lock`.
 pub struct IndexLock {
     lock: gix::lock::File,
@@ -305,9 +352,15 @@ pub struct IndexLock {
 impl IndexLock {
     /// Writes `index` through the lock and renames it into place.
     fn write(mut self, index: &gix::index::File) -> Result<(), GitError> {
+        use std::io::Write;
+        // Buffered: the index is written field by field (about fifteen
+        // writes an entry), and the lock file is not buffered itself.
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, &mut self.lock);
         index
-            .write_to(&mut self.lock, gix::index::write::Options::default())
+            .write_to(&mut out, gix::index::write::Options::default())
             .map_err(gix_err("writing the index"))?;
+        out.flush().map_err(gix_err("writing the index"))?;
+        drop(out);
         self.lock
             .commit()
             .map_err(gix_err("committing the index"))?;
