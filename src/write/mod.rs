@@ -407,7 +407,7 @@ fn stage(path: &Path, staged: &Path, content: WriteContent, mode: Option<u32>) -
     // `stat` a file saved).
     let bits = match mode {
         Some(bits) => bits & 0o777,
-        None => fs::metadata(path).map_or(0o644, |m| m.permissions().mode()),
+        None => fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777),
     };
     // Created with its final bits (less the umask), so that a private
     // file's new content is never readable by others, even for a moment.
