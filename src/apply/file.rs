@@ -1,0 +1,329 @@
+//! Planning one file: read its target, locate its hunks, plan the edits,
+//! and report every hunk (added files take over their lines instead).
+
+use crate::content::Content;
+use crate::locate::{HunkStatus, locate_file};
+use crate::model::{FileOp, FilePatch, Hunk, LineKind};
+use crate::plan::{FilePlan, plan_file};
+use crate::report::{
+    CandidateView, FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, LineRange,
+    Problem, ProblemCode,
+};
+use crate::source::looks_binary;
+use crate::target::Targets;
+
+use super::{ApplyOptions, FileResult, NewContent};
+
+pub(super) type Planned = Option<FileResult>;
+
+pub(super) fn plan_one(
+    file: FilePatch,
+    targets: &dyn Targets,
+    options: &ApplyOptions,
+) -> (FileReport, Planned) {
+    let mut report = FileReport {
+        path: file.path.clone(),
+        op: file.op,
+        move_to: file.move_to.clone(),
+        format: file.format,
+        status: FileStatus::Failed,
+        error: None,
+        added: 0,
+        removed: 0,
+        hunks: Vec::new(),
+    };
+    match plan_one_inner(file, targets, options, &mut report) {
+        Ok(planned) => (report, planned),
+        Err(problem) => {
+            report.status = FileStatus::Failed;
+            report.error = Some(problem);
+            (report, None)
+        }
+    }
+}
+
+fn plan_one_inner(
+    file: FilePatch,
+    targets: &dyn Targets,
+    options: &ApplyOptions,
+    report: &mut FileReport,
+) -> Result<Planned, Problem> {
+    let line = Some(file.patch_line);
+    let existing = targets.read(&file.path).map_err(|p| Problem {
+        patch_line: line,
+        ..p
+    })?;
+    match (file.op, existing) {
+        (FileOp::Add, Some(_)) => Err(Problem::new(
+            ProblemCode::FileExists,
+            format!(
+                "{}: the patch adds this file but it already exists",
+                file.path
+            ),
+            line,
+        )),
+        (FileOp::Add, None) => Ok(Some(create(file, report))),
+        (FileOp::Update, None) if file.create_if_missing => Ok(Some(create(file, report))),
+        (FileOp::Update | FileOp::Delete, None) => Err(Problem::new(
+            ProblemCode::FileNotFound,
+            format!("{}: no such file", file.path),
+            line,
+        )),
+        (FileOp::Delete, Some(old)) => {
+            report.removed = old.source().len();
+            report.status = FileStatus::Patched;
+            let mode = known_mode(&old, targets, &file.path);
+            Ok(Some(FileResult {
+                old_path: Some(file.path.clone()),
+                new_path: None,
+                content_changed: !old.is_empty(),
+                old,
+                new: NewContent::Bytes(Vec::new()),
+                mode,
+                new_mode: None,
+            }))
+        }
+        (FileOp::Update, Some(old)) => {
+            let mode = known_mode(&old, targets, &file.path);
+            update(&file, targets, old, mode, options, report)
+        }
+    }
+}
+
+fn update(
+    file: &FilePatch,
+    targets: &dyn Targets,
+    old: Content,
+    mode: Option<u32>,
+    options: &ApplyOptions,
+    report: &mut FileReport,
+) -> Result<Planned, Problem> {
+    let line = Some(file.patch_line);
+    if looks_binary(&old) {
+        return Err(Problem::new(
+            ProblemCode::BinaryFile,
+            format!(
+                "{}: the file is binary; only text files are patched",
+                file.path
+            ),
+            line,
+        ));
+    }
+    let source = old.source();
+    let pins: Vec<usize> = options
+        .pins
+        .iter()
+        .filter(|(path, _)| *path == file.path)
+        .map(|(_, line)| line.saturating_sub(1))
+        .collect();
+    let (hunks, results) = locate_file(&source, &file.hunks, &options.matching, &pins);
+    let mut located = Vec::new();
+    for (i, (hunk, result)) in hunks.iter().zip(results).enumerate() {
+        match result {
+            Ok(loc) => {
+                report.hunks.push(hunk_report(i, hunk, Some(&loc), None));
+                located.push(loc);
+            }
+            Err(failure) => {
+                let old_len = hunk.old_len();
+                let candidate_context = failure
+                    .candidates
+                    .iter()
+                    .take(10)
+                    .map(|&line| CandidateView {
+                        line,
+                        tier: failure.tie.map(|t| t.0),
+                        score: failure.tie.map_or(1.0, |t| t.1),
+                        lines: (line.saturating_sub(3)..(line + old_len + 2).min(source.len()))
+                            .map(|j| (j + 1, source.line_text(j).into_owned()))
+                            .collect(),
+                    })
+                    .collect();
+                let fail = HunkFailure {
+                    code: failure.reason,
+                    message: failure.message,
+                    expected: hunk.old_lines().map(|l| l.text.to_string()).collect(),
+                    candidates: failure.candidates,
+                    candidate_context,
+                    near_match: failure.near,
+                    hunk_text: hunk_text(hunk),
+                };
+                report.hunks.push(hunk_report(i, hunk, None, Some(fail)));
+            }
+        }
+    }
+    let failed = report.hunks.iter().any(|h| h.status == HunkOutcome::Failed);
+    if failed && !options.partial {
+        report.status = FileStatus::Failed;
+        return Ok(None);
+    }
+    let plan = plan_file(&source, &hunks, &mut located);
+    result_ranges(&plan, report);
+    for loc in &located {
+        if let Some(h) = report.hunks.get_mut(loc.hunk) {
+            h.normalizations.clone_from(&loc.normalizations);
+        }
+    }
+    let changed = plan.changes(&source);
+    let index = source.into_index();
+    for loc in located.iter().filter(|l| l.status == HunkStatus::Applied) {
+        if let Some(h) = hunks.get(loc.hunk) {
+            report.added += h.lines.iter().filter(|l| l.kind == LineKind::Add).count();
+            report.removed += h
+                .lines
+                .iter()
+                .filter(|l| l.kind == LineKind::Remove)
+                .count();
+        }
+    }
+    let moved = file.move_to.as_ref().filter(|to| **to != file.path);
+    report.status = if failed {
+        FileStatus::Partial
+    } else if !changed && moved.is_none() {
+        FileStatus::Unchanged
+    } else {
+        FileStatus::Patched
+    };
+    if let Some(to) = moved
+        && targets.exists(to).map_err(|p| Problem {
+            patch_line: Some(file.patch_line),
+            ..p
+        })?
+    {
+        return Err(Problem::new(
+            ProblemCode::FileExists,
+            format!("{}: cannot move to {to}: it already exists", file.path),
+            Some(file.patch_line),
+        ));
+    }
+    Ok(Some(FileResult {
+        old_path: Some(file.path.clone()),
+        new_path: Some(moved.unwrap_or(&file.path).clone()),
+        old,
+        new: NewContent::Edited(plan, index),
+        mode,
+        new_mode: file.new_mode,
+        content_changed: changed,
+    }))
+}
+
+/// The git mode of a target: from the stamp taken when it was read, or
+/// else asked of the targets.
+fn known_mode(old: &Content, targets: &dyn Targets, path: &str) -> Option<u32> {
+    old.stamp()
+        .map(|s| s.git_mode())
+        .or_else(|| targets.mode(path))
+}
+
+fn hunk_report(
+    index: usize,
+    hunk: &Hunk,
+    loc: Option<&crate::locate::Located>,
+    failure: Option<HunkFailure>,
+) -> HunkReport {
+    HunkReport {
+        index: index + 1,
+        patch_line: hunk.patch_line,
+        status: loc.map_or(HunkOutcome::Failed, |l| l.status.into()),
+        tier: loc.and_then(|l| l.tier),
+        normalizations: loc.map(|l| l.normalizations.clone()).unwrap_or_default(),
+        lines: loc
+            .filter(|l| l.status != HunkStatus::NoOp)
+            .map(|l| LineRange {
+                start: l.start + 1,
+                end: l.end,
+            }),
+        similarity: loc
+            .map(|l| l.similarity)
+            .or_else(|| failure.as_ref().and_then(closest_score))
+            .unwrap_or(0.0),
+        new_lines: None,
+        failure,
+    }
+}
+
+/// The score of the closest place a failed hunk had: its near match's
+/// similarity, or the score the candidates of an ambiguous hunk tied at.
+fn closest_score(failure: &HunkFailure) -> Option<f64> {
+    match &failure.near_match {
+        Some(near) => Some(near.similarity),
+        None => failure.candidate_context.first().map(|c| c.score),
+    }
+}
+
+/// Records where each applied hunk's result lies in the patched file: its
+/// edit's start moved by the lines every earlier edit added or removed.
+fn result_ranges(plan: &FilePlan, report: &mut FileReport) {
+    let (mut grown, mut shrunk) = (0usize, 0usize);
+    for edit in &plan.edits {
+        let start = (edit.start + grown).saturating_sub(shrunk);
+        if let Some(h) = report.hunks.get_mut(edit.hunk) {
+            h.new_lines = Some(LineRange {
+                start: start + 1,
+                end: start + edit.lines.len(),
+            });
+        }
+        grown += edit.lines.len();
+        shrunk += edit.end - edit.start;
+    }
+}
+
+/// The hunk as a unified-diff body.
+fn hunk_text(hunk: &Hunk) -> String {
+    let mut out = String::new();
+    for line in &hunk.lines {
+        out.push(match line.kind {
+            LineKind::Context => ' ',
+            LineKind::Remove => '-',
+            LineKind::Add => '+',
+        });
+        out.push_str(&line.text);
+        out.push('\n');
+    }
+    out
+}
+
+/// The result of adding a file: its content is the new side of its hunks
+/// (context lines included), whose lines it takes over.
+fn create(mut file: FilePatch, report: &mut FileReport) -> FileResult {
+    let count = file.hunks.iter().map(|h| h.new_lines().count()).sum();
+    let final_newline = !file.hunks.last().is_some_and(|h| h.new_missing_newline);
+    let mut lines = Vec::with_capacity(count);
+    for hunk in &mut file.hunks {
+        let taken = std::mem::take(&mut hunk.lines);
+        lines.extend(taken.into_iter().filter(|l| l.is_new()).map(|l| l.text));
+    }
+    // Empty only without lines, or with one empty line and no newline.
+    let empty = lines.is_empty() || (!final_newline && lines.len() == 1 && lines[0].is_empty());
+    report.added = count;
+    report.status = FileStatus::Patched;
+    for (i, hunk) in file.hunks.iter().enumerate() {
+        report.hunks.push(HunkReport {
+            lines: Some(LineRange {
+                start: 1,
+                end: count,
+            }),
+            new_lines: Some(LineRange {
+                start: 1,
+                end: count,
+            }),
+            ..hunk_report(i, hunk, None, None)
+        });
+        if let Some(h) = report.hunks.last_mut() {
+            h.status = HunkOutcome::Applied;
+            h.similarity = 1.0;
+        }
+    }
+    FileResult {
+        old_path: None,
+        new_path: Some(file.path),
+        old: Content::Owned(Vec::new()),
+        content_changed: !empty,
+        new: NewContent::Lines {
+            lines,
+            final_newline,
+        },
+        mode: file.new_mode,
+        new_mode: file.new_mode,
+    }
+}

@@ -1,0 +1,360 @@
+//! One invocation's planning: parse the patch, read each target through
+//! [`Targets`], locate and plan every hunk, and say what every file becomes.
+//! Nothing is written here; the caller commits the results only if every
+//! hunk of every file succeeded (`crate::write`, `crate::git`).
+
+mod file;
+mod transform;
+
+use crate::content::Content;
+use crate::locate::MatchOptions;
+use crate::model::{FilePatch, LineText};
+use crate::patch::{ParseOptions, PatchText, parse_patch_text};
+use crate::plan::FilePlan;
+use crate::progress::{NoProgress, Progress, Stage, Workload};
+use crate::report::{FileStatus, Problem, ProblemCode, REPORT_VERSION, Report};
+use crate::source::{LineIndex, SourceText};
+use crate::target::{Targets, WorktreeTargets};
+use crate::write::render_to_vec;
+use file::plan_one;
+use std::borrow::Cow;
+use std::path::Path;
+use transform::{merge_same_paths, transform};
+
+/// Everything that steers one run.
+///
+/// The default detects the notation, strips `a/` and `b/`, and allows every
+/// matching tier. Here the strictest tier refuses what the default applies:
+///
+/// ```
+/// use git_fuzzy_apply::locate::{MatchOptions, Tier};
+/// use git_fuzzy_apply::{apply_to_text, ApplyOptions};
+///
+/// let file = b"if ready:\n    start()\n";
+/// // The context line lost its indentation.
+/// let patch = b"--- a/run.py\n+++ b/run.py\n@@\n if ready:\n-start()\n+    start(fast=True)\n";
+/// assert!(apply_to_text(patch, file, &ApplyOptions::default()).is_ok());
+///
+/// let exact = ApplyOptions {
+///     matching: MatchOptions { max_tier: Tier::Exact, ..MatchOptions::default() },
+///     ..ApplyOptions::default()
+/// };
+/// assert!(apply_to_text(patch, file, &exact).is_err());
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct ApplyOptions {
+    /// Parsing options (format, `-p`, `--target`).
+    pub parse: ParseOptions,
+    /// Matching options (similarity threshold, strictest tier).
+    pub matching: MatchOptions,
+    /// `--directory`: prepended to every path of the patch.
+    pub directory: Option<String>,
+    /// `--include`/`--exclude` rules in order: `(include?, glob)`; the first
+    /// that matches a path decides; with any include rule, unmatched paths
+    /// are skipped (as `git apply` does).
+    pub path_rules: Vec<(bool, String)>,
+    /// `-R`: apply the patch in reverse.
+    pub reverse: bool,
+    /// `--partial`: plan the hunks that apply even when others fail.
+    pub partial: bool,
+    /// `--at FILE:LINE`: pin a hunk of FILE whose candidates include LINE (1-based) to it.
+    pub pins: Vec<(String, usize)>,
+}
+
+/// What one target becomes.
+///
+/// ```
+/// use git_fuzzy_apply::plan_patch;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "x\n").unwrap();
+/// let patch = b"*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n-x\n+y\n*** End Patch\n";
+/// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
+/// let result = &plan.results[0];
+/// assert_eq!(result.old_path.as_deref(), Some("a.txt"));
+/// assert_eq!(result.new_path.as_deref(), Some("b.txt"));
+/// assert_eq!((result.old_bytes(), &*result.new_bytes()), (&b"x\n"[..], &b"y\n"[..]));
+/// assert!(result.content_changed && result.changes_anything());
+/// ```
+#[derive(Debug)]
+pub struct FileResult {
+    /// Path before the patch (`None` for an added file).
+    pub old_path: Option<String>,
+    /// Path after the patch (`None` for a deleted file).
+    pub new_path: Option<String>,
+    /// Content before (empty for an added file); see [`old_bytes`](Self::old_bytes).
+    pub(crate) old: Content,
+    /// Content after; see [`new_bytes`](Self::new_bytes).
+    pub(crate) new: NewContent,
+    /// Mode for the new path (`0o100644`, `0o100755`) when known.
+    pub mode: Option<u32>,
+    /// The mode the patch sets (`new mode` / `new file mode`), if it sets one.
+    pub new_mode: Option<u32>,
+    /// True when the new content differs from the old (decided once, when planned).
+    pub content_changed: bool,
+}
+
+/// The content of a result: given outright, or the original with edits
+/// spliced in (rendered only when written, straight into the file).
+#[derive(Debug)]
+pub enum NewContent {
+    /// The bytes themselves (deleted files, converted added files, index blobs).
+    Bytes(Vec<u8>),
+    /// An added file's lines, each ended by a newline but the last when
+    /// `final_newline` is false; written line by line (the lines share the
+    /// patch text, so a large added file is not held twice).
+    Lines {
+        /// The lines, without terminators.
+        lines: Vec<LineText>,
+        /// Whether the last line ends with a newline.
+        final_newline: bool,
+    },
+    /// The original content with this plan applied; the line index of the
+    /// original is kept so writing needs no second pass over it.
+    Edited(FilePlan, LineIndex),
+}
+
+impl FileResult {
+    /// True when the result differs from the original (content, path or existence).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::plan_patch;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("a.txt"), "x\n").unwrap();
+    /// // Only context: the file is planned but stays as it is.
+    /// let plan = plan_patch(b"--- a/a.txt\n+++ b/a.txt\n@@\n x\n", dir.path(), &Default::default())
+    ///     .unwrap();
+    /// assert!(!plan.results[0].changes_anything());
+    /// ```
+    pub fn changes_anything(&self) -> bool {
+        self.old_path != self.new_path || self.content_changed || self.mode_changes()
+    }
+
+    /// True when the patch changes the mode of an existing file.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::plan_patch;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("run.sh"), "echo hi\n").unwrap();
+    /// let patch = b"diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n";
+    /// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
+    /// assert_eq!(plan.results[0].new_mode, Some(0o100755));
+    /// assert!(plan.results[0].mode_changes() && !plan.results[0].content_changed);
+    /// ```
+    pub fn mode_changes(&self) -> bool {
+        self.old_path.is_some() && self.new_mode.is_some() && self.new_mode != self.mode
+    }
+
+    /// The content before the patch (empty for an added file).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::plan_patch;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("gone.txt"), "bye\n").unwrap();
+    /// let patch = b"--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n";
+    /// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
+    /// assert_eq!(plan.results[0].old_bytes(), b"bye\n");
+    /// assert_eq!(plan.results[0].new_path, None);
+    /// ```
+    pub fn old_bytes(&self) -> &[u8] {
+        &self.old
+    }
+
+    /// The new content as bytes (rendered when it is a plan).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::plan_patch;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let patch = b"--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hello\n";
+    /// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
+    /// assert_eq!(&*plan.results[0].new_bytes(), b"hello\n");
+    /// assert!(plan.results[0].old_bytes().is_empty());
+    /// ```
+    pub fn new_bytes(&self) -> Cow<'_, [u8]> {
+        match &self.new {
+            NewContent::Bytes(bytes) => Cow::Borrowed(bytes),
+            NewContent::Lines {
+                lines,
+                final_newline,
+            } => {
+                let mut bytes = Vec::new();
+                // Writing to a vector cannot fail.
+                let _ = write_lines(lines, *final_newline, &mut bytes);
+                Cow::Owned(bytes)
+            }
+            NewContent::Edited(plan, index) => Cow::Owned(render_to_vec(
+                &SourceText::with_index(&self.old, index),
+                plan,
+            )),
+        }
+    }
+}
+
+/// A planned run: the report, and what every file becomes.
+///
+/// ```
+/// use git_fuzzy_apply::plan_patch;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-a\n+b\n--- a/nope.txt\n+++ b/nope.txt\n@@\n-a\n+b\n";
+/// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
+/// // One file cannot be planned: the plan is refused as a whole.
+/// assert!(!plan.report.ok);
+/// assert_eq!(plan.report.files.len(), 2);
+/// assert_eq!(plan.results.len(), 1);
+/// ```
+#[derive(Debug)]
+pub struct PatchPlan {
+    /// What happened to every file and hunk.
+    pub report: Report,
+    /// One result per file that could be planned (all files when `report.ok`).
+    pub results: Vec<FileResult>,
+}
+
+/// Parses `patch` and plans it against the files under the directory
+/// `root` (paths in the patch are relative to it). Reads, writes nothing;
+/// fails only when `root` cannot be opened; every problem with the patch
+/// or a file is in the plan's [`Report`].
+///
+/// ```
+/// use git_fuzzy_apply::plan_patch;
+/// use git_fuzzy_apply::report::FileStatus;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n";
+/// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
+/// assert!(plan.report.ok);
+/// assert_eq!(plan.report.files[0].status, FileStatus::Patched);
+/// assert_eq!(&*plan.results[0].new_bytes(), b"one\n2\n");
+/// // Planning wrote nothing.
+/// assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "one\ntwo\n");
+/// ```
+pub fn plan_patch(
+    patch: &[u8],
+    root: impl AsRef<Path>,
+    options: &ApplyOptions,
+) -> std::io::Result<PatchPlan> {
+    let targets = WorktreeTargets::new(root.as_ref())?;
+    let text = PatchText::from(patch.to_vec());
+    Ok(plan_patch_with(&text, &targets, options, &NoProgress))
+}
+
+/// [`plan_patch`], telling `progress` about the planning stage: its
+/// [`Workload`] (the size of each target only when the observer
+/// [is active](Progress::is_active)), then each file as it is planned.
+pub fn plan_patch_with(
+    patch: &PatchText,
+    targets: &dyn Targets,
+    options: &ApplyOptions,
+    progress: &dyn Progress,
+) -> PatchPlan {
+    let mut report = Report {
+        version: REPORT_VERSION,
+        ok: false,
+        check: false,
+        error: None,
+        files: Vec::new(),
+    };
+    let parsed = match parse_patch_text(patch, &options.parse) {
+        Ok(p) => p,
+        Err(e) => {
+            report.error = Some(Problem::new(e.code(), e.to_string(), e.line()));
+            return PatchPlan {
+                report,
+                results: Vec::new(),
+            };
+        }
+    };
+    let mut results = Vec::new();
+    let files = match transform(parsed, options).and_then(merge_same_paths) {
+        Ok(files) => files,
+        Err(problem) => {
+            report.error = Some(problem);
+            return PatchPlan { report, results };
+        }
+    };
+    if progress.is_active() {
+        let bytes = files.iter().filter_map(|f| targets.size(&f.path)).sum();
+        let files = files.len() as u64;
+        progress.start(Stage::Planning, Workload { files, bytes });
+    }
+    // Files are independent once merged by path: plan them on every core
+    // when the targets allow it (reading is most of the work for small files).
+    // Each file patch is consumed as it is planned: an added file takes
+    // over its hunk lines (which point into the patch text) instead of
+    // copying them into bytes, so a large patch of new files is held once.
+    let plan = |file: FilePatch, targets: &dyn Targets| {
+        let path = file.path.clone();
+        let planned = plan_one(file, targets, options);
+        progress.file_done(&path);
+        planned
+    };
+    let planned: Vec<_> = match targets.parallel() {
+        Some(shared) if files.len() > 1 => {
+            use rayon::prelude::*;
+            files
+                .into_par_iter()
+                .map(|file| plan(file, shared))
+                .collect()
+        }
+        _ => files.into_iter().map(|file| plan(file, targets)).collect(),
+    };
+    for (file_report, outcome) in planned {
+        results.extend(outcome);
+        report.files.push(file_report);
+    }
+    refuse_path_conflicts(&results, &mut report);
+    report.ok = report
+        .files
+        .iter()
+        .all(|f| !matches!(f.status, FileStatus::Failed | FileStatus::Partial));
+    PatchPlan { report, results }
+}
+
+/// A result path that is also the directory of another result path (`d` and
+/// `d/x.txt`) cannot both be written: refuse before anything is.
+fn refuse_path_conflicts(results: &[FileResult], report: &mut Report) {
+    let paths: std::collections::HashSet<&str> = results
+        .iter()
+        .filter_map(|r| r.new_path.as_deref())
+        .collect();
+    for &b in &paths {
+        let ancestors = b.match_indices('/').map(|(i, _)| &b[..i]);
+        for a in ancestors.filter(|a| paths.contains(a)) {
+            if let Some(file) = report
+                .files
+                .iter_mut()
+                .find(|f| f.path == a || f.move_to.as_deref() == Some(a))
+            {
+                file.status = FileStatus::Failed;
+                file.error = Some(Problem::new(
+                    ProblemCode::PathConflict,
+                    format!("{a}: the patch makes this a file and also writes {b} beneath it"),
+                    None,
+                ));
+            }
+        }
+    }
+}
+
+/// Writes `lines`, each ended by a newline but the last when
+/// `final_newline` is false.
+pub(crate) fn write_lines<W: std::io::Write>(
+    lines: &[LineText],
+    final_newline: bool,
+    out: &mut W,
+) -> std::io::Result<()> {
+    for (i, line) in lines.iter().enumerate() {
+        out.write_all(line.as_bytes())?;
+        if final_newline || i + 1 < lines.len() {
+            out.write_all(b"\n")?;
+        }
+    }
+    Ok(())
+}
