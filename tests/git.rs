@@ -104,14 +104,7 @@ fn index_check_sees_a_change_the_stat_data_show() {
     }
     git(&root, &["update-index", "--refresh"]);
     // Same size, so only the times tell.
-    fs::write(
-        root.join("src/a.py"),
-        "def a():\n    return 1\n\n\ndef b():\n    return 3\n",
-    )
-    .expect("write");
-    let out = apply(&root, &["--index"], PATCH_A);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("index_mismatch"), "{}", stderr(&out));
+    change_a_py_and_expect_index_mismatch(&root);
     // Untouched files pass by their stat data.
     let out = apply(
         &root,
@@ -122,17 +115,23 @@ fn index_check_sees_a_change_the_stat_data_show() {
     assert_eq!(git(&root, &["show", ":src/b.py"]), "X = 1\nY = 20\nZ = 3\n");
 }
 
-#[test]
-fn index_is_refused_when_the_worktree_differs_from_the_index() {
-    let (_d, root) = repo();
+/// Changes `src/a.py` in the working tree (same size as in the index) and
+/// checks that `--index` refuses `PATCH_A` for it.
+fn change_a_py_and_expect_index_mismatch(root: &Path) {
     fs::write(
         root.join("src/a.py"),
         "def a():\n    return 1\n\n\ndef b():\n    return 3\n",
     )
     .expect("write");
-    let out = apply(&root, &["--index"], PATCH_A);
+    let out = apply(root, &["--index"], PATCH_A);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("index_mismatch"), "{}", stderr(&out));
+}
+
+#[test]
+fn index_is_refused_when_the_worktree_differs_from_the_index() {
+    let (_d, root) = repo();
+    change_a_py_and_expect_index_mismatch(&root);
     assert!(
         fs::read_to_string(root.join("src/a.py"))
             .expect("read")
@@ -244,21 +243,32 @@ fn executable_bit_is_kept_and_set_for_new_files() {
     git(&root, &["fsck", "--no-progress"]);
 }
 
+/// Commits `.gitattributes` with `rules` in the repository at `root`.
+fn commit_attributes(root: &Path, rules: &str) {
+    fs::write(root.join(".gitattributes"), rules).expect("write");
+    git(root, &["add", ".gitattributes"]);
+    git(root, &["commit", "-q", "-m", "attrs"]);
+}
+
+/// Applies `patch` with `--index`, which adds the one file `name`; checks
+/// that the working tree holds `worktree` and the index `"first\nsecond\n"`.
+fn assert_added_with_index(root: &Path, patch: &str, name: &str, worktree: &[u8]) {
+    let out = apply(root, &["--index"], patch);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(fs::read(root.join(name)).expect("read"), worktree);
+    assert_eq!(git(root, &["show", &format!(":{name}")]), "first\nsecond\n");
+    assert_eq!(
+        git(root, &["status", "--porcelain"]),
+        format!("A  {name}\n")
+    );
+}
+
 #[test]
 fn added_files_follow_gitattributes_line_endings() {
     let (_d, root) = repo();
-    fs::write(root.join(".gitattributes"), "*.txt text eol=crlf\n").expect("write");
-    git(&root, &["add", ".gitattributes"]);
-    git(&root, &["commit", "-q", "-m", "attrs"]);
+    commit_attributes(&root, "*.txt text eol=crlf\n");
     let patch = "*** Begin Patch\n*** Add File: notes.txt\n+first\n+second\n*** End Patch\n";
-    let out = apply(&root, &["--index"], patch);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(
-        fs::read(root.join("notes.txt")).expect("read"),
-        b"first\r\nsecond\r\n"
-    );
-    assert_eq!(git(&root, &["show", ":notes.txt"]), "first\nsecond\n");
-    assert_eq!(git(&root, &["status", "--porcelain"]), "A  notes.txt\n");
+    assert_added_with_index(&root, patch, "notes.txt", b"first\r\nsecond\r\n");
 }
 
 #[test]
@@ -266,20 +276,11 @@ fn added_files_go_through_the_smudge_filter_as_with_git_apply() {
     let (_d, root) = repo();
     git(&root, &["config", "filter.upper.smudge", "tr a-z A-Z"]);
     git(&root, &["config", "filter.upper.clean", "tr A-Z a-z"]);
-    fs::write(root.join(".gitattributes"), "*.up filter=upper\n").expect("write");
-    git(&root, &["add", ".gitattributes"]);
-    git(&root, &["commit", "-q", "-m", "attrs"]);
+    commit_attributes(&root, "*.up filter=upper\n");
     let patch = "--- /dev/null\n+++ b/notes.up\n@@ -0,0 +1,2 @@\n+first\n+second\n";
-    let out = apply(&root, &["--index"], patch);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     // The working tree holds what the filter's smudge side makes of the
     // added text; the index holds the text as the patch gave it.
-    assert_eq!(
-        fs::read(root.join("notes.up")).expect("read"),
-        b"FIRST\nSECOND\n"
-    );
-    assert_eq!(git(&root, &["show", ":notes.up"]), "first\nsecond\n");
-    assert_eq!(git(&root, &["status", "--porcelain"]), "A  notes.up\n");
+    assert_added_with_index(&root, patch, "notes.up", b"FIRST\nSECOND\n");
 }
 
 #[test]
@@ -420,13 +421,7 @@ fn summary_shows_the_modes_of_created_and_deleted_files() {
 #[test]
 fn binary_and_minus_text_attributes_keep_added_files_byte_exact() {
     let (_d, root) = repo();
-    fs::write(
-        root.join(".gitattributes"),
-        "*.dat binary\n*.raw -text\n*.txt text eol=crlf\n",
-    )
-    .expect("write");
-    git(&root, &["add", ".gitattributes"]);
-    git(&root, &["commit", "-q", "-m", "attrs"]);
+    commit_attributes(&root, "*.dat binary\n*.raw -text\n*.txt text eol=crlf\n");
     git(&root, &["config", "core.autocrlf", "true"]);
     let patch = "*** Begin Patch\n*** Add File: a.dat\n+one\n+two\n*** Add File: b.raw\n+one\n+two\n*** Add File: c.txt\n+one\n+two\n*** End Patch\n";
     let out = apply(&root, &["--index"], patch);
