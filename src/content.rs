@@ -28,7 +28,10 @@ pub enum Content {
         recent: bool,
     },
     /// Memory-mapped from `path`, which had `stamp` when it was mapped,
-    /// with a sparse line index (a few KiB per GiB).
+    /// with a sparse line index (a few KiB per GiB). Judged by its stamp
+    /// even when it changed just before (a mapping cannot be compared with
+    /// itself): a rewrite in place to the same size within the clock tick
+    /// of the stamp (milliseconds) would go unseen.
     Mapped {
         /// The mapping.
         map: memmap2::Mmap,
@@ -114,13 +117,13 @@ impl Content {
         }
     }
 
-    /// The file's permission bits when it was read (`None` for bytes that
-    /// did not come from a file).
+    /// The file's permission bits when it was read, when they still hold
+    /// at writing time: the stamp checked before writing covers them (a
+    /// `chmod` changes the status-change time). `None` for bytes that did
+    /// not come from a file, and for a file changed just before it was read,
+    /// whose stamp is not checked: its bits are asked again when written.
     pub fn permissions(&self) -> Option<u32> {
-        match self {
-            Content::Owned(_) => None,
-            Content::Read { stamp, .. } | Content::Mapped { stamp, .. } => Some(stamp.permissions),
-        }
+        self.stamp().map(|stamp| stamp.permissions)
     }
 }
 
@@ -173,11 +176,12 @@ mod tests {
         let large = dir.path().join("l");
         std::fs::write(&small, b"abc\n").unwrap();
         std::fs::write(&large, vec![b'x'; MAP_THRESHOLD as usize]).unwrap();
-        // Written just now: judged by its bytes, its permission bits kept.
+        // Written just now: judged by its bytes, its permission bits asked
+        // again when it is written.
         let small = Content::load(&small).unwrap();
         assert!(matches!(small, Content::Read { recent: true, .. }));
         assert_eq!(small.stamp(), None);
-        assert!(small.permissions().is_some());
+        assert_eq!(small.permissions(), None);
         let mapped = Content::load(&large).unwrap();
         assert!(mapped.mapped_path().is_some());
         assert_eq!(mapped.len(), MAP_THRESHOLD as usize);

@@ -46,7 +46,8 @@ pub struct JournalData {
     /// lock, when the run also writes the index; a different checksum at
     /// recovery means the index was committed.
     pub index: Option<(PathBuf, String)>,
-    /// The files, in the order they are replaced.
+    /// The files. They are replaced on every core, in no set order; each
+    /// entry's names alone say how far it got.
     pub entries: Vec<JournalEntry>,
     /// Directories the run created, outermost first.
     pub created_dirs: Vec<PathBuf>,

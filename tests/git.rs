@@ -90,6 +90,36 @@ fn cached_changes_the_index_only() {
 }
 
 #[test]
+fn index_check_of_a_symbolic_link_is_not_taken_from_the_link_s_own_stat() {
+    // The link's stat matches its index entry, but the patch is read through
+    // it from the file it points to: the check must compare that content.
+    let (_d, root) = repo();
+    std::os::unix::fs::symlink("deep/c.txt", root.join("src/link.txt")).expect("symlink");
+    git(&root, &["add", "src/link.txt"]);
+    git(&root, &["commit", "-q", "-m", "link"]);
+    // Not racy: the link's times lie well before the index is written.
+    let old = Command::new("touch")
+        .args(["-h", "-d", "1 hour ago", "src/link.txt"])
+        .current_dir(&root)
+        .status()
+        .expect("touch");
+    assert!(old.success());
+    git(&root, &["update-index", "--refresh"]);
+    let patch =
+        "--- a/src/link.txt\n+++ b/src/link.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n";
+    let out = apply(&root, &["--index"], patch);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("index_mismatch"), "{}", stderr(&out));
+    assert!(
+        fs::symlink_metadata(root.join("src/link.txt"))
+            .expect("stat")
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(git(&root, &["status", "--porcelain"]), "");
+}
+
+#[test]
 fn index_check_sees_a_change_the_stat_data_show() {
     let (_d, root) = repo();
     // Entries whose files changed an hour before the index was written are

@@ -171,15 +171,25 @@ impl Repo {
                     None,
                 ));
             };
-            // As git does: a file whose stat data still match its entry,
-            // which was not changed in the same tick as the index was
-            // written, is unchanged; only the others are read and hashed.
-            let unchanged = gix::index::fs::Metadata::from_path_no_follow(&self.workdir.join(path))
-                .ok()
-                .and_then(|m| Stat::from_fs(&m).ok())
-                .is_some_and(|now| {
-                    !entry.stat.is_racy(written, options) && entry.stat.matches(&now, options)
-                });
+            // As git does: a regular file whose stat data and mode still
+            // match its entry, which was not changed in the same tick as the
+            // index was written, is unchanged; only the others are read and
+            // hashed. (A symbolic link's own stat says nothing of the file
+            // it points to, which is what the patch was read from.)
+            let regular = entry.mode == gix::index::entry::Mode::FILE
+                || entry.mode == gix::index::entry::Mode::FILE_EXECUTABLE;
+            let unchanged = regular
+                && gix::index::fs::Metadata::from_path_no_follow(&self.workdir.join(path))
+                    .ok()
+                    .filter(|m| {
+                        m.is_file()
+                            && m.is_executable()
+                                == (entry.mode == gix::index::entry::Mode::FILE_EXECUTABLE)
+                    })
+                    .and_then(|m| Stat::from_fs(&m).ok())
+                    .is_some_and(|now| {
+                        !entry.stat.is_racy(written, options) && entry.stat.matches(&now, options)
+                    });
             if unchanged {
                 continue;
             }

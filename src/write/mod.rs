@@ -406,7 +406,7 @@ fn stage(path: &Path, staged: &Path, content: WriteContent, mode: Option<u32>) -
     // The target's own bits are asked for only when no mode is known (a
     // `stat` a file saved).
     let bits = match mode {
-        Some(bits) => bits & 0o777,
+        Some(bits) => bits & 0o7777,
         None => fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777),
     };
     // Created with its final bits (less the umask), so that a private
@@ -447,24 +447,11 @@ fn stage(path: &Path, staged: &Path, content: WriteContent, mode: Option<u32>) -
             out.flush()?;
         }
     }
-    // The umask may have cleared some of them: set them all (one more
-    // system call, saved when the umask clears none).
-    if bits & !0o777 != 0 || process_umask().is_none_or(|umask| bits & umask != 0) {
-        file.set_permissions(fs::Permissions::from_mode(bits))?;
-    }
+    // The umask, or a default ACL of the directory, may have cleared some
+    // of them, and the special bits (setuid, setgid, sticky) are not given
+    // at creation: set them all.
+    file.set_permissions(fs::Permissions::from_mode(bits))?;
     Ok(())
-}
-
-/// The process's file mode creation mask, read once from
-/// `/proc/self/status` (`None` where that is not available).
-fn process_umask() -> Option<u32> {
-    use std::sync::OnceLock;
-    static UMASK: OnceLock<Option<u32>> = OnceLock::new();
-    *UMASK.get_or_init(|| {
-        let status = fs::read_to_string("/proc/self/status").ok()?;
-        let line = status.lines().find_map(|l| l.strip_prefix("Umask:"))?;
-        u32::from_str_radix(line.trim(), 8).ok()
-    })
 }
 
 /// The permission bits of the file at `path` with its executable bits set
