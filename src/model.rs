@@ -420,6 +420,12 @@ pub struct Hunk {
     /// really begin its lines with numbers (a TSV file, a numbered list).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub as_written: Option<Vec<HunkLine>>,
+    /// This hunk opens another section of edits to the same file (a second
+    /// envelope, diff or notation in the same reply): Codex anchors are
+    /// sought from the top of the file again, and the line-number offset
+    /// found by the hunks before it is not carried over.
+    #[serde(skip)]
+    pub starts_section: bool,
 }
 
 impl Hunk {

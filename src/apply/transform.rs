@@ -66,7 +66,36 @@ fn reverse_file(file: &mut FilePatch) {
     if let Some(to) = file.move_to.take() {
         file.move_to = Some(std::mem::replace(&mut file.path, to));
     }
+    // The reversed patch's line numbers are the forward patch's new side:
+    // each hunk's old start moved by what the hunks before it added.
+    let mut delta: isize = 0;
     for hunk in &mut file.hunks {
+        let removed = hunk
+            .lines
+            .iter()
+            .filter(|l| l.kind == LineKind::Remove)
+            .count();
+        let added = hunk
+            .lines
+            .iter()
+            .filter(|l| l.kind == LineKind::Add)
+            .count();
+        let old_len = hunk.lines.iter().filter(|l| l.is_old()).count();
+        let new_len = hunk.lines.iter().filter(|l| l.is_new()).count();
+        hunk.line_hint = hunk.line_hint.and_then(|a| {
+            // `@@ -a,0 +c,d @@` has c = a + 1 (+ delta); `@@ -a,d +c,0 @@`
+            // has c = a - 1: a side without lines names the line before.
+            let edge = match (old_len, new_len) {
+                (0, n) if n > 0 => 1,
+                (o, 0) if o > 0 => -1,
+                _ => 0,
+            };
+            let a = isize::try_from(a).ok()?;
+            usize::try_from(a.checked_add(delta)?.checked_add(edge)?).ok()
+        });
+        delta = delta
+            .saturating_add_unsigned(added)
+            .saturating_sub_unsigned(removed);
         for line in &mut hunk.lines {
             line.kind = match line.kind {
                 LineKind::Add => LineKind::Remove,
@@ -104,7 +133,12 @@ pub(super) fn merge_same_paths(patch: Patch) -> Result<Vec<FilePatch>, Problem> 
                     && prev.move_to == file.move_to =>
             {
                 prev.create_if_missing &= file.create_if_missing;
+                let first = prev.hunks.len();
                 prev.hunks.extend(file.hunks);
+                // Another section's anchors and line numbers start afresh.
+                if let Some(h) = prev.hunks.get_mut(first) {
+                    h.starts_section = true;
+                }
             }
             Some(_) => {
                 return Err(Problem::new(

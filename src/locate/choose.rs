@@ -14,8 +14,13 @@ pub const HINT_WINDOW: usize = 100;
 /// What the patch says about where a hunk belongs.
 #[derive(Debug, Clone, Default)]
 pub struct Hints {
-    /// Expected first line (0-based), already corrected by earlier hunks' offsets.
+    /// Expected first line (0-based), corrected by the offset at which the
+    /// previous hunk of the file was found.
     pub line: Option<usize>,
+    /// Expected first line (0-based) exactly as the patch numbers it. When it
+    /// and [`line`](Self::line) point at different candidates, the hunk is
+    /// ambiguous: a mis-numbered earlier hunk must not steer this one.
+    pub raw_line: Option<usize>,
     /// Lines (0-based) of the innermost Codex anchor; the hunk lies at or after one.
     pub anchors: Option<Vec<usize>>,
     /// The hunk belongs at the end of the file.
@@ -84,21 +89,37 @@ pub fn choose(cands: &[Candidate], hints: &Hints, file_len: usize) -> Choice {
     if let [one] = pinned.as_slice() {
         return Choice::One(*one);
     }
-    if let Some(line) = hints.line {
-        let mut by_distance: Vec<(usize, usize)> = pool
-            .iter()
-            .map(|&c| (cands[c].start.abs_diff(line), c))
-            .collect();
-        by_distance.sort_unstable();
-        let (d1, c1) = by_distance[0];
-        let d2 = by_distance[1].0;
-        if points_at(d1, d2) {
-            return Choice::One(c1);
-        }
+    let mut picked: Vec<usize> = hints
+        .lines()
+        .filter_map(|line| pointed(cands, &pool, line))
+        .collect();
+    picked.dedup();
+    if let [one] = picked.as_slice() {
+        return Choice::One(*one);
     }
     let mut starts: Vec<usize> = pool.iter().map(|&c| cands[c].start).collect();
     starts.sort_unstable();
     Choice::Ambiguous(starts)
+}
+
+impl Hints {
+    /// The distinct line hints: as corrected, and as written.
+    pub fn lines(&self) -> impl Iterator<Item = usize> {
+        let raw = self.raw_line.filter(|r| Some(*r) != self.line);
+        self.line.into_iter().chain(raw)
+    }
+}
+
+/// The candidate of `pool` that `line` clearly points at, if any.
+fn pointed(cands: &[Candidate], pool: &[usize], line: usize) -> Option<usize> {
+    let mut by_distance: Vec<(usize, usize)> = pool
+        .iter()
+        .map(|&c| (cands[c].start.abs_diff(line), c))
+        .collect();
+    by_distance.sort_unstable();
+    let (d1, c1) = *by_distance.first()?;
+    let d2 = by_distance.get(1).map_or(usize::MAX, |d| d.0);
+    points_at(d1, d2).then_some(c1)
 }
 
 /// A line hint points at the nearest candidate when that one is within the
@@ -155,6 +176,23 @@ mod tests {
             ..Hints::default()
         };
         assert_eq!(choose(&c, &hints, 100), Choice::Ambiguous(vec![10, 40]));
+    }
+
+    #[test]
+    fn hints_that_disagree_are_ambiguous() {
+        let c = [cand(10, 2), cand(40, 2)];
+        let hints = Hints {
+            line: Some(38),
+            raw_line: Some(11),
+            ..Hints::default()
+        };
+        assert_eq!(choose(&c, &hints, 100), Choice::Ambiguous(vec![10, 40]));
+        let agree = Hints {
+            line: Some(38),
+            raw_line: Some(39),
+            ..Hints::default()
+        };
+        assert_eq!(choose(&c, &agree, 100), Choice::One(1));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! and for a hunk's old side.
 
 use super::Tier;
-use super::normalize::{LineMatch, fuzzy_key, keys_match, resilient_key};
+use super::normalize::{LineMatch, fuzzy_key, heading_level, keys_match, resilient_key};
 use super::prefilter::{Announced, Needle};
 use crate::model::{Hunk, LineKind};
 use crate::source::SourceText;
@@ -165,6 +165,11 @@ impl<'s> FileKeys<'s> {
             return LineMatch::No;
         }
         let removed = line.kind == LineKind::Remove;
+        // A removed line decides what is destroyed: `## Usage` never
+        // deletes `### Usage`.
+        if removed && heading_level(&self.text(i)) != heading_level(line.text) {
+            return LineMatch::No;
+        }
         if keys_match(&self.resilient(i), line.resilient(), removed) {
             return LineMatch::Normalized;
         }

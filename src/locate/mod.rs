@@ -30,7 +30,9 @@
 //! assert_eq!(apply_to_text(patch, file, &upto(Tier::Fuzzy)).unwrap(), b"Hello, World!\n");
 //! ```
 
+mod applied;
 mod choose;
+mod decide;
 mod diagnose;
 mod keys;
 pub(crate) mod normalize;
@@ -45,8 +47,9 @@ pub(crate) use search::Slot;
 
 use crate::model::{Hunk, LineKind};
 use crate::source::SourceText;
+use applied::{already_applied, place_pure_addition};
 use choose::{Choice, Hints, choose};
-use keys::{FileKeys, OldLine, new_side, old_side};
+use keys::{FileKeys, OldLine, old_side};
 use search::{Candidate, Slack, contiguous, similar, structural};
 use std::borrow::Cow;
 use std::ops::Range;
@@ -106,6 +109,10 @@ pub(crate) fn locate_hunks(
     };
     let mut results = Vec::with_capacity(hunks.len());
     for (index, hunk) in hunks.iter().enumerate() {
+        if hunk.starts_section {
+            state.prev_end = 0;
+            state.offset = 0;
+        }
         let result = locate_one(&keys, hunks, index, hunk, &mut state, options);
         if let Ok(loc) = &result {
             if loc.status == HunkStatus::Applied {
@@ -114,13 +121,35 @@ pub(crate) fn locate_hunks(
             if loc.status != HunkStatus::NoOp {
                 state.prev_end = loc.end;
             }
-            if let Some(hint) = hunk.line_hint {
-                state.offset = loc.start as isize - hint.saturating_sub(1) as isize;
+            if let Some(hint) = hunk.line_hint
+                && loc.status == HunkStatus::Applied
+            {
+                // `@@ -a,0 +c,d @@` inserts after line a: its 0-based
+                // insertion point is a itself, not a - 1.
+                let expected = if old_side(hunk).is_empty() {
+                    hint
+                } else {
+                    hint.saturating_sub(1)
+                };
+                state.offset = signed(loc.start) - signed(expected);
             }
         }
         results.push(result);
     }
     results
+}
+
+/// `n` as a signed offset (line counts fit; larger values saturate).
+fn signed(n: usize) -> isize {
+    isize::try_from(n).unwrap_or(isize::MAX)
+}
+
+/// The 0-based line a 1-based line hint names after shifting it by
+/// `offset`; `None` when it falls outside the file (a hint past the end is
+/// no evidence of where the hunk belongs).
+fn hint_line(hint: usize, offset: isize, n: usize) -> Option<usize> {
+    let line = signed(hint.checked_sub(1)?).checked_add(offset)?;
+    usize::try_from(line).ok().filter(|&l| l <= n)
 }
 
 #[derive(Default)]
@@ -153,14 +182,7 @@ fn locate_one(
     options: &MatchOptions,
 ) -> Result<Located, Failure> {
     let n = keys.len();
-    let fail = |reason: Reason, message: String| Failure {
-        hunk: index,
-        reason,
-        message,
-        candidates: Vec::new(),
-        tie: None,
-        near: None,
-    };
+    let fail = |reason: Reason, message: String| failure(index, reason, message);
     let anchors = if hunk.anchors.is_empty() {
         None
     } else {
@@ -174,9 +196,8 @@ fn locate_one(
         )
     };
     let hints = Hints {
-        line: hunk
-            .line_hint
-            .map(|l| (l.saturating_sub(1) as isize + state.offset).clamp(0, n as isize) as usize),
+        line: hunk.line_hint.and_then(|l| hint_line(l, state.offset, n)),
+        raw_line: hunk.line_hint.and_then(|l| hint_line(l, 0, n)),
         anchors,
         at_eof: hunk.at_eof,
         pins: state.pins.clone(),
@@ -193,20 +214,28 @@ fn locate_one(
             },
         );
     }
+    let accept = |tier: Tier, cand: Candidate| {
+        accept(keys, hunk, index, &old, tier, cand, &hints, state, options)
+    };
     if let Some(found) = exact_near_hint(keys, &old, &hints, state) {
-        return Ok(located(index, hunk, Tier::Exact, found));
+        return accept(Tier::Exact, found);
     }
-    let mut overlap_with = None;
     // Where the hunk's context stands exactly with its removed lines gone
     // (found before the tiers that forgive context).
     let mut stale: Option<Range<usize>> = None;
     // The removed lines are gone from where the context stands: done already
     // if the new lines stand exactly there, stale otherwise.
-    let stale_or_applied = |site: Range<usize>, state: &FileState| match already_applied(
-        keys, hunk, index, &hints, state,
-    ) {
-        Some(loc) if loc.start < site.end && site.start < loc.end => Ok(loc),
-        _ => Err(diagnose::stale_failure(keys, &old, index, site)),
+    let stale_or_applied = |site: Range<usize>| {
+        already_applied(keys, hunk, index, &hints, state, Some(&site))
+            .ok_or_else(|| diagnose::stale_failure(keys, &old, index, site))
+    };
+    // Where the new side stands, found before any tier lenient enough to
+    // take the applied state for the old one (an added line for an omitted
+    // file line, a case fix for a case drift).
+    let mut applied: Option<Located> = None;
+    let settle = |tier: Tier, cand: Candidate, applied: &Option<Located>| match applied {
+        Some(done) => done_or_ambiguous(index, done, &cand),
+        None => accept(tier, cand),
     };
     for tier in Tier::LADDER {
         if tier > options.max_tier {
@@ -214,81 +243,160 @@ fn locate_one(
         }
         if tier == Tier::Structural {
             stale = diagnose::stale_site(keys, &old, &hints);
+            applied = already_applied(keys, hunk, index, &hints, state, stale.as_ref());
         }
-        if tier == Tier::Similarity {
-            if let Some(site) = stale.take() {
-                return stale_or_applied(site, state);
-            }
-            if let Some(loc) = already_applied(keys, hunk, index, &hints, state) {
-                return Ok(loc);
-            }
+        if tier == Tier::Similarity
+            && let Some(site) = stale.take()
+        {
+            return stale_or_applied(site);
         }
         let mut cands = search_tier(keys, &old, tier, &hints, options);
-        cands.retain(|c| {
-            let hit = state.overlapping(c.start, c.end);
-            if hit.is_some() {
-                overlap_with = hit;
-            }
-            hit.is_none()
-        });
         // A lenient match away from where the context stands exactly is a
         // look-alike block: it must not be edited instead.
         if let Some(site) = &stale {
             cands.retain(|c| c.start < site.end && site.start < c.end.max(c.start + 1));
             if cands.is_empty() {
-                return stale_or_applied(site.clone(), state);
+                return stale_or_applied(site.clone());
             }
         }
         if cands.is_empty() {
             continue;
         }
         match choose(&cands, &hints, n) {
-            Choice::One(c) => return Ok(located(index, hunk, tier, cands.swap_remove(c))),
+            Choice::One(c) => return settle(tier, cands.swap_remove(c), &applied),
             Choice::Nothing => continue,
             Choice::Ambiguous(starts) => {
                 if let Some(pick) = in_order_pick(hunks, index, &starts)
                     && let Some(c) = cands.iter().position(|c| c.start == pick)
                 {
-                    return Ok(located(index, hunk, tier, cands.swap_remove(c)));
-                }
-                let lines: Vec<usize> = starts.iter().take(MAX_CANDIDATES).map(|s| s + 1).collect();
-                let mut list = lines
-                    .iter()
-                    .take(10)
-                    .map(|l| l.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                if starts.len() > 10 {
-                    list.push_str(&format!(", and {} more", starts.len() - 10));
+                    return settle(tier, cands.swap_remove(c), &applied);
                 }
                 let score = cands.first().map_or(1.0, |c| c.similarity);
-                return Err(Failure {
-                    candidates: lines,
-                    tie: Some((tier, score)),
-                    ..fail(
-                        Reason::Ambiguous,
-                        format!(
-                            "the hunk matches {} places equally well (lines {list}) and nothing points at one; add a line number or more context",
-                            starts.len()
-                        ),
-                    )
-                });
+                return Err(ambiguous(index, &starts, Some((tier, score)), None));
             }
         }
     }
     if let Some(site) = stale {
-        return stale_or_applied(site, state);
+        return stale_or_applied(site);
     }
-    if let Some(loc) = already_applied(keys, hunk, index, &hints, state) {
+    if let Some(loc) = applied.or_else(|| already_applied(keys, hunk, index, &hints, state, None)) {
         return Ok(loc);
     }
-    if let Some(other) = overlap_with {
-        return Err(fail(
+    Err(diagnose::diagnose(keys, &old, index, &hints, options))
+}
+
+/// The new side stands at `done` and a lenient tier read the old side at
+/// `cand`: the same place seen both ways (the applied state read as the
+/// old one with tolerance) means done; two places are two readings.
+fn done_or_ambiguous(index: usize, done: &Located, cand: &Candidate) -> Result<Located, Failure> {
+    if done.start == cand.start && done.end == cand.end {
+        return Ok(done.clone());
+    }
+    let mut starts = vec![done.start, cand.start];
+    starts.sort_unstable();
+    let why = format!(
+        "the hunk's new lines already stand at line {}, while its old lines match with tolerance at line {}: already applied, or to be applied there?",
+        done.start + 1,
+        cand.start + 1
+    );
+    Err(ambiguous(index, &starts, None, Some(why)))
+}
+
+/// A failure with nothing but its reason and message.
+fn failure(index: usize, reason: Reason, message: String) -> Failure {
+    Failure {
+        hunk: index,
+        reason,
+        message,
+        candidates: Vec::new(),
+        tie: None,
+        near: None,
+    }
+}
+
+/// An `ambiguous` failure listing the candidates' first lines (0-based in
+/// `starts`); `why` replaces the usual explanation.
+fn ambiguous(
+    index: usize,
+    starts: &[usize],
+    tie: Option<(Tier, f64)>,
+    why: Option<String>,
+) -> Failure {
+    let lines: Vec<usize> = starts.iter().take(MAX_CANDIDATES).map(|s| s + 1).collect();
+    let mut list = lines
+        .iter()
+        .take(10)
+        .map(|l| l.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if starts.len() > 10 {
+        list.push_str(&format!(", and {} more", starts.len() - 10));
+    }
+    let message = why.unwrap_or_else(|| {
+        format!(
+            "the hunk matches {} places equally well (lines {list}) and nothing points at one; add a line number or more context",
+            starts.len()
+        )
+    });
+    Failure {
+        candidates: lines,
+        tie,
+        ..failure(index, Reason::Ambiguous, message)
+    }
+}
+
+/// The last checks on the candidate the ladder chose: it must not overlap
+/// another hunk, no hint may point at another (more lenient) candidate, and
+/// its added lines must have one place among the lines the patch omitted.
+#[allow(clippy::too_many_arguments)]
+fn accept(
+    keys: &FileKeys,
+    hunk: &Hunk,
+    index: usize,
+    old: &[OldLine],
+    tier: Tier,
+    cand: Candidate,
+    hints: &Hints,
+    state: &FileState,
+    options: &MatchOptions,
+) -> Result<Located, Failure> {
+    if let Some(other) = state.overlapping(cand.start, cand.end) {
+        return Err(failure(
+            index,
             Reason::Overlap,
-            format!("the hunk's only match overlaps hunk {}", other + 1),
+            format!(
+                "the hunk's place (lines {}-{}) overlaps hunk {}",
+                cand.start + 1,
+                cand.end.max(cand.start + 1),
+                other + 1
+            ),
         ));
     }
-    Err(diagnose::diagnose(keys, &old, index, &hints, options))
+    if hints.pins.is_empty()
+        && let Some(rival) = decide::hinted_rival(keys, old, tier, &cand, hints, options)
+    {
+        let why = format!(
+            "the hunk matches at line {} ({}), but what the patch says about its place (line number, anchor or end of file) points at line {}, where it matches only with more tolerance; check which one is meant",
+            cand.start + 1,
+            tier.name(),
+            rival + 1
+        );
+        let mut starts = vec![cand.start, rival];
+        starts.sort_unstable();
+        return Err(ambiguous(index, &starts, None, Some(why)));
+    }
+    if let Some(gap) = decide::unpinned_insertion(keys, hunk, &cand) {
+        let why = format!(
+            "the patch omits line{} {}-{} of the file right where it adds lines: they could go before or after {}; add the omitted line{} as context",
+            if gap.len() > 1 { "s" } else { "" },
+            gap.start + 1,
+            gap.end,
+            if gap.len() > 1 { "them" } else { "it" },
+            if gap.len() > 1 { "s" } else { "" },
+        );
+        return Err(ambiguous(index, &[gap.start, gap.end], None, Some(why)));
+    }
+    Ok(located(index, hunk, tier, cand))
 }
 
 /// The common case, cheaply: an exact match near the line hint that the full
@@ -303,16 +411,26 @@ fn exact_near_hint(
     state: &FileState,
 ) -> Option<Candidate> {
     let line = hints.line?;
-    if hints.anchors.is_some() || hints.at_eof || !hints.pins.is_empty() {
+    if hints.raw_line != Some(line)
+        || hints.anchors.is_some()
+        || hints.at_eof
+        || !hints.pins.is_empty()
+    {
         return None;
     }
     let radius = 2 * HINT_WINDOW + 2;
     let from = line.saturating_sub(radius);
     let to = (line + radius + 1).min(keys.len());
     let mut cands = contiguous(keys, old, Tier::Exact, from..to);
-    cands.retain(|c| state.overlapping(c.start, c.end).is_none());
     match choose(&cands, hints, keys.len()) {
-        Choice::One(c) => Some(cands.swap_remove(c)),
+        // Only a candidate the hint really points at: a lone candidate in
+        // the window far from the hint may have a twin outside it.
+        Choice::One(c)
+            if cands[c].start.abs_diff(line) <= HINT_WINDOW
+                && state.overlapping(cands[c].start, cands[c].end).is_none() =>
+        {
+            Some(cands.swap_remove(c))
+        }
         _ => None,
     }
 }
@@ -345,80 +463,6 @@ fn located(index: usize, hunk: &Hunk, tier: Tier, cand: Candidate) -> Located {
         similarity: cand.similarity,
         status: HunkStatus::Applied,
     }
-}
-
-type PlaceError = (Reason, String, Vec<usize>);
-
-/// A hunk with no old lines goes after its anchor, at its line hint, or at the end.
-fn place_pure_addition(
-    keys: &FileKeys,
-    hunk: &Hunk,
-    index: usize,
-    hints: &Hints,
-    state: &FileState,
-) -> Result<Located, PlaceError> {
-    let n = keys.len();
-    let at = if let Some(anchors) = &hints.anchors {
-        match anchors.as_slice() {
-            [one] => one + 1,
-            many => {
-                let lines: Vec<usize> = many.iter().map(|a| a + 1).collect();
-                return Err((
-                    Reason::Ambiguous,
-                    format!(
-                        "the `@@` anchor matches {} lines; name a more specific one",
-                        many.len()
-                    ),
-                    lines,
-                ));
-            }
-        }
-    } else if hunk.at_eof || hunk.line_hint.is_none() {
-        n
-    } else {
-        // `@@ -a,0 +c,d @@` inserts after line a.
-        let hint = hunk.line_hint.unwrap_or(0) as isize + state.offset;
-        hint.clamp(0, n as isize) as usize
-    };
-    if let Some(start) = addition_present(keys, hunk, at) {
-        return Ok(fixed(
-            index,
-            start,
-            start + hunk.lines.len(),
-            HunkStatus::AlreadyApplied,
-        ));
-    }
-    if let Some(other) = state.overlapping(at, at) {
-        return Err((
-            Reason::Overlap,
-            format!("the insertion point overlaps hunk {}", other + 1),
-            Vec::new(),
-        ));
-    }
-    Ok(Located {
-        tier: None,
-        ..fixed(index, at, at, HunkStatus::Applied)
-    })
-}
-
-/// The first line of a copy of a pure addition's lines right after or right
-/// before its insertion point, when they are there already.
-fn addition_present(keys: &FileKeys, hunk: &Hunk, at: usize) -> Option<usize> {
-    let added = new_side(hunk);
-    let k = added.len();
-    if added.iter().all(|l| normalize::is_structural(l.text)) {
-        return None;
-    }
-    let fits = |start: usize| {
-        start + k <= keys.len()
-            && added.iter().enumerate().all(|(i, l)| {
-                keys.compare(Tier::Resilient, start + i, l) != normalize::LineMatch::No
-            })
-    };
-    [Some(at), at.checked_sub(k)]
-        .into_iter()
-        .flatten()
-        .find(|&s| fits(s))
 }
 
 /// Searches one tier: the whole file for the line-by-line tiers, around the
@@ -522,64 +566,4 @@ fn in_order_pick(hunks: &[Hunk], index: usize, starts: &[usize]) -> Option<usize
     }
     let rank = twins.iter().position(|&i| i == index)?;
     starts.get(rank).copied()
-}
-
-/// A hunk whose old side is gone but whose new side stands where it belongs
-/// has already been applied.
-fn already_applied(
-    keys: &FileKeys,
-    hunk: &Hunk,
-    index: usize,
-    hints: &Hints,
-    state: &FileState,
-) -> Option<Located> {
-    let new = new_side(hunk);
-    let telling_addition = hunk
-        .lines
-        .iter()
-        .any(|l| l.kind == LineKind::Add && !normalize::is_structural(&l.text));
-    // Without an added line to recognise, only a deletion framed by context on
-    // both sides can be seen to be done: the two sides must now touch.
-    let recognisable = telling_addition || (new.len() >= 2 && framed_deletion(hunk));
-    if !recognisable {
-        return None;
-    }
-    for tier in [Tier::Exact, Tier::Resilient, Tier::Fuzzy] {
-        let mut cands = match prefilter::starts(keys, &new, tier, 0, 0) {
-            Some(starts) => contiguous(keys, &new, tier, starts),
-            None => contiguous(keys, &new, tier, 0..keys.len()),
-        };
-        cands.retain(|c| state.overlapping(c.start, c.end).is_none());
-        if cands.is_empty() {
-            continue;
-        }
-        return match choose(&cands, hints, keys.len()) {
-            Choice::One(c) => Some(Located {
-                tier: Some(tier),
-                ..fixed(
-                    index,
-                    cands[c].start,
-                    cands[c].end,
-                    HunkStatus::AlreadyApplied,
-                )
-            }),
-            _ => None,
-        };
-    }
-    None
-}
-
-/// True when non-blank context stands both before the first removed line and
-/// after the last one.
-fn framed_deletion(hunk: &Hunk) -> bool {
-    let solid =
-        |l: &crate::model::HunkLine| l.kind == LineKind::Context && !l.text.trim().is_empty();
-    let first = hunk.lines.iter().position(|l| l.kind == LineKind::Remove);
-    let last = hunk.lines.iter().rposition(|l| l.kind == LineKind::Remove);
-    match (first, last) {
-        (Some(f), Some(l)) => {
-            hunk.lines[..f].iter().any(solid) && hunk.lines[l + 1..].iter().any(solid)
-        }
-        _ => false,
-    }
 }

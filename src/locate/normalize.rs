@@ -131,6 +131,23 @@ fn strip_heading(line: &str) -> &str {
     line
 }
 
+/// The Markdown heading level of a line (`## x` is 2), 0 for other lines.
+pub fn heading_level(line: &str) -> usize {
+    let trimmed = line.trim();
+    let body = strip_heading(trimmed);
+    if body.len() == trimmed.len() {
+        return 0;
+    }
+    trimmed.bytes().take_while(|&b| b == b'#').count()
+}
+
+/// True when two lines differ at most in the amount of whitespace: the
+/// strictest leniency, used where a line's text decides what the file
+/// becomes (an added line recognised as already there).
+pub fn same_but_whitespace(a: &str, b: &str) -> bool {
+    a == b || collapse_whitespace(a.trim()) == collapse_whitespace(b.trim())
+}
+
 fn collapse_whitespace(line: &str) -> String {
     let mut out = String::with_capacity(line.len());
     let mut in_space = false;

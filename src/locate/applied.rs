@@ -1,0 +1,215 @@
+//! Hunks whose place is given outright (pure additions) and hunks whose
+//! result already stands in the file.
+//!
+//! "Already applied" is a *located state*, not a search for the new lines
+//! anywhere: the new side must stand where the hunk's placement would be
+//! (its line hint, its Codex anchor, the stale site of its context), its
+//! added lines must be there exactly but for whitespace, and it is checked
+//! before any tier lenient enough to read the applied state as the old one
+//! (see `docs/matching.md`, "Already applied").
+
+use super::choose::{Choice, Hints, choose, points_at};
+use super::keys::{FileKeys, OldLine, new_side};
+use super::normalize::{self, LineMatch, same_but_whitespace};
+use super::search::{Candidate, contiguous};
+use super::{FileState, HunkStatus, Located, Reason, Slot, Tier, fixed, prefilter};
+use crate::model::{Hunk, LineKind};
+use std::ops::Range;
+
+/// A failure to place a pure addition: reason, message, candidate lines.
+pub(super) type PlaceError = (Reason, String, Vec<usize>);
+
+/// A hunk with no old lines goes after its anchor, after the line its
+/// header names, or at the end of the file.
+pub(super) fn place_pure_addition(
+    keys: &FileKeys,
+    hunk: &Hunk,
+    index: usize,
+    hints: &Hints,
+    state: &FileState,
+) -> Result<Located, PlaceError> {
+    let n = keys.len();
+    let at = if let Some(anchors) = &hints.anchors {
+        match anchors.as_slice() {
+            [one] => one + 1,
+            many => {
+                let lines: Vec<usize> = many.iter().map(|a| a + 1).collect();
+                return Err((
+                    Reason::Ambiguous,
+                    format!(
+                        "the `@@` anchor matches {} lines; name a more specific one",
+                        many.len()
+                    ),
+                    lines,
+                ));
+            }
+        }
+    } else if hunk.at_eof || hunk.line_hint.is_none() || n == 0 {
+        // In an empty file every line number names the same place.
+        n
+    } else {
+        addition_point(hunk, hints, n)?
+    };
+    if let Some(start) = addition_present(keys, hunk, at, hints.anchors.is_none() && at == n) {
+        return Ok(fixed(
+            index,
+            start,
+            start + hunk.lines.len(),
+            HunkStatus::AlreadyApplied,
+        ));
+    }
+    if let Some(other) = state.overlapping(at, at) {
+        return Err((
+            Reason::Overlap,
+            format!("the insertion point overlaps hunk {}", other + 1),
+            Vec::new(),
+        ));
+    }
+    Ok(Located {
+        tier: None,
+        ..fixed(index, at, at, HunkStatus::Applied)
+    })
+}
+
+/// `@@ -a,0 +c,d @@` inserts after line a: the line number is the only
+/// evidence of the place, so it must be inside the file and agree with
+/// where the hunks before it were found.
+fn addition_point(hunk: &Hunk, hints: &Hints, n: usize) -> Result<usize, PlaceError> {
+    let written = hunk.line_hint.unwrap_or(0);
+    // A pure addition's hint names the line *after* which it goes: 0..=n.
+    let raw = hints.raw_line.map(|l| l + 1).filter(|&l| l <= n);
+    let Some(raw) = raw.or((written == 0).then_some(0)) else {
+        return Err((
+            Reason::ContextNotFound,
+            format!("the hunk adds lines after line {written}, but the file has only {n} lines"),
+            Vec::new(),
+        ));
+    };
+    match hints.line.map(|l| l + 1) {
+        Some(corrected) if corrected != raw => Err((
+            Reason::Ambiguous,
+            format!(
+                "the hunk only adds lines and its place comes from its line number alone: after line {raw} as written, or after line {corrected} where the hunks before it were found; add context lines"
+            ),
+            vec![raw + 1, corrected + 1],
+        )),
+        _ => Ok(raw),
+    }
+}
+
+/// The first line of a copy of a pure addition's lines at its insertion
+/// point (or, for an append at the end of the file, right before it), when
+/// they are there already, exactly but for whitespace.
+fn addition_present(keys: &FileKeys, hunk: &Hunk, at: usize, appending: bool) -> Option<usize> {
+    let added = new_side(hunk);
+    let k = added.len();
+    if added.iter().all(|l| normalize::is_structural(l.text)) {
+        return None;
+    }
+    let fits = |start: usize| {
+        start + k <= keys.len()
+            && added
+                .iter()
+                .enumerate()
+                .all(|(i, l)| same_but_whitespace(&keys.text(start + i), l.text))
+    };
+    let before = if appending { at.checked_sub(k) } else { None };
+    [Some(at), before].into_iter().flatten().find(|&s| fits(s))
+}
+
+/// A hunk whose old side is gone but whose new side stands where the hunk
+/// belongs has already been applied. `site` is where its context stands
+/// exactly with the removed lines missing, when that was found.
+pub(super) fn already_applied(
+    keys: &FileKeys,
+    hunk: &Hunk,
+    index: usize,
+    hints: &Hints,
+    state: &FileState,
+    site: Option<&Range<usize>>,
+) -> Option<Located> {
+    let new = new_side(hunk);
+    let added: Vec<bool> = hunk
+        .lines
+        .iter()
+        .filter(|l| l.is_new())
+        .map(|l| l.kind == LineKind::Add)
+        .collect();
+    let telling_addition = hunk
+        .lines
+        .iter()
+        .any(|l| l.kind == LineKind::Add && !normalize::is_structural(&l.text));
+    // Without an added line to recognise, only a deletion framed by context on
+    // both sides can be seen to be done: the two sides must now touch.
+    let recognisable = telling_addition || (new.len() >= 2 && framed_deletion(hunk));
+    if !recognisable {
+        return None;
+    }
+    for tier in [Tier::Exact, Tier::Resilient, Tier::Fuzzy] {
+        let mut cands = match prefilter::starts(keys, &new, tier, 0, 0) {
+            Some(starts) => contiguous(keys, &new, tier, starts),
+            None => contiguous(keys, &new, tier, 0..keys.len()),
+        };
+        cands.retain(|c| {
+            state.overlapping(c.start, c.end).is_none()
+                && added_lines_stand(keys, &new, &added, c)
+                && site.is_none_or(|s| c.start < s.end && s.start < c.end)
+        });
+        if cands.is_empty() {
+            continue;
+        }
+        let Choice::One(c) = choose(&cands, hints, keys.len()) else {
+            return None;
+        };
+        let cand = &cands[c];
+        if !where_hinted(cand, hints) {
+            return None;
+        }
+        return Some(Located {
+            tier: Some(tier),
+            ..fixed(index, cand.start, cand.end, HunkStatus::AlreadyApplied)
+        });
+    }
+    None
+}
+
+/// True when every added line of the new side stands in the candidate
+/// exactly but for whitespace: a case-only fix is not "done" because the
+/// old spelling matches fuzzily.
+fn added_lines_stand(keys: &FileKeys, new: &[OldLine], added: &[bool], cand: &Candidate) -> bool {
+    new.iter()
+        .zip(added)
+        .zip(&cand.slots)
+        .all(|((line, &is_added), slot)| match slot {
+            Slot::Line(_, LineMatch::Exact) => true,
+            Slot::Line(j, _) => !is_added || same_but_whitespace(&keys.text(*j), line.text),
+            _ => false,
+        })
+}
+
+/// True when nothing the patch says about the hunk's place contradicts the
+/// candidate: a line hint must point at it, a Codex anchor must precede it.
+fn where_hinted(cand: &Candidate, hints: &Hints) -> bool {
+    let near_line = |line: usize| points_at(cand.start.abs_diff(line), usize::MAX);
+    let lines_ok = hints.line.is_none() && hints.raw_line.is_none() || hints.lines().any(near_line);
+    let anchors_ok = hints
+        .anchors
+        .as_ref()
+        .is_none_or(|a| a.iter().any(|&a| a <= cand.start));
+    lines_ok && anchors_ok
+}
+
+/// True when non-blank context stands both before the first removed line and
+/// after the last one.
+fn framed_deletion(hunk: &Hunk) -> bool {
+    let solid =
+        |l: &crate::model::HunkLine| l.kind == LineKind::Context && !l.text.trim().is_empty();
+    let first = hunk.lines.iter().position(|l| l.kind == LineKind::Remove);
+    let last = hunk.lines.iter().rposition(|l| l.kind == LineKind::Remove);
+    match (first, last) {
+        (Some(f), Some(l)) => {
+            hunk.lines[..f].iter().any(solid) && hunk.lines[l + 1..].iter().any(solid)
+        }
+        _ => false,
+    }
+}

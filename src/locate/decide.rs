@@ -1,0 +1,145 @@
+//! The checks a chosen candidate must pass before it is accepted: evidence
+//! that contradicts the tier ladder's choice makes the hunk ambiguous.
+//!
+//! - **Hints against tiers.** A stricter tier's candidate wins over more
+//!   lenient ones only when nothing the patch says points elsewhere: when a
+//!   line number, `:start_line:`, Codex `@@` anchor or `*** End of File`
+//!   points at a lenient candidate rather than at the strict one, the two
+//!   pieces of evidence disagree and the hunk is refused.
+//! - **Which side of an omitted line.** When the patch omitted file lines
+//!   between two context lines and adds lines right there, the added lines
+//!   could go before or after the omitted ones; unless every reading gives
+//!   the same bytes, the hunk is refused.
+//!
+//! See `docs/matching.md`, "One placement decision".
+
+use super::choose::{Hints, points_at};
+use super::keys::{FileKeys, OldLine};
+use super::search::{Candidate, Slack, Slot, contiguous, similar, structural};
+use super::{HINT_WINDOW, MatchOptions, Tier};
+use crate::model::{Hunk, LineKind};
+use std::ops::Range;
+
+/// Whether a hint points at a candidate rather than at the chosen one.
+type Pointed = Box<dyn Fn(&Candidate) -> bool>;
+
+/// A lenient candidate the patch's hints point at instead of `chosen`
+/// (found by a stricter tier): its first line (0-based).
+pub(super) fn hinted_rival(
+    keys: &FileKeys,
+    old: &[OldLine],
+    tier: Tier,
+    chosen: &Candidate,
+    hints: &Hints,
+    options: &MatchOptions,
+) -> Option<usize> {
+    let lenient = Tier::LADDER
+        .into_iter()
+        .filter(|&t| t > tier && t <= options.max_tier);
+    let n = keys.len();
+    let mut regions: Vec<(Range<usize>, Pointed)> = Vec::new();
+    for line in hints.lines() {
+        let dc = chosen.start.abs_diff(line);
+        // Nothing can be clearly nearer than a candidate within two lines.
+        if dc <= 2 {
+            continue;
+        }
+        let reach = HINT_WINDOW.min(dc / 2);
+        let range = line.saturating_sub(reach)..(line + reach + 1).min(n);
+        regions.push((
+            range,
+            Box::new(move |c: &Candidate| points_at(c.start.abs_diff(line), dc)),
+        ));
+    }
+    if let Some(anchors) = &hints.anchors {
+        // The chosen candidate is the first of its tier after an anchor: a
+        // lenient one between that anchor and it is what the anchor names.
+        let start = chosen.start;
+        if let Some(&a) = anchors.iter().filter(|&&a| a <= start).max() {
+            regions.push((a..start, Box::new(move |c: &Candidate| c.start < start)));
+        }
+    }
+    if hints.at_eof && chosen.end != n {
+        let from = n.saturating_sub(old.len() + Slack::default().max_drops + 2);
+        regions.push((from..n, Box::new(move |c: &Candidate| c.end == n)));
+    }
+    for t in lenient {
+        for (range, wins) in &regions {
+            let found = search_in(keys, old, t, range.clone(), options);
+            if let Some(c) = found.iter().find(|c| wins(c) && c.start != chosen.start) {
+                return Some(c.start);
+            }
+        }
+    }
+    None
+}
+
+/// Candidates of `tier` starting in `range`.
+fn search_in(
+    keys: &FileKeys,
+    old: &[OldLine],
+    tier: Tier,
+    range: Range<usize>,
+    options: &MatchOptions,
+) -> Vec<Candidate> {
+    match tier {
+        Tier::Exact | Tier::Resilient | Tier::Fuzzy => contiguous(keys, old, tier, range),
+        Tier::Structural => structural(keys, old, range, Slack::default()),
+        Tier::Similarity => {
+            let end = (range.end + old.len()).min(keys.len());
+            similar(keys, old, range.start..end, options.similarity_threshold)
+        }
+    }
+}
+
+/// File lines (0-based) the patch omitted right where it adds lines between
+/// two context lines, when placing the added lines before, among or after
+/// them gives different files.
+pub(super) fn unpinned_insertion(
+    keys: &FileKeys,
+    hunk: &Hunk,
+    cand: &Candidate,
+) -> Option<Range<usize>> {
+    // The last matched old line so far: its file line and whether removed.
+    let mut prev: Option<(usize, LineKind)> = None;
+    let mut run: Vec<&str> = Vec::new();
+    let mut slots = cand.slots.iter();
+    for line in &hunk.lines {
+        if line.kind == LineKind::Add {
+            run.push(&line.text);
+            continue;
+        }
+        match slots.next() {
+            Some(Slot::Line(j, _)) => {
+                if let Some((p, kind)) = prev
+                    && !run.is_empty()
+                    && kind == LineKind::Context
+                    && j > &(p + 1)
+                    && !same_every_way(keys, p + 1..*j, &run)
+                {
+                    return Some(p + 1..*j);
+                }
+                prev = Some((*j, line.kind));
+                run.clear();
+            }
+            // A blank context line turned into an added line is inserted too.
+            Some(Slot::AsAddition) => run.push(""),
+            Some(Slot::Dropped | Slot::Overhang) | None => {}
+        }
+    }
+    None
+}
+
+/// True when inserting `added` anywhere among the file lines `gap` gives
+/// the same lines.
+fn same_every_way(keys: &FileKeys, gap: Range<usize>, added: &[&str]) -> bool {
+    let skipped: Vec<String> = gap.map(|j| keys.text(j).into_owned()).collect();
+    let reading = |split: usize| -> Vec<&str> {
+        let mut out: Vec<&str> = skipped[..split].iter().map(String::as_str).collect();
+        out.extend_from_slice(added);
+        out.extend(skipped[split..].iter().map(String::as_str));
+        out
+    };
+    let first = reading(0);
+    (1..=skipped.len()).all(|split| reading(split) == first)
+}
