@@ -8,6 +8,7 @@
 //! spaces, or with spaces where the file has tabs), added lines are re-based
 //! onto the file's indentation.
 
+use crate::locate::indent::{self, IndentPair, Level};
 use crate::locate::normalize::indentation;
 use crate::locate::{HunkStatus, Located, Normalization, Slot};
 use crate::model::{Hunk, LineKind};
@@ -75,10 +76,11 @@ pub fn plan_file(source: &SourceText, hunks: &[Hunk], located: &mut [Located]) -
             continue;
         };
         let rebase = IndentShift::detect(source, hunk, loc);
-        if rebase.is_some() && hunk.lines.iter().any(|l| l.kind == LineKind::Add) {
+        let (edit, rebased) = build_edit(hunk, loc, rebase.as_ref());
+        if rebased {
             loc.normalizations.push(Normalization::IndentRebased);
         }
-        edits.push(build_edit(hunk, loc, rebase.as_ref()));
+        edits.push(edit);
         if loc.end == n {
             if hunk.new_missing_newline {
                 final_newline = false;
@@ -94,15 +96,17 @@ pub fn plan_file(source: &SourceText, hunks: &[Hunk], located: &mut [Located]) -
     }
 }
 
-fn build_edit(hunk: &Hunk, loc: &Located, rebase: Option<&IndentShift>) -> Edit {
+/// The edit of one located hunk, and whether an added line was re-indented.
+fn build_edit(hunk: &Hunk, loc: &Located, rebase: Option<&IndentShift>) -> (Edit, bool) {
     let mut lines = Vec::new();
     let mut cursor = loc.start;
     let mut k = 0;
-    let insert =
-        |text: &str| NewLine::Insert(rebase.map_or_else(|| text.to_string(), |r| r.apply(text)));
-    for line in &hunk.lines {
+    let mut rebased = false;
+    for (at, line) in hunk.lines.iter().enumerate() {
         if line.kind == LineKind::Add {
-            lines.push(insert(&line.text));
+            let text = rebase.map_or_else(|| line.text.to_string(), |r| r.apply(&line.text, at));
+            rebased |= text != *line.text;
+            lines.push(NewLine::Insert(text));
             continue;
         }
         let slot = loc.slots.get(k).copied();
@@ -126,12 +130,13 @@ fn build_edit(hunk: &Hunk, loc: &Located, rebase: Option<&IndentShift>) -> Edit 
         lines.push(NewLine::Keep(cursor));
         cursor += 1;
     }
-    Edit {
+    let edit = Edit {
         start: loc.start,
         end: loc.end,
         lines,
         hunk: loc.hunk,
-    }
+    };
+    (edit, rebased)
 }
 
 /// A consistent difference between the patch's indentation and the file's.
@@ -141,26 +146,32 @@ enum IndentShift {
     Shift { delta: isize, unit: char },
     /// The patch indents with `spaces` spaces where the file has one tab.
     SpacesToTabs { spaces: usize },
+    /// Each indentation of the patch stands for one of the file's, but not
+    /// by one constant shift (a 4-space patch for a 2-space file, list items
+    /// indented more than their unindented header): `known` pairs the
+    /// patch's indentations with the file's; a deeper indentation not seen
+    /// in the matched lines is placed below the nearest shallower known one
+    /// by the same number of steps, scaled by `scale` file columns per patch
+    /// column (as a fraction `num/den`).
+    Levels {
+        /// The matched lines' indentations, in hunk order.
+        matched: Vec<IndentPair>,
+        /// (patch, file) indentations that stand for one file indentation.
+        known: Vec<(String, String)>,
+        /// File columns per patch column, as `(num, den)`.
+        scale: (usize, usize),
+    },
 }
 
 impl IndentShift {
     /// Detects a shift shared by every matched non-blank line; `None` when the
     /// indentation agrees or differs inconsistently.
     fn detect(source: &SourceText, hunk: &Hunk, loc: &Located) -> Option<IndentShift> {
-        let mut pairs = Vec::new();
-        let olds = hunk.lines.iter().filter(|l| l.is_old());
-        for (line, slot) in olds.zip(&loc.slots) {
-            if let Slot::Line(j, _) = slot {
-                if line.text.trim().is_empty() {
-                    continue;
-                }
-                let file_text = source.line_text(*j);
-                pairs.push((
-                    indentation(&file_text).to_string(),
-                    indentation(&line.text).to_string(),
-                ));
-            }
-        }
+        let matched = indent::pairs(hunk, &loc.slots, |j| source.line_text(j));
+        let pairs: Vec<(String, String)> = matched
+            .iter()
+            .map(|p| (p.file.clone(), p.patch.clone()))
+            .collect();
         if pairs.is_empty() || pairs.iter().all(|(f, p)| f == p) {
             return None;
         }
@@ -171,23 +182,77 @@ impl IndentShift {
                 let same = pairs
                     .iter()
                     .all(|(f, p)| f.len() as isize - p.len() as isize == delta);
-                return (same && delta != 0).then_some(IndentShift::Shift { delta, unit });
+                if same && delta != 0 {
+                    return Some(IndentShift::Shift { delta, unit });
+                }
+                break;
             }
         }
-        if pairs.iter().all(|(f, p)| only(f, '\t') && only(p, ' ')) {
-            let (f, p) = pairs.iter().find(|(f, _)| !f.is_empty())?;
-            if p.len() % f.len() != 0 {
-                return None;
-            }
+        if pairs.iter().all(|(f, p)| only(f, '\t') && only(p, ' '))
+            && let Some((f, p)) = pairs.iter().find(|(f, _)| !f.is_empty())
+            && p.len().is_multiple_of(f.len())
+        {
             let spaces = p.len() / f.len();
             let same = pairs.iter().all(|(f, p)| p.len() == spaces * f.len());
-            return (same && spaces > 0).then_some(IndentShift::SpacesToTabs { spaces });
+            if same && spaces > 0 {
+                return Some(IndentShift::SpacesToTabs { spaces });
+            }
         }
-        None
+        Self::levels(pairs, matched)
     }
 
-    /// Re-indents one added line.
-    fn apply(&self, text: &str) -> String {
+    /// The level mapping of [`IndentShift::Levels`], when the matched lines
+    /// give one file indentation for each of the patch's (the locator
+    /// refuses hunks where they do not).
+    fn levels(pairs: Vec<(String, String)>, matched: Vec<IndentPair>) -> Option<IndentShift> {
+        // The patch indentations that stand for one file indentation only.
+        let mut known: Vec<(String, String)> = Vec::new();
+        let mut mixed: Vec<String> = Vec::new();
+        for (f, p) in pairs {
+            match known.iter().position(|(kp, _)| *kp == p) {
+                Some(i) if known[i].1 != f => {
+                    known.remove(i);
+                    mixed.push(p);
+                }
+                Some(_) => {}
+                None if !mixed.contains(&p) => known.push((p, f)),
+                None => {}
+            }
+        }
+        known.sort_by_key(|(p, _)| p.len());
+        let spaces = |s: &str| s.chars().all(|c| c == ' ');
+        let (lo, hi) = (known.first()?, known.last()?);
+        // File columns per patch column, when every known level lies on
+        // one line through the shallowest and the deepest.
+        let linear = |(num, den): (usize, usize)| {
+            known.iter().all(|(p, f)| {
+                den > 0
+                    && f.len() >= lo.1.len()
+                    && (p.len() - lo.0.len()) * num == (f.len() - lo.1.len()) * den
+            })
+        };
+        let scale = (
+            hi.1.len().saturating_sub(lo.1.len()),
+            hi.0.len() - lo.0.len(),
+        );
+        let scale = if known.len() >= 2
+            && known.iter().all(|(p, f)| spaces(p) && spaces(f))
+            && scale.0 > 0
+            && linear(scale)
+        {
+            scale
+        } else {
+            (1, 1)
+        };
+        Some(IndentShift::Levels {
+            matched,
+            known,
+            scale,
+        })
+    }
+
+    /// Re-indents the added line at `at` (index in the hunk's lines).
+    fn apply(&self, text: &str, at: usize) -> String {
         if text.trim().is_empty() {
             return text.to_string();
         }
@@ -208,6 +273,21 @@ impl IndentShift {
                     text[strip..].to_string()
                 }
             }
+            IndentShift::Levels {
+                ref matched,
+                ref known,
+                scale,
+            } => {
+                let mapped = match indent::level_for(matched, at, indent) {
+                    Level::Known(file) => file,
+                    // The locator refuses a hunk whose level is in conflict.
+                    Level::Conflict(..) => indent.to_string(),
+                    Level::Unseen => {
+                        map_level(known, scale, indent).unwrap_or_else(|| indent.to_string())
+                    }
+                };
+                format!("{mapped}{body}")
+            }
             IndentShift::SpacesToTabs { spaces } => {
                 let leading = indent.chars().take_while(|&c| c == ' ').count();
                 let rest = &indent[leading..];
@@ -221,6 +301,28 @@ impl IndentShift {
     }
 }
 
+/// The file's indentation for the patch's `indent` under a level mapping:
+/// a known one as matched; a deeper one of spaces below the nearest
+/// shallower known level, its extra columns scaled; otherwise `None`
+/// (written as given).
+fn map_level(known: &[(String, String)], scale: (usize, usize), indent: &str) -> Option<String> {
+    if let Some((_, f)) = known.iter().find(|(p, _)| p == indent) {
+        return Some(f.clone());
+    }
+    let spaces = |s: &str| s.chars().all(|c| c == ' ');
+    if !spaces(indent) {
+        return None;
+    }
+    let (p, f) = known
+        .iter()
+        .filter(|(p, f)| spaces(p) && p.len() < indent.len() && (spaces(f) || f.is_empty()))
+        .max_by_key(|(p, _)| p.len())?;
+    let extra = (indent.len() - p.len()) * scale.0;
+    extra
+        .is_multiple_of(scale.1)
+        .then(|| format!("{f}{}", " ".repeat(extra / scale.1)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -231,19 +333,41 @@ mod tests {
             delta: 4,
             unit: ' ',
         };
-        assert_eq!(s.apply("  x"), "      x");
+        assert_eq!(s.apply("  x", 0), "      x");
         let s = IndentShift::Shift {
             delta: -2,
             unit: ' ',
         };
-        assert_eq!(s.apply("    x"), "  x");
-        assert_eq!(s.apply("x"), "x");
+        assert_eq!(s.apply("    x", 0), "  x");
+        assert_eq!(s.apply("x", 0), "x");
+    }
+
+    #[test]
+    fn maps_levels_and_scales_deeper_ones() {
+        let pairs = |v: &[(&str, &str)]| {
+            v.iter()
+                .map(|(f, p)| (f.to_string(), p.to_string()))
+                .collect::<Vec<_>>()
+        };
+        // A 4-space patch for a 2-space file.
+        let two = IndentShift::levels(
+            pairs(&[("", ""), ("  ", "    "), ("    ", "        ")]),
+            Vec::new(),
+        )
+        .expect("a mapping");
+        assert_eq!(two.apply("    else:", 0), "  else:");
+        assert_eq!(two.apply("            deep()", 0), "      deep()");
+        // List items 3 deeper than the file's under an unindented header.
+        let list =
+            IndentShift::levels(pairs(&[("", ""), ("", "   ")]), Vec::new()).expect("a mapping");
+        assert_eq!(list.apply("   - b", 0), "- b");
+        assert_eq!(list.apply("      - nested", 0), "   - nested");
     }
 
     #[test]
     fn converts_spaces_to_tabs() {
         let s = IndentShift::SpacesToTabs { spaces: 4 };
-        assert_eq!(s.apply("        x"), "\t\tx");
-        assert_eq!(s.apply("      x"), "\t  x");
+        assert_eq!(s.apply("        x", 0), "\t\tx");
+        assert_eq!(s.apply("      x", 0), "\t  x");
     }
 }

@@ -34,6 +34,7 @@ mod applied;
 mod choose;
 mod decide;
 mod diagnose;
+pub(crate) mod indent;
 mod keys;
 pub(crate) mod normalize;
 mod outcome;
@@ -385,14 +386,23 @@ fn accept(
         starts.sort_unstable();
         return Err(ambiguous(index, &starts, None, Some(why)));
     }
-    if let Some(gap) = decide::unpinned_insertion(keys, hunk, &cand) {
+    let pairs = indent::pairs(hunk, &cand.slots, |j| keys.text(j));
+    if let Some((a, b)) = indent::unsettled(hunk, &pairs) {
         let why = format!(
-            "the patch omits line{} {}-{} of the file right where it adds lines: they could go before or after {}; add the omitted line{} as context",
-            if gap.len() > 1 { "s" } else { "" },
-            gap.start + 1,
-            gap.end,
-            if gap.len() > 1 { "them" } else { "it" },
-            if gap.len() > 1 { "s" } else { "" },
+            "the hunk indents alike two lines that the file indents differently (lines {} and {}), and adds a line at that indentation between them: the block's structure is not the file's",
+            a + 1,
+            b + 1
+        );
+        return Err(failure(index, Reason::ContextNotFound, why));
+    }
+    if let Some(gap) = decide::unpinned_insertion(keys, hunk, &cand) {
+        let (lines, them) = if gap.len() > 1 {
+            (format!("lines {}-{}", gap.start + 1, gap.end), "them")
+        } else {
+            (format!("line {}", gap.end), "it")
+        };
+        let why = format!(
+            "the patch omits {lines} of the file right where it adds lines: the new lines could go before or after {them}; add what it omitted as context"
         );
         return Err(ambiguous(index, &[gap.start, gap.end], None, Some(why)));
     }

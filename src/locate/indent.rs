@@ -1,0 +1,123 @@
+//! How the patch's indentation maps onto the file's, learned from the
+//! lines a candidate matched; used by the locator (to refuse a block whose
+//! structure differs) and by the planner (to re-indent added lines) alike.
+//!
+//! Each matched non-blank line pairs the patch's indentation with the
+//! file's. An added line whose indentation the matched lines map to one file
+//! indentation takes it. When the patch's indentation stands for several of
+//! the file's (a model mangled a context line, or the block's structure
+//! differs), the added line takes the mapping of the nearest matched lines
+//! of the same patch indentation above and below it in the hunk; if those
+//! two disagree, nothing tells where the added line belongs.
+
+use super::Slot;
+use super::normalize::{fuzzy_key, indentation};
+use crate::model::{Hunk, LineKind};
+use std::borrow::Cow;
+
+/// One matched line's indentation in the patch and in the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct IndentPair {
+    /// Index of the line in the hunk's lines.
+    pub at: usize,
+    /// The patch line's indentation.
+    pub patch: String,
+    /// The file line's indentation.
+    pub file: String,
+    /// The file line (0-based).
+    pub file_line: usize,
+}
+
+/// What the matched lines say about one added line's indentation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Level {
+    /// The file's indentation for it.
+    Known(String),
+    /// The nearest matched lines of the same patch indentation above and
+    /// below it stand at these two file lines, indented differently.
+    Conflict(usize, usize),
+    /// No matched line has its indentation.
+    Unseen,
+}
+
+/// The indentation pairs of the non-blank lines `slots` matched, in hunk
+/// order; `text` gives a file line's text.
+pub(crate) fn pairs<'t>(
+    hunk: &Hunk,
+    slots: &[Slot],
+    text: impl Fn(usize) -> Cow<'t, str>,
+) -> Vec<IndentPair> {
+    let olds = hunk.lines.iter().enumerate().filter(|(_, l)| l.is_old());
+    let mut out = Vec::new();
+    for ((at, line), slot) in olds.zip(slots) {
+        let Slot::Line(j, _) = slot else { continue };
+        let file = text(*j);
+        // Only whole lines say how the patch indents: not blank ones, and
+        // not a truncated fragment (its indentation is where it was cut).
+        if line.text.trim().is_empty() || fuzzy_key(&line.text) != fuzzy_key(&file) {
+            continue;
+        }
+        out.push(IndentPair {
+            at,
+            patch: indentation(&line.text).to_string(),
+            file: indentation(&file).to_string(),
+            file_line: *j,
+        });
+    }
+    out
+}
+
+/// The file indentation the matched lines give to an added line at `at`
+/// (index in the hunk's lines) indented `indent` in the patch.
+pub(crate) fn level_for(pairs: &[IndentPair], at: usize, indent: &str) -> Level {
+    let same: Vec<&IndentPair> = pairs.iter().filter(|p| p.patch == indent).collect();
+    let Some(first) = same.first() else {
+        return Level::Unseen;
+    };
+    if same.iter().all(|p| p.file == first.file) {
+        return Level::Known(first.file.clone());
+    }
+    let above = same.iter().rev().find(|p| p.at < at);
+    let below = same.iter().find(|p| p.at > at);
+    match (above, below) {
+        (Some(a), Some(b)) if a.file != b.file => Level::Conflict(a.file_line, b.file_line),
+        (Some(near), _) | (None, Some(near)) => Level::Known(near.file.clone()),
+        (None, None) => Level::Unseen,
+    }
+}
+
+/// The first added line whose indentation the matched lines cannot settle:
+/// the two file lines (0-based) that disagree.
+pub(crate) fn unsettled(hunk: &Hunk, pairs: &[IndentPair]) -> Option<(usize, usize)> {
+    hunk.lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.kind == LineKind::Add && !l.text.trim().is_empty())
+        .find_map(|(at, l)| match level_for(pairs, at, indentation(&l.text)) {
+            Level::Conflict(a, b) => Some((a, b)),
+            _ => None,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair(at: usize, patch: &str, file: &str) -> IndentPair {
+        IndentPair {
+            at,
+            patch: patch.into(),
+            file: file.into(),
+            file_line: at,
+        }
+    }
+
+    #[test]
+    fn a_mangled_level_is_settled_by_its_neighbours() {
+        // `if` at 4 in the patch stands for 8 above and 4 below.
+        let pairs = [pair(0, "    ", "        "), pair(2, "    ", "    ")];
+        assert_eq!(level_for(&pairs, 1, "    "), Level::Conflict(0, 2));
+        assert_eq!(level_for(&pairs, 3, "    "), Level::Known("    ".into()));
+        assert_eq!(level_for(&pairs, 1, "  "), Level::Unseen);
+    }
+}
