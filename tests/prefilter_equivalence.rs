@@ -136,4 +136,75 @@ proptest! {
         let prefiltered = outcome(apply_to_text(patch.as_bytes(), file.as_bytes(), &options(0)));
         prop_assert_eq!(&prefiltered, &line_by_line, "patch:\n{}\nfile:\n{}", patch, file);
     }
+
+    /// Hunks whose context runs past the end of the file (the EOF
+    /// overhang the structural tier forgives) and drops a context line: the
+    /// prefilter's needles must come from lines sure to be in the file.
+    #[test]
+    fn the_prefilter_changes_no_overhang_outcome(
+        lines in prop::collection::vec(file_line(), 8..60),
+        tail in 2usize..6,
+        extra in prop::collection::vec(0u32..1000, 1..4),
+        dropped in prop::option::of(any::<prop::sample::Index>()),
+        at in any::<prop::sample::Index>(),
+    ) {
+        let file: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let block = &lines[lines.len() - tail.min(lines.len())..];
+        let at = at.index(block.len());
+        let dropped = dropped.map(|d| d.index(block.len()));
+        let mut patch = "--- a/f.rs\n+++ b/f.rs\n@@\n".to_string();
+        for (k, line) in block.iter().enumerate() {
+            if Some(k) != dropped {
+                patch.push_str(&format!(" {line}\n"));
+            }
+            if k == at {
+                patch.push_str("+    added();\n");
+            }
+        }
+        // Lines the file does not have, with the longest words of the hunk.
+        for n in &extra {
+            patch.push_str(&format!("     let overhanging_result_{n} = finish_everything({n});\n"));
+        }
+        let line_by_line = outcome(apply_to_text(patch.as_bytes(), file.as_bytes(), &options(usize::MAX)));
+        let prefiltered = outcome(apply_to_text(patch.as_bytes(), file.as_bytes(), &options(0)));
+        prop_assert_eq!(&prefiltered, &line_by_line, "patch:\n{}\nfile:\n{}", patch, file);
+    }
+}
+
+/// The case behind the overhang property, fixed: the hunk's three most
+/// distinctive lines run past the end of the file and stand elsewhere in it.
+/// The prefilter once searched only for them and missed the hunk's place.
+#[test]
+fn needles_past_the_end_of_the_file_do_not_hide_the_place() {
+    let mut file = String::from("fn alpha() {\n");
+    for n in 1..=3 {
+        file.push_str(&format!(
+            "    let overhanging_result_{n} = finish_everything({n});\n"
+        ));
+    }
+    file.push_str("}\n\n");
+    for n in 0..40 {
+        file.push_str(&format!("// filler {n}\n"));
+    }
+    file.push_str("fn omega() {\n    let value_last = compute(9);\n    return total_9;\n");
+    let mut patch = String::from(
+        "--- a/f.rs\n+++ b/f.rs\n@@\n fn omega() {\n     let value_last = compute(9);\n+    added();\n     return total_9;\n",
+    );
+    for n in 1..=3 {
+        patch.push_str(&format!(
+            "     let overhanging_result_{n} = finish_everything({n});\n"
+        ));
+    }
+    let line_by_line = outcome(apply_to_text(
+        patch.as_bytes(),
+        file.as_bytes(),
+        &options(usize::MAX),
+    ));
+    let prefiltered = outcome(apply_to_text(
+        patch.as_bytes(),
+        file.as_bytes(),
+        &options(0),
+    ));
+    assert!(line_by_line.is_ok(), "{line_by_line:?}");
+    assert_eq!(prefiltered, line_by_line);
 }

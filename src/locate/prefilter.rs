@@ -432,8 +432,18 @@ pub fn starts(
     if keys.is_dense() {
         return None;
     }
-    let spare = if tier == Tier::Structural { 3 } else { 1 };
-    let anchors = anchor_lines(old, tier, spare);
+    let (spare, sure) = if tier == Tier::Structural {
+        // Context past the end of the file may be left out, up to as many
+        // lines as matched: only the first half of the hunk is sure to be
+        // in the file, and up to two of its context lines may be dropped.
+        (3, &old[..old.len() - old.len() / 2])
+    } else {
+        (1, old)
+    };
+    let mut anchors = anchor_lines(old, tier, 1);
+    if !anchors.iter().all(|(_, l)| l.kind == LineKind::Remove) {
+        anchors = anchor_lines(sure, tier, spare);
+    }
     if anchors.is_empty() {
         return None;
     }
