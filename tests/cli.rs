@@ -219,3 +219,18 @@ fn scan_limit_bounds_the_similarity_tier() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("[context_not_found]"), "{stderr}");
 }
+
+/// `--partial` writes the files that plan, never one refused for a path
+/// conflict (`d` and `d/x.txt` both added: `d` is refused and not written).
+#[test]
+fn partial_never_writes_a_file_refused_for_a_path_conflict() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    fs::write(dir.path().join("keep.txt"), "k\n").expect("write");
+    let patch = "--- /dev/null\n+++ b/d\n@@ -0,0 +1 @@\n+file d\n--- /dev/null\n+++ b/d/x.txt\n@@ -0,0 +1 @@\n+file x\n--- a/keep.txt\n+++ b/keep.txt\n@@\n-k\n+K\n";
+    let out = run(dir.path(), &["--partial", "-"], Some(patch));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("path_conflict"));
+    assert!(dir.path().join("d").is_dir(), "d must not be written as a file");
+    assert_eq!(fs::read_to_string(dir.path().join("d/x.txt")).expect("x"), "file x\n");
+    assert_eq!(fs::read_to_string(dir.path().join("keep.txt")).expect("keep"), "K\n");
+}

@@ -309,7 +309,12 @@ pub fn plan_patch_with(
         results.extend(outcome);
         report.files.push(file_report);
     }
-    refuse_path_conflicts(&results, &mut report);
+    let refused = refuse_path_conflicts(&results, &mut report);
+    // A refused file is never written, `--partial` or not.
+    results.retain(|r| {
+        let named = |p: &Option<String>| p.as_deref().is_some_and(|p| refused.contains(p));
+        !named(&r.new_path) && !named(&r.old_path)
+    });
     report.ok = report
         .files
         .iter()
@@ -318,8 +323,13 @@ pub fn plan_patch_with(
 }
 
 /// A result path that is also the directory of another result path (`d` and
-/// `d/x.txt`) cannot both be written: refuse before anything is.
-fn refuse_path_conflicts(results: &[FileResult], report: &mut Report) {
+/// `d/x.txt`) cannot both be written: refuse before anything is. Returns
+/// the paths refused.
+fn refuse_path_conflicts(
+    results: &[FileResult],
+    report: &mut Report,
+) -> std::collections::HashSet<String> {
+    let mut refused = std::collections::HashSet::new();
     let paths: std::collections::HashSet<&str> = results
         .iter()
         .filter_map(|r| r.new_path.as_deref())
@@ -338,9 +348,11 @@ fn refuse_path_conflicts(results: &[FileResult], report: &mut Report) {
                     format!("{a}: the patch makes this a file and also writes {b} beneath it"),
                     None,
                 ));
+                refused.insert(a.to_string());
             }
         }
     }
+    refused
 }
 
 /// Writes `lines`, each ended by a newline but the last when
