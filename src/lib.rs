@@ -45,8 +45,6 @@ pub use apply::{ApplyOptions, FileResult, PatchPlan, plan_patch};
 pub use error::ParseError;
 pub use report::Report;
 
-use locate::locate_file;
-use source::SourceText;
 
 /// Why [`apply_to_text`] did not produce a result.
 ///
@@ -71,6 +69,15 @@ pub enum TextApplyError {
     /// The patch does not hold exactly one file's edits.
     #[error("the patch edits {0} files; apply_to_text takes one")]
     NotOneFile(usize),
+    /// The file as a whole could not be planned (binary, a path conflict,
+    /// a rename onto an existing file, …).
+    #[error("{message} [{code}]")]
+    File {
+        /// Problem code.
+        code: &'static str,
+        /// Explanation.
+        message: String,
+    },
     /// A hunk could not be placed.
     #[error("hunk {hunk}: {message} [{code}]")]
     Hunk {
@@ -86,9 +93,12 @@ pub enum TextApplyError {
 /// Applies a one-file patch to an in-memory text and returns the new bytes.
 ///
 /// The patch may be in any notation [`patch::parse_patch`] reads, but must
-/// edit exactly one file; the file's path in the patch is not used. Nothing
-/// touches the disk. The hunks are located with `options.matching`; every
-/// hunk must be placed or the call fails with the first that was not.
+/// edit exactly one file; whatever its path in the patch, that file's
+/// content is `original`. It runs the command's own planning (`-R`,
+/// `--directory`, path rules, `--at` pins, the binary check, path
+/// conflicts, every placement rule) on a target held in memory; nothing
+/// touches the disk. Every hunk must be placed or the call fails with the
+/// first that was not.
 ///
 /// ```
 /// use git_fuzzy_apply::{apply_to_text, ApplyOptions};
@@ -108,24 +118,63 @@ pub fn apply_to_text(
     options: &ApplyOptions,
 ) -> Result<Vec<u8>, TextApplyError> {
     let parsed = patch::parse_patch(patch, &options.parse)?;
-    let [file] = parsed.files.as_slice() else {
-        return Err(TextApplyError::NotOneFile(parsed.files.len()));
-    };
-    let source = SourceText::new(original);
-    let (hunks, results) = locate_file(&source, &file.hunks, &options.matching, &[]);
-    let mut located = Vec::new();
-    for result in results {
-        match result {
-            Ok(loc) => located.push(loc),
-            Err(f) => {
-                return Err(TextApplyError::Hunk {
-                    hunk: f.hunk + 1,
-                    code: f.reason.code(),
-                    message: f.message,
-                });
-            }
+    let mut paths: Vec<&str> = parsed.files.iter().map(|f| f.path.as_str()).collect();
+    paths.sort_unstable();
+    paths.dedup();
+    if paths.len() != 1 {
+        return Err(TextApplyError::NotOneFile(paths.len()));
+    }
+    let target = OneText::new(original);
+    let text = patch::PatchText::from(patch.to_vec());
+    let plan = apply::plan_patch_with(&text, &target, options, &progress::NoProgress);
+    if let Some(problem) = &plan.report.error {
+        return Err(TextApplyError::File {
+            code: problem.code.as_str(),
+            message: problem.message.clone(),
+        });
+    }
+    for file in &plan.report.files {
+        if let Some(h) = file.hunks.iter().find(|h| h.failure.is_some())
+            && let Some(f) = &h.failure
+        {
+            return Err(TextApplyError::Hunk {
+                hunk: h.index,
+                code: f.code.code(),
+                message: f.message.clone(),
+            });
+        }
+        if let Some(problem) = &file.error {
+            return Err(TextApplyError::File {
+                code: problem.code.as_str(),
+                message: problem.message.clone(),
+            });
         }
     }
-    let plan = plan::plan_file(&source, &hunks, &mut located);
-    Ok(write::render_to_vec(&source, &plan))
+    match plan.results.as_slice() {
+        [one] => Ok(one.new_bytes().into_owned()),
+        many => Err(TextApplyError::NotOneFile(many.len())),
+    }
+}
+
+/// The one target of [`apply_to_text`]: the first path asked for is the
+/// text; every other path (a rename's destination) does not exist.
+struct OneText<'a> {
+    bytes: &'a [u8],
+    path: std::sync::OnceLock<String>,
+}
+
+impl<'a> OneText<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        OneText {
+            bytes,
+            path: std::sync::OnceLock::new(),
+        }
+    }
+}
+
+impl target::Targets for OneText<'_> {
+    fn read(&self, path: &str) -> Result<Option<content::Content>, report::Problem> {
+        let mine = self.path.get_or_init(|| path.to_string());
+        Ok((mine == path).then(|| content::Content::Owned(self.bytes.to_vec())))
+    }
 }

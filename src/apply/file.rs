@@ -125,6 +125,7 @@ fn update(
                 located.push(loc);
             }
             Err(failure) => {
+                debug_assert_eq!(failure.hunk, i, "failures come in hunk order");
                 let old_len = hunk.old_len();
                 let candidate_context = failure
                     .candidates
