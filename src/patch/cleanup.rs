@@ -88,10 +88,15 @@ pub(crate) struct Segment<'a> {
     pub path: Option<String>,
 }
 
-/// Splits on LF, CRLF and lone CR; a final terminator does not start an extra line.
+/// Splits on LF and CRLF; a final terminator does not start an extra line.
+/// A lone CR ends a line only in a text without any LF (old Mac line ends):
+/// elsewhere it is a character of the line, as `git diff` writes a file's
+/// CR that stands inside a line.
 fn split_lines(text: &str) -> Vec<&str> {
     // Sized once (a line per newline, and a last one): no doubling slack.
-    let mut out = Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
+    let lf = memchr::memchr_iter(b'\n', text.as_bytes()).count();
+    let mut out = Vec::with_capacity(lf + 1);
+    let cr_ends = lf == 0;
     let bytes = text.as_bytes();
     let mut start = 0;
     let mut k = 0;
@@ -101,7 +106,7 @@ fn split_lines(text: &str) -> Vec<&str> {
                 out.push(text.get(start..k).unwrap_or(""));
                 start = k + 1;
             }
-            Some(b'\r') => {
+            Some(b'\r') if cr_ends || bytes.get(k + 1) == Some(&b'\n') => {
                 out.push(text.get(start..k).unwrap_or(""));
                 if bytes.get(k + 1) == Some(&b'\n') {
                     k += 1;
@@ -183,6 +188,13 @@ fn json_requests(text: &str) -> Result<Option<Vec<Segment<'static>>>, ParseError
             .map(str::to_string);
         let mut src = Src::default();
         if let Some(lines) = obj.get("patch_lines").and_then(Value::as_array) {
+            // In a diff, the lines after an entry's embedded newline that carry
+            // no marker of their own take the entry's marker; a SEARCH/REPLACE
+            // body has no markers to share.
+            let diff = !lines
+                .iter()
+                .filter_map(Value::as_str)
+                .any(|s| s.contains("<<<<<"));
             for (n, entry) in lines.iter().enumerate() {
                 let Some(s) = entry.as_str() else {
                     return Err(ParseError::Malformed {
@@ -213,8 +225,17 @@ fn json_requests(text: &str) -> Result<Option<Vec<Segment<'static>>>, ParseError
                     src.lines.push(Cow::Borrowed(""));
                     src.map.push(line);
                 }
-                for part in parts {
-                    src.lines.push(Cow::Owned(part.to_string()));
+                let marker = parts
+                    .first()
+                    .and_then(|p| p.chars().next())
+                    .filter(|c| diff && matches!(c, ' ' | '-' | '+'));
+                for (k, part) in parts.into_iter().enumerate() {
+                    let own = part.starts_with([' ', '-', '+', '\\']);
+                    let text = match marker {
+                        Some(m) if k > 0 && !own => format!("{m}{part}"),
+                        _ => part.to_string(),
+                    };
+                    src.lines.push(Cow::Owned(text));
                     src.map.push(line);
                 }
             }
@@ -376,6 +397,27 @@ mod tests {
         assert_eq!(a, parse(embedded).unwrap());
         assert_eq!(a.files[0].path, "f.txt");
         assert_eq!(show(&a.files[0].hunks[0]), [" a", " ", "-b", "+c"]);
+    }
+
+    #[test]
+    fn lone_cr_ends_lines_only_without_lf() {
+        let p = parse("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\rb\n+a\rc\n").unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), ["-a\rb", "+a\rc"]);
+        let p = parse("--- a/f\r+++ b/f\r@@ -1 +1 @@\r-a\r+c\r").unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), ["-a", "+c"]);
+    }
+
+    #[test]
+    fn json_entry_lines_without_marker_take_the_entry_marker() {
+        let p =
+            parse(r#"{"path": "f", "patch_lines": ["@@", " a\nb", "+c\nd\n", "-e\n+E"]}"#).unwrap();
+        assert_eq!(
+            show(&p.files[0].hunks[0]),
+            [" a", " b", "+c", "+d", "-e", "+E"]
+        );
+        // SEARCH/REPLACE lines have no markers to share.
+        let p = parse(r#"{"path": "f", "patch_lines": ["<<<<<<< SEARCH\n x\ny", "=======", " x\nz", ">>>>>>> REPLACE"]}"#).unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), ["  x", "-y", "+z"]);
     }
 
     #[test]

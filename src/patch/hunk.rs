@@ -81,7 +81,11 @@ pub(crate) fn is_body_line(src: &Src, k: usize) -> bool {
 
 /// Parses the hunk whose header is at line `i`; returns it, whether it was
 /// numbered, and the index after it.
-pub(crate) fn parse_hunk(src: &Src, i: usize) -> Result<(Hunk, bool, usize), ParseError> {
+pub(crate) fn parse_hunk(
+    src: &Src,
+    i: usize,
+    place: &HunkPlace,
+) -> Result<(Hunk, bool, usize), ParseError> {
     let header = src.line(i).unwrap_or("");
     let kind = parse_header(header, src.orig(i))?;
     let (hint, counts) = match kind {
@@ -89,7 +93,7 @@ pub(crate) fn parse_hunk(src: &Src, i: usize) -> Result<(Hunk, bool, usize), Par
         HeaderKind::Numberless => (None, None),
     };
     let numbered = counts.is_some();
-    let (hunk, next) = parse_body(src, i + 1, src.orig(i), counts)?;
+    let (hunk, next) = parse_body(src, i + 1, src.orig(i), counts, place)?;
     let mut hunk = hunk;
     // The header's number wins over a stripped `N | ` prefix.
     if hint.is_some() {
@@ -98,15 +102,86 @@ pub(crate) fn parse_hunk(src: &Src, i: usize) -> Result<(Hunk, bool, usize), Par
     Ok((hunk, numbered, next))
 }
 
+/// Which file and hunk a body belongs to, for error messages.
+pub(crate) struct HunkPlace<'a> {
+    /// The file's path.
+    pub path: &'a str,
+    /// The hunk's 1-based number in the file.
+    pub number: usize,
+}
+
+/// What an unmarked line (no ` `, `-`, `+` or `\\`) inside a body is.
+enum Unmarked {
+    /// A context line that lost its leading space.
+    Context,
+    /// The end of the hunk.
+    End,
+    /// Neither: more hunk lines follow, so ending here would drop them.
+    Stray,
+}
+
+/// Reads the unmarked line `j`. With counts that are not used up it is a
+/// context line that lost its leading space, when the hunk goes on after it
+/// or it completes the counts. Otherwise it ends the hunk, unless hunk lines
+/// follow it: then it is an error (ending silently would drop them).
+fn unmarked(src: &Src, j: usize, counts: Option<(usize, usize)>, body: &Body) -> Unmarked {
+    let l = src.line(j).unwrap_or("");
+    if starts_something_else(l) {
+        return Unmarked::End;
+    }
+    let resumes = src.line(j + 1).is_some_and(|n| {
+        n.starts_with([' ', '-', '+'])
+            && !n.starts_with("--- ")
+            && !n.starts_with("+++ ")
+            && !n.trim().chars().all(|c| c == '-')
+            && !is_file_header(src, j + 1)
+    });
+    if let Some((b, d)) = counts
+        && (body.old < b || body.new < d)
+        && (resumes || (body.old + 1 == b && body.new + 1 == d))
+    {
+        return Unmarked::Context;
+    }
+    if resumes {
+        Unmarked::Stray
+    } else {
+        Unmarked::End
+    }
+}
+
+/// True for a line that starts another hunk, file or notation: it ends a
+/// hunk whatever the counts say.
+fn starts_something_else(l: &str) -> bool {
+    is_hunk_header(l)
+        || l.starts_with("diff ")
+        || l.starts_with("Index: ")
+        || super::cleanup::is_fence(l)
+        || super::codex::is_begin(l)
+        || super::search_replace::is_search(l)
+        || super::roo::is_apply_diff(l)
+}
+
+/// The `-- ` line that `git format-patch` writes after the last hunk, before
+/// the version line: not a removed line once the counts are used up.
+fn is_mail_signature(src: &Src, j: usize, counts: Option<(usize, usize)>, body: &Body) -> bool {
+    src.line(j) == Some("-- ")
+        && counts.is_some_and(|(b, d)| body.old >= b && body.new >= d)
+        && src
+            .line(j + 1)
+            .is_none_or(|n| !n.starts_with([' ', '-', '+', '\\']))
+}
+
 /// Reads hunk body lines from `j`; `at` is the patch line reported for the hunk.
 /// `counts` (old, new) from a numbered header: while they are not used up, a
 /// `--- `/`+++ ` pair is a removed and an added line (say, SQL comments), not
-/// the next file's header — unless a hunk header follows it.
+/// the next file's header — unless a hunk header follows it — and a line
+/// without marker is a context line that lost its space (see [`unmarked`]).
 pub(crate) fn parse_body(
     src: &Src,
     mut j: usize,
     at: usize,
     counts: Option<(usize, usize)>,
+    place: &HunkPlace,
 ) -> Result<(Hunk, usize), ParseError> {
     let mut hunk = Hunk {
         patch_line: at,
@@ -141,6 +216,9 @@ pub(crate) fn parse_body(
                 break;
             }
         }
+        if is_mail_signature(src, j, counts, &body) {
+            break;
+        }
         if let Some(rest) = l.strip_prefix(' ') {
             body.push(&mut hunk, LineKind::Context, rest);
         } else if let Some(rest) = l.strip_prefix('-') {
@@ -166,7 +244,19 @@ pub(crate) fn parse_body(
             };
             body.push(&mut hunk, kind, &text);
         } else {
-            break;
+            match unmarked(src, j, counts, &body) {
+                Unmarked::Context => body.push(&mut hunk, LineKind::Context, l),
+                Unmarked::End => break,
+                Unmarked::Stray => {
+                    return Err(malformed(
+                        src.orig(j),
+                        format!(
+                            "{}: hunk {} (patch line {at}): line `{l}` has no ` `, `-` or `+` marker but the hunk goes on after it; give it its marker (` ` for context)",
+                            place.path, place.number
+                        ),
+                    ));
+                }
+            }
         }
         j += 1;
     }
@@ -274,6 +364,44 @@ mod tests {
     fn counts_do_not_delimit_the_body() {
         let p = parse("--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n a\n-b\n+c\n d\n e\n").unwrap();
         assert_eq!(show(&p.files[0].hunks[0]), [" a", "-b", "+c", " d", " e"]);
+    }
+
+    #[test]
+    fn unmarked_line_within_counts_is_context() {
+        let p = parse("--- a/f\n+++ b/f\n@@ -1,5 +1,5 @@\n a\n-b\n+B\nc\n-d\n+D\n e\n").unwrap();
+        assert_eq!(
+            show(&p.files[0].hunks[0]),
+            [" a", "-b", "+B", " c", "-d", "+D", " e"]
+        );
+        // The last line completing the counts is context too.
+        let p = parse("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n+A\nb\n").unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), ["-a", "+A", " b"]);
+        // Counts used up: prose after the hunk ends it.
+        let p = parse("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+A\nThat is all.\n").unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), ["-a", "+A"]);
+    }
+
+    #[test]
+    fn unmarked_line_before_more_hunk_lines_is_an_error() {
+        let (line, msg) = malformed(parse("--- a/f\n+++ b/f\n@@\n a\n-b\n+B\nc\n-d\n+D\n"));
+        assert_eq!(line, 7);
+        assert!(msg.contains("f: hunk 1 (patch line 3)"), "{msg}");
+        let (line, _) = malformed(parse(
+            "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+A\n@@ -5 +5 @@\n-b\n+B\nc\n d\n",
+        ));
+        assert_eq!(line, 9);
+        // A hunk header or a fence is no stray line.
+        let p = parse("```diff\n--- a/f\n+++ b/f\n@@\n-a\n+A\n```\n- a list item\n").unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), ["-a", "+A"]);
+    }
+
+    #[test]
+    fn format_patch_signature_is_not_a_removed_line() {
+        let p = parse("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n-- \n2.43.0\n\n").unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), ["-a", "+b"]);
+        // Within the counts it is a removed line.
+        let p = parse("--- a/f\n+++ b/f\n@@ -1,2 +1 @@\n-a\n-- \n+b\n").unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), ["-a", "-- ", "+b"]);
     }
 
     #[test]

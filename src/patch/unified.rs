@@ -3,7 +3,9 @@
 
 use super::cleanup::Src;
 use super::detect::Ctx;
-use super::hunk::{is_body_line, is_file_header, is_hunk_header, parse_body, parse_hunk};
+use super::hunk::{
+    HunkPlace, is_body_line, is_file_header, is_hunk_header, parse_body, parse_hunk,
+};
 use super::paths;
 use crate::error::ParseError;
 use crate::model::{FileOp, FilePatch, PatchFormat};
@@ -156,7 +158,11 @@ pub(crate) fn parse_file(src: &Src, i: usize, ctx: &Ctx) -> Result<(FilePatch, u
     let mut any_numbered = false;
     // A header directly followed by body lines (no `@@`): one numberless hunk.
     if headered && !git && src.line(j).is_some_and(|l| !is_hunk_header(l)) && is_body_line(src, j) {
-        let (hunk, next) = parse_body(src, j, src.orig(j), None)?;
+        let place = HunkPlace {
+            path: &fp.path,
+            number: 1,
+        };
+        let (hunk, next) = parse_body(src, j, src.orig(j), None, &place)?;
         fp.hunks.push(hunk);
         j = next;
     }
@@ -172,7 +178,11 @@ pub(crate) fn parse_file(src: &Src, i: usize, ctx: &Ctx) -> Result<(FilePatch, u
         if !is_hunk_header(l) {
             break;
         }
-        let (hunk, numbered, next) = parse_hunk(src, j)?;
+        let place = HunkPlace {
+            path: &fp.path,
+            number: fp.hunks.len() + 1,
+        };
+        let (hunk, numbered, next) = parse_hunk(src, j, &place)?;
         any_numbered |= numbered;
         fp.hunks.push(hunk);
         j = next;
