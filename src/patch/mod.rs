@@ -23,6 +23,7 @@ mod hunk;
 mod paths;
 mod roo;
 mod search_replace;
+mod sr_block;
 mod unified;
 
 use crate::error::ParseError;
