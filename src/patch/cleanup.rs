@@ -265,93 +265,6 @@ fn is_request(v: &Value) -> bool {
     })
 }
 
-/// Splits a line-number prefix copied from a numbered file view: `42 | code`,
-/// `42: code`, `  42 |code`, `42\t| code`, `    42\tcode` (`cat -n`).
-/// Returns the number and the rest of the line (one space after the separator dropped).
-pub(crate) fn split_line_number(s: &str) -> Option<(usize, &str)> {
-    let t = s.trim_start_matches([' ', '\t']);
-    let rest = t.trim_start_matches(|c: char| c.is_ascii_digit());
-    let digits = t.len() - rest.len();
-    if digits == 0 || digits > 9 {
-        return None;
-    }
-    let n: usize = t.get(..digits)?.parse().ok()?;
-    let after_ws = rest.trim_start_matches([' ', '\t']);
-    if let Some(r) = after_ws
-        .strip_prefix('|')
-        .or_else(|| after_ws.strip_prefix(':'))
-    {
-        let r = r
-            .strip_prefix(' ')
-            .or_else(|| r.strip_prefix('\t'))
-            .unwrap_or(r);
-        return Some((n, r));
-    }
-    rest.strip_prefix('\t').map(|r| (n, r))
-}
-
-/// Checks that the numbers of the non-empty lines (given with their indexes) are
-/// consecutive, counting empty lines in between as possibly numberless.
-fn consecutive(numbers: &[(usize, usize)]) -> bool {
-    numbers.windows(2).all(|w| match w {
-        [(i0, n0), (i1, n1)] => *n1 == n0 + 1 || *n1 == n0 + (i1 - i0),
-        _ => true,
-    })
-}
-
-/// Strips line-number prefixes from a SEARCH or REPLACE section when every
-/// non-empty line carries one; with `need_consecutive` the numbers must also be
-/// consecutive ascending. Returns the stripped lines and the first number.
-pub(crate) fn strip_numbered_section(
-    lines: &[String],
-    need_consecutive: bool,
-) -> Option<(Vec<String>, usize)> {
-    let mut out = Vec::with_capacity(lines.len());
-    let mut numbers = Vec::new();
-    for (i, l) in lines.iter().enumerate() {
-        if l.trim().is_empty() {
-            out.push(String::new());
-            continue;
-        }
-        let (n, rest) = split_line_number(l)?;
-        numbers.push((i, n));
-        out.push(rest.to_string());
-    }
-    let first = numbers.first()?.1;
-    if need_consecutive && !consecutive(&numbers) {
-        return None;
-    }
-    Some((out, first))
-}
-
-/// Strips line-number prefixes from hunk lines (text after the marker) when every
-/// non-empty context and removed line carries one and their numbers are consecutive;
-/// added lines lose a prefix when they have one. Returns the first old line's number.
-pub(crate) fn strip_numbered_hunk(lines: &mut [crate::model::HunkLine]) -> Option<usize> {
-    let mut numbers = Vec::new();
-    let mut old_index = 0usize;
-    for l in lines.iter() {
-        if !l.is_old() {
-            continue;
-        }
-        if !l.text.trim().is_empty() {
-            let (n, _) = split_line_number(&l.text)?;
-            numbers.push((old_index, n));
-        }
-        old_index += 1;
-    }
-    let first = numbers.first()?.1;
-    if !consecutive(&numbers) {
-        return None;
-    }
-    for l in lines.iter_mut() {
-        if let Some((_, rest)) = split_line_number(&l.text) {
-            l.text = rest.into();
-        }
-    }
-    Some(first)
-}
-
 /// True for a Markdown fence line (```` ``` ````, ```` ```diff ````, `~~~`).
 pub(crate) fn is_fence(line: &str) -> bool {
     let t = line.trim();
@@ -360,9 +273,9 @@ pub(crate) fn is_fence(line: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::numbering::split_line_number;
     use super::super::test_util::*;
     use super::super::{ParseOptions, parse_patch};
-    use super::split_line_number;
     use crate::error::ParseError;
 
     const DIFF: &str = "Fix:\n--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n\n-b\n+c\n";

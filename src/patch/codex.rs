@@ -2,7 +2,8 @@
 //! `*** Add File:`, `*** Delete File:`, `*** Update File:` (+ `*** Move to:`)
 //! sections; Update chunks start with `@@` or `@@ <anchor>`.
 
-use super::cleanup::{Src, is_fence, strip_numbered_hunk};
+use super::cleanup::{Src, is_fence};
+use super::numbering::strip_numbered_hunk;
 use super::paths;
 use crate::error::ParseError;
 use crate::model::{FileOp, FilePatch, Hunk, HunkLine, LineKind, PatchFormat};

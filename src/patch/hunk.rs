@@ -1,6 +1,7 @@
 //! Hunk headers and hunk bodies of unified diffs (numbered and numberless).
 
-use super::cleanup::{Src, split_line_number, strip_numbered_hunk};
+use super::cleanup::Src;
+use super::numbering::{split_line_number, strip_numbered_hunk};
 use crate::error::ParseError;
 use crate::model::{Hunk, HunkLine, LineKind, LineText};
 

@@ -20,6 +20,7 @@ mod cleanup;
 mod codex;
 mod detect;
 mod hunk;
+mod numbering;
 mod paths;
 mod roo;
 mod search_replace;

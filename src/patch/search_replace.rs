@@ -4,7 +4,8 @@
 //! search lines, `=======`, replace lines, `>>>>>>> REPLACE`. Each block becomes
 //! one hunk: a line diff of the search lines against the replace lines.
 
-use super::cleanup::{Src, strip_numbered_section};
+use super::cleanup::Src;
+use super::numbering::{strip_following, strip_numbered_section};
 use crate::error::ParseError;
 use crate::model::{FileOp, FilePatch, Hunk, HunkLine, LineKind, PatchFormat};
 use similar::{Algorithm, DiffOp, capture_diff_slices};
@@ -31,13 +32,11 @@ pub(crate) fn block_hunk(
     let mut replace = block.replace;
     let mut hint = None;
     let mut stripped = false;
-    if let Some((s, n)) = strip_numbered_section(&search, true) {
+    if let Some((s, numbering)) = strip_numbered_section(&search, true) {
         search = s;
-        hint = Some(n);
+        hint = Some(numbering.first);
         stripped = true;
-        if let Some((r, _)) = strip_numbered_section(&replace, false) {
-            replace = r;
-        }
+        replace = strip_following(&replace, numbering);
     } else if search.iter().all(|l| l.trim().is_empty())
         && let Some((r, _)) = strip_numbered_section(&replace, true)
     {
