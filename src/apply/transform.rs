@@ -4,18 +4,35 @@
 
 use crate::model::{FileOp, FilePatch, LineKind, Patch};
 use crate::report::{Problem, ProblemCode};
+use crate::target::Targets;
 
 use super::ApplyOptions;
 
-/// Applies `--directory`, `--include`/`--exclude` and `-R` to a parsed patch.
-pub(super) fn transform(mut patch: Patch, options: &ApplyOptions) -> Result<Patch, Problem> {
+/// Makes absolute paths that lie inside the tree relative, then applies
+/// `--directory`, `--include`/`--exclude` and `-R` to a parsed patch.
+pub(super) fn transform(
+    mut patch: Patch,
+    options: &ApplyOptions,
+    targets: &dyn Targets,
+) -> Result<Patch, Problem> {
+    let mut absolute = vec![false; patch.files.len()];
+    for (file, was) in patch.files.iter_mut().zip(absolute.iter_mut()) {
+        if let Some(rel) = targets.relative(&file.path) {
+            file.path = rel;
+            *was = true;
+        }
+        if let Some(rel) = file.move_to.as_deref().and_then(|t| targets.relative(t)) {
+            file.move_to = Some(rel);
+        }
+    }
     if let Some(dir) = options
         .directory
         .as_deref()
         .map(|d| d.trim_end_matches('/'))
         .filter(|d| !d.is_empty())
     {
-        for file in &mut patch.files {
+        // An absolute path named its file already: no prefix.
+        for (file, _) in patch.files.iter_mut().zip(&absolute).filter(|(_, a)| !**a) {
             file.path = format!("{dir}/{}", file.path);
             if let Some(to) = &mut file.move_to {
                 *to = format!("{dir}/{to}");

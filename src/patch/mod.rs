@@ -152,6 +152,12 @@ pub fn parse_patch_text(text: &PatchText, options: &ParseOptions) -> Result<Patc
         };
         detect::scan(&segment.src, &ctx, &mut files)?;
     }
+    for file in &mut files {
+        file.path = paths::normalize(&file.path);
+        if let Some(to) = &mut file.move_to {
+            *to = paths::normalize(to);
+        }
+    }
     for hunk in files.iter_mut().flat_map(|f| f.hunks.iter_mut()) {
         crate::model::pack_lone_texts(&mut hunk.lines);
         if let Some(written) = &mut hunk.as_written {
