@@ -529,6 +529,11 @@ pub struct FilePatch {
     pub new_mode: Option<u32>,
     /// 1-based line of the patch text where this file's edits start.
     pub patch_line: usize,
+    /// For a copy (`copy from`/`copy to` of `git diff -C`): the source, kept
+    /// as it is; the file is then a [`FileOp::Add`] of `path` whose content
+    /// is the source's with the hunks applied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub copy_from: Option<String>,
 }
 
 impl FilePatch {
@@ -556,6 +561,7 @@ impl FilePatch {
             create_if_missing: false,
             new_mode: None,
             patch_line,
+            copy_from: None,
         }
     }
 }

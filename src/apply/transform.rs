@@ -21,8 +21,13 @@ pub(super) fn transform(
             file.path = rel;
             *was = true;
         }
-        if let Some(rel) = file.move_to.as_deref().and_then(|t| targets.relative(t)) {
-            file.move_to = Some(rel);
+        for other in [&mut file.move_to, &mut file.copy_from]
+            .into_iter()
+            .flatten()
+        {
+            if let Some(rel) = targets.relative(other) {
+                *other = rel;
+            }
         }
     }
     if let Some(dir) = options
@@ -34,8 +39,11 @@ pub(super) fn transform(
         // An absolute path named its file already: no prefix.
         for (file, _) in patch.files.iter_mut().zip(&absolute).filter(|(_, a)| !**a) {
             file.path = format!("{dir}/{}", file.path);
-            if let Some(to) = &mut file.move_to {
-                *to = format!("{dir}/{to}");
+            for other in [&mut file.move_to, &mut file.copy_from]
+                .into_iter()
+                .flatten()
+            {
+                *other = format!("{dir}/{other}");
             }
         }
     }
@@ -57,6 +65,15 @@ pub(super) fn transform(
     }
     if options.reverse {
         for file in &mut patch.files {
+            if file.copy_from.is_some() {
+                // As `git apply -R`: the reversed copy would copy onto its
+                // existing source.
+                return Err(Problem::new(
+                    ProblemCode::MalformedPatch,
+                    format!("{}: cannot reverse a copy", file.path),
+                    Some(file.patch_line),
+                ));
+            }
             if file.op == FileOp::Delete && file.hunks.is_empty() {
                 return Err(Problem::new(
                     ProblemCode::MalformedPatch,

@@ -154,8 +154,11 @@ pub fn parse_patch_text(text: &PatchText, options: &ParseOptions) -> Result<Patc
     }
     for file in &mut files {
         file.path = paths::normalize(&file.path);
-        if let Some(to) = &mut file.move_to {
-            *to = paths::normalize(to);
+        for other in [&mut file.move_to, &mut file.copy_from]
+            .into_iter()
+            .flatten()
+        {
+            *other = paths::normalize(other);
         }
     }
     for hunk in files.iter_mut().flat_map(|f| f.hunks.iter_mut()) {

@@ -87,6 +87,7 @@ pub(crate) fn parse_file(src: &Src, i: usize, ctx: &Ctx) -> Result<(FilePatch, u
     let mut move_to = None;
     let mut new_mode = None;
     let mut git = false;
+    let mut copy_from = None;
     if let Some(rest) = src.line(j).and_then(|l| l.strip_prefix("diff --git ")) {
         git = true;
         let (a, _b) = git_paths(rest)
@@ -106,6 +107,11 @@ pub(crate) fn parse_file(src: &Src, i: usize, ctx: &Ctx) -> Result<(FilePatch, u
                 path = Some(paths::clean(p));
             } else if let Some(p) = l.strip_prefix("rename to ") {
                 move_to = Some(paths::clean(p));
+            } else if let Some(p) = l.strip_prefix("copy from ") {
+                copy_from = Some(paths::clean(p));
+            } else if let Some(p) = l.strip_prefix("copy to ") {
+                op = FileOp::Add;
+                path = Some(paths::clean(p));
             } else if l.starts_with("Binary files ") || l.starts_with("GIT binary patch") {
                 return Err(malformed(
                     line_no,
@@ -116,8 +122,6 @@ pub(crate) fn parse_file(src: &Src, i: usize, ctx: &Ctx) -> Result<(FilePatch, u
                 "similarity index ",
                 "dissimilarity index ",
                 "old mode ",
-                "copy from ",
-                "copy to ",
             ]
             .iter()
             .any(|p| l.starts_with(p))
@@ -150,7 +154,8 @@ pub(crate) fn parse_file(src: &Src, i: usize, ctx: &Ctx) -> Result<(FilePatch, u
                 path = Some(o);
             }
             (Some(o), Some(_)) => {
-                if path.is_none() || move_to.is_none() {
+                // A copy keeps its `copy to` path; a rename its `rename from`.
+                if copy_from.is_none() && (path.is_none() || move_to.is_none()) {
                     path = Some(o);
                 }
             }
@@ -174,6 +179,7 @@ pub(crate) fn parse_file(src: &Src, i: usize, ctx: &Ctx) -> Result<(FilePatch, u
     let mut fp = FilePatch::new(path, op, PatchFormat::NumberlessDiff, at);
     fp.move_to = move_to;
     fp.new_mode = new_mode;
+    fp.copy_from = copy_from.filter(|_| op == FileOp::Add);
     let mut any_numbered = false;
     // A header directly followed by body lines (no `@@`): one numberless hunk.
     if headered && !git && src.line(j).is_some_and(|l| !is_hunk_header(l)) && is_body_line(src, j) {
@@ -307,6 +313,24 @@ mod tests {
         assert_eq!(p.files[0].path, "main.rs");
         let p = parse("--- a/src/../../x\n+++ b/src/../../x\n@@ -1 +1 @@\n-a\n+b\n").unwrap();
         assert_eq!(p.files[0].path, "../x");
+    }
+
+    #[test]
+    fn copies_add_the_copy_and_name_the_source() {
+        let text = "diff --git a/a.txt b/b.txt\nsimilarity index 90%\ncopy from a.txt\ncopy to b.txt\nindex 1..2 100644\n--- a/a.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-x\n+y\ndiff --git a/a.txt b/c.txt\nsimilarity index 100%\ncopy from a.txt\ncopy to c.txt\n";
+        let p = parse(text).unwrap();
+        let got: Vec<_> = p
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.op, f.copy_from.as_deref(), f.hunks.len()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("b.txt", FileOp::Add, Some("a.txt"), 1),
+                ("c.txt", FileOp::Add, Some("a.txt"), 0)
+            ]
+        );
     }
 
     #[test]
