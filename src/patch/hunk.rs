@@ -230,10 +230,10 @@ pub(crate) fn parse_body(
             match body.last {
                 Some(LineKind::Remove) => hunk.old_missing_newline = true,
                 Some(LineKind::Add) => hunk.new_missing_newline = true,
-                Some(LineKind::Context) => {
-                    hunk.old_missing_newline = true;
-                    hunk.new_missing_newline = true;
-                }
+                // After a context line both sides lack the final newline:
+                // the patch does not change it, so the file's own ending is
+                // kept (a final newline the patch does not touch stays).
+                Some(LineKind::Context) => {}
                 None => {}
             }
         } else if let Some((m, text)) = before_form(l) {
@@ -419,7 +419,7 @@ mod tests {
             parse("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n+b\n c\n\\ No newline at end of file\n")
                 .unwrap();
         let h = &p.files[0].hunks[0];
-        assert!(h.old_missing_newline && h.new_missing_newline);
+        assert!(!h.old_missing_newline && !h.new_missing_newline);
     }
 
     #[test]

@@ -28,7 +28,7 @@ mod sr_block;
 mod unified;
 
 use crate::error::ParseError;
-use crate::model::{Patch, PatchFormat};
+use crate::model::{FileOp, Patch, PatchFormat};
 
 /// Options that steer parsing.
 ///
@@ -161,6 +161,11 @@ pub fn parse_patch_text(text: &PatchText, options: &ParseOptions) -> Result<Patc
             *other = paths::normalize(other);
         }
     }
+    for file in files.iter_mut().filter(|f| f.op != FileOp::Add) {
+        for hunk in &mut file.hunks {
+            drop_file_bom(hunk);
+        }
+    }
     for hunk in files.iter_mut().flat_map(|f| f.hunks.iter_mut()) {
         crate::model::pack_lone_texts(&mut hunk.lines);
         if let Some(written) = &mut hunk.as_written {
@@ -171,6 +176,29 @@ pub fn parse_patch_text(text: &PatchText, options: &ParseOptions) -> Result<Patc
         return Err(ParseError::NoEdits);
     }
     Ok(Patch { files })
+}
+
+/// Drops the byte-order mark a hunk copied with the file's first line
+/// (`-\u{feff}name = a` / `+\u{feff}name = b` from `git diff` or a SEARCH
+/// section): the file keeps its own mark, which would otherwise be doubled.
+/// Only when the first old line carries one: it then stands for line 1, and
+/// the first new line loses a mark too.
+fn drop_file_bom(hunk: &mut crate::model::Hunk) {
+    const BOM: char = '\u{feff}';
+    let Some(first_old) = hunk.lines.iter().position(|l| l.is_old()) else {
+        return;
+    };
+    if !hunk.lines[first_old].text.starts_with(BOM) {
+        return;
+    }
+    let first_new = hunk.lines.iter().position(|l| l.is_new());
+    for k in std::iter::once(first_old).chain(first_new) {
+        if let Some(line) = hunk.lines.get_mut(k)
+            && let Some(rest) = line.text.strip_prefix(BOM)
+        {
+            line.text = rest.to_string().into();
+        }
+    }
 }
 
 /// Helpers shared by the parser tests.
