@@ -27,6 +27,14 @@ pub(crate) fn block_hunk(
     default_hint: Option<usize>,
 ) -> Result<(Hunk, bool), ParseError> {
     let at = src.orig(block.open);
+    let content = block.content_reading();
+    let mut block = block;
+    if let Some(lines) = content.clone().filter(|_| block.search.is_empty()) {
+        // Nothing left to find once the line markers are taken out: they
+        // are content.
+        block.search = lines;
+        block.start_line = None;
+    }
     let (raw_search, raw_replace) = (block.search.clone(), block.replace.clone());
     let mut search = block.search;
     let mut replace = block.replace;
@@ -64,6 +72,8 @@ pub(crate) fn block_hunk(
     hunk.lines = diff_lines(&search, &replace);
     if stripped && !raw_search.iter().all(|l| l.trim().is_empty()) {
         hunk.as_written = Some(diff_lines(&raw_search, &raw_replace));
+    } else if let Some(lines) = content.filter(|_| block.start_line.is_some()) {
+        hunk.as_written = Some(diff_lines(&lines, &raw_replace));
     }
     Ok((hunk, false))
 }
@@ -305,6 +315,26 @@ mod tests {
         ));
         assert_eq!(line, 6);
         assert!(msg.contains("inside the REPLACE section"), "{msg}");
+    }
+
+    #[test]
+    fn start_line_without_dashes_may_be_content() {
+        // Roo writes `-------` after its line markers; without it the lines
+        // as content are tried first.
+        let p = parse("x.rs\n<<<<<<< SEARCH\n:start_line:5\nfoo\n=======\nbar\n>>>>>>> REPLACE\n")
+            .unwrap();
+        let h = &p.files[0].hunks[0];
+        assert_eq!(
+            (show(h), h.line_hint),
+            (vec!["-foo".to_string(), "+bar".to_string()], Some(5))
+        );
+        let written = h.as_written.as_ref().map(|w| w.len());
+        assert_eq!(written, Some(3), "{:?}", h.as_written);
+        // Nothing left to find without them: they are content.
+        let p =
+            parse("x.rs\n<<<<<<< SEARCH\n:start_line:5\n=======\nbar\n>>>>>>> REPLACE\n").unwrap();
+        assert!(!p.files[0].create_if_missing);
+        assert_eq!(show(&p.files[0].hunks[0]), ["-:start_line:5", "+bar"]);
     }
 
     #[test]

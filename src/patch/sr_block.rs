@@ -71,6 +71,10 @@ pub(crate) struct Block {
     pub replace: Vec<String>,
     /// `:start_line:N`.
     pub start_line: Option<usize>,
+    /// The `:start_line:`/`:end_line:` lines when no `-------` follows them:
+    /// they may also be the first lines of the content (see
+    /// [`Block::content_reading`]).
+    pub unseparated: Vec<String>,
     /// Index of the SEARCH marker line.
     pub open: usize,
 }
@@ -197,13 +201,37 @@ pub(crate) fn parse_block(src: &Src, i: usize) -> Result<(Block, usize), ParseEr
     if dashes && !ruler_kept {
         search.remove(0);
     }
+    let unseparated = if start_line.is_some() && !dashes {
+        (i + 1..j)
+            .filter_map(|k| src.line(k).map(str::to_string))
+            .collect()
+    } else {
+        Vec::new()
+    };
     Ok((
         Block {
             search,
             replace,
             start_line,
+            unseparated,
             open: i,
         },
         end + 1,
     ))
+}
+
+impl Block {
+    /// The SEARCH lines when `:start_line:` lines without a following
+    /// `-------` are read as content; `None` when there are none. Roo always
+    /// writes the `-------`: without it the file decides (the lines as
+    /// content are tried first, as for line-number prefixes).
+    pub(crate) fn content_reading(&self) -> Option<Vec<String>> {
+        (!self.unseparated.is_empty()).then(|| {
+            self.unseparated
+                .iter()
+                .chain(&self.search)
+                .cloned()
+                .collect()
+        })
+    }
 }
