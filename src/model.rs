@@ -196,6 +196,20 @@ impl LineText {
 }
 
 impl LineText {
+    /// Drops one carriage return ending the text (no copy when the text is
+    /// a range of a larger buffer).
+    pub(crate) fn trim_cr(&mut self) {
+        if !self.as_str().ends_with('\r') {
+            return;
+        }
+        if self.end == WHOLE {
+            let text = self.as_str();
+            *self = LineText::from(text.get(..text.len() - 1).unwrap_or_default());
+        } else {
+            self.end -= 1;
+        }
+    }
+
     /// `part` as a range of `owner` when it lies inside it (no copy), else
     /// `None`.
     pub(crate) fn within(owner: &std::sync::Arc<String>, part: &str) -> Option<LineText> {

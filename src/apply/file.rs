@@ -151,11 +151,10 @@ fn deletion_mismatch(file: &FilePatch, old: &[u8]) -> Option<(usize, usize)> {
             return Some((h, k + 1));
         }
         for l in hunk.old_lines() {
-            let got = lines
-                .next()
-                .filter(|_| !old.is_empty())
-                .map(|b| b.strip_suffix(b"\r").unwrap_or(b));
-            if got != Some(l.text.as_bytes()) {
+            let got = lines.next().filter(|_| !old.is_empty());
+            let text = l.text.as_bytes();
+            let same = got.is_some_and(|b| b == text || b.strip_suffix(b"\r") == Some(text));
+            if !same {
                 return Some((h, k + 1));
             }
             k += 1;

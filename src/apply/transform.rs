@@ -74,7 +74,12 @@ pub(super) fn transform(
                     Some(file.patch_line),
                 ));
             }
-            if file.op == FileOp::Delete && file.hunks.is_empty() {
+            // A git deletion without lines is that of an empty file (git
+            // writes the lines of any other): reversed, it creates one.
+            if file.op == FileOp::Delete
+                && file.hunks.is_empty()
+                && file.format == crate::model::PatchFormat::CodexEnvelope
+            {
                 return Err(Problem::new(
                     ProblemCode::MalformedPatch,
                     format!(
@@ -100,6 +105,7 @@ fn reverse_file(file: &mut FilePatch) {
     if let Some(to) = file.move_to.take() {
         file.move_to = Some(std::mem::replace(&mut file.path, to));
     }
+    reverse_hints(&mut file.hunks);
     for hunk in &mut file.hunks {
         for line in &mut hunk.lines {
             line.kind = match line.kind {
@@ -119,6 +125,29 @@ fn reverse_file(file: &mut FilePatch) {
             i += 1;
         }
         std::mem::swap(&mut hunk.old_missing_newline, &mut hunk.new_missing_newline);
+    }
+}
+
+/// Turns each hunk's line hint (its old start) into its new start, the
+/// old start of the reversed hunk, as `git diff` writes `+c,d`: the old
+/// start moved by what the hunks before it added and removed; for a hunk
+/// that only adds, the first added line; for one that only removes, the
+/// line after which its lines stood (`-1 +0,0` reverses to `-0,0 +1`).
+fn reverse_hints(hunks: &mut [crate::model::Hunk]) {
+    let mut delta = 0isize;
+    for hunk in hunks {
+        let old = hunk.lines.iter().filter(|l| l.is_old()).count();
+        let new = hunk.lines.iter().filter(|l| l.is_new()).count();
+        if let Some(start) = hunk.line_hint {
+            let moved = start as isize + delta;
+            let first = match (old, new) {
+                (0, _) => moved + 1,
+                (_, 0) => moved - 1,
+                _ => moved,
+            };
+            hunk.line_hint = Some(first.max(0) as usize);
+        }
+        delta += new as isize - old as isize;
     }
 }
 

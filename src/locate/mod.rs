@@ -115,7 +115,14 @@ pub(crate) fn locate_hunks(
                 state.prev_end = loc.end;
             }
             if let Some(hint) = hunk.line_hint {
-                state.offset = loc.start as isize - hint.saturating_sub(1) as isize;
+                // A pure addition's hint is the line it goes after, its
+                // place: no `- 1` (as where it is placed, below).
+                let first = if hunk.old_len() == 0 {
+                    hint
+                } else {
+                    hint.saturating_sub(1)
+                };
+                state.offset = loc.start as isize - first as isize;
             }
         }
         results.push(result);

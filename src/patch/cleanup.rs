@@ -88,16 +88,21 @@ pub(crate) struct Segment<'a> {
     pub path: Option<String>,
 }
 
-/// Splits on LF and CRLF; a final terminator does not start an extra line.
-/// A lone CR ends a line only in a text without any LF (old Mac line ends):
-/// elsewhere it is a character of the line, as `git diff` writes a file's
-/// CR that stands inside a line.
+/// Splits on LF, and on CRLF when every line ends so; a final terminator
+/// does not start an extra line. A lone CR ends a line only in a text
+/// without any LF (old Mac line ends): elsewhere it is a character of the
+/// line, as `git diff` writes a file's CR that stands inside a line.
 fn split_lines(text: &str) -> Vec<&str> {
     // Sized once (a line per newline, and a last one): no doubling slack.
-    let lf = memchr::memchr_iter(b'\n', text.as_bytes()).count();
+    let bytes = text.as_bytes();
+    let lf = memchr::memchr_iter(b'\n', bytes).count();
+    let crlf = memchr::memmem::find_iter(bytes, b"\r\n").count();
     let mut out = Vec::with_capacity(lf + 1);
     let cr_ends = lf == 0;
-    let bytes = text.as_bytes();
+    // Lines ending in CRLF among lines ending in LF (`git diff` of a CRLF
+    // file): the CR belongs to the line; the parsers drop it again from
+    // every hunk but those that create or delete a whole file.
+    let crlf_ends = crlf == lf;
     let mut start = 0;
     let mut k = 0;
     while k < bytes.len() {
@@ -106,7 +111,7 @@ fn split_lines(text: &str) -> Vec<&str> {
                 out.push(text.get(start..k).unwrap_or(""));
                 start = k + 1;
             }
-            Some(b'\r') if cr_ends || bytes.get(k + 1) == Some(&b'\n') => {
+            Some(b'\r') if cr_ends || crlf_ends && bytes.get(k + 1) == Some(&b'\n') => {
                 out.push(text.get(start..k).unwrap_or(""));
                 if bytes.get(k + 1) == Some(&b'\n') {
                     k += 1;
