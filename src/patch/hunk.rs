@@ -265,6 +265,13 @@ pub(crate) fn parse_body(
         return Err(malformed(at, "hunk has no lines"));
     }
     hunk.lines = body.into_lines();
+    strip_numbers(&mut hunk, before, at)?;
+    Ok((hunk, j))
+}
+
+/// Strips line-number prefixes copied from a numbered view; `before` when
+/// they stood before the markers (`42 | -code`), which must then strip.
+fn strip_numbers(hunk: &mut Hunk, before: bool, at: usize) -> Result<(), ParseError> {
     // The lines as written are kept when their line numbers are stripped;
     // copied only when the first old line carries one (no copy of a large
     // hunk that cannot be numbered).
@@ -286,7 +293,7 @@ pub(crate) fn parse_body(
         }
         None => {}
     }
-    Ok((hunk, j))
+    Ok(())
 }
 
 /// A hunk's lines as they are read: their texts go into one buffer, which
