@@ -123,8 +123,9 @@ enum Unmarked {
 
 /// Reads the unmarked line `j`. With counts that are not used up it is a
 /// context line that lost its leading space, when the hunk goes on after it
-/// or it completes the counts. Otherwise it ends the hunk, unless hunk lines
-/// follow it: then it is an error (ending silently would drop them).
+/// or it completes the counts; with counts used up it ends the hunk. In a
+/// numberless hunk it ends the hunk unless hunk lines follow it: then it is
+/// an error (ending silently would drop them).
 fn unmarked(src: &Src, j: usize, counts: Option<(usize, usize)>, body: &Body) -> Unmarked {
     let l = src.line(j).unwrap_or("");
     if starts_something_else(l) {
@@ -143,7 +144,8 @@ fn unmarked(src: &Src, j: usize, counts: Option<(usize, usize)>, body: &Body) ->
     {
         return Unmarked::Context;
     }
-    if resumes {
+    // With counts used up, the header says the hunk is complete.
+    if resumes && counts.is_none() {
         Unmarked::Stray
     } else {
         Unmarked::End
@@ -394,10 +396,11 @@ mod tests {
         let (line, msg) = malformed(parse("--- a/f\n+++ b/f\n@@\n a\n-b\n+B\nc\n-d\n+D\n"));
         assert_eq!(line, 7);
         assert!(msg.contains("f: hunk 1 (patch line 3)"), "{msg}");
-        let (line, _) = malformed(parse(
-            "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+A\n@@ -5 +5 @@\n-b\n+B\nc\n d\n",
-        ));
-        assert_eq!(line, 9);
+        // With counts used up the header says the hunk is complete: prose
+        // and a list after it are prose.
+        let p =
+            parse("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+A\nThis changes:\n- the flag\n").unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), ["-a", "+A"]);
         // A hunk header or a fence is no stray line.
         let p = parse("```diff\n--- a/f\n+++ b/f\n@@\n-a\n+A\n```\n- a list item\n").unwrap();
         assert_eq!(show(&p.files[0].hunks[0]), ["-a", "+A"]);
