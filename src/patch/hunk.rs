@@ -196,7 +196,7 @@ pub(crate) fn parse_body(
         ..Body::default()
     };
     while let Some(l) = src.line(j) {
-        if l.is_empty() {
+        if l.is_empty() || l == "\r" {
             match src.next_non_empty(j) {
                 Some(k) if is_body_line(src, k) => {
                     for _ in j..k {
@@ -404,6 +404,20 @@ mod tests {
         // A hunk header or a fence is no stray line.
         let p = parse("```diff\n--- a/f\n+++ b/f\n@@\n-a\n+A\n```\n- a list item\n").unwrap();
         assert_eq!(show(&p.files[0].hunks[0]), ["-a", "+A"]);
+    }
+
+    #[test]
+    fn crlf_lines_among_lf_lines_keep_their_cr_only_for_whole_files() {
+        // `git diff` of a CRLF file: headers end in LF, the body in CRLF.
+        let edit = "--- a/f\n+++ b/f\n@@\n a\r\n\r\n-b\r\n+c\r\n";
+        let p = parse(edit).unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), [" a", " ", "-b", "+c"]);
+        let created = "--- /dev/null\n+++ b/f\n@@ -0,0 +1,2 @@\n+a\r\n+b\r\n";
+        let p = parse(created).unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), ["+a\r", "+b\r"]);
+        // A patch written with CRLF throughout: CRLF is its line end.
+        let p = parse(&created.replace('\n', "\r\n").replace("\r\r", "\r")).unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), ["+a", "+b"]);
     }
 
     #[test]
