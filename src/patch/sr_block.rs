@@ -81,8 +81,8 @@ pub(crate) struct Block {
 
 /// The marker part of `line` when it is indented no deeper than the block's
 /// `<<<<<<< SEARCH` (`indent` is the whitespace before it): markers stand at
-/// the block's edge, as in Aider's `^={5,9}\s*$`, so an indented
-/// `    ========` in a docstring is content.
+/// the block's edge, so an indented `    ========` in a docstring is content
+/// (Aider strips the line first and would take it for its divider).
 fn at_indent<'a>(line: &'a str, indent: &str) -> Option<&'a str> {
     let t = line.trim_start();
     (line.len() - t.len() <= indent.len()).then_some(t)
