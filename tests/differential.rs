@@ -1,10 +1,12 @@
 //! Differential test against real `git apply` (issue #15): in a temporary
-//! repository, random small edits over random files (new, deleted, edited
-//! files; CRLF lines, a CR inside a line, a BOM, a missing final newline,
-//! repeated lines) are turned into `git diff -U<n>` for n in 0..=3. Our
-//! binary and `git apply` (with `--unidiff-zero` at -U0) apply each diff to
-//! two copies of the tree, forward and with `-R`, and the trees must be
-//! byte for byte the same. Deterministic (fixed seeds), a few seconds.
+//! repository, random small edits over random files (new, deleted, edited,
+//! copied and moved files; CRLF files, a CR inside a line, a BOM, a missing
+//! final newline, repeated lines) are turned into `git diff -U<n>` for n in
+//! 0..=3 (with `-M -C` on every other diff). Our binary and `git apply`
+//! (with `--unidiff-zero` at -U0) apply each diff to two copies of the
+//! tree, forward and with `-R`, and the trees must be byte for byte the
+//! same, but for the differences docs/formats.md lists, which are counted.
+//! Deterministic (fixed seeds), a few seconds.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -268,6 +270,8 @@ fn same_bytes_as_git_apply() {
     let mut refused_ambiguous = 0;
     let mut empty_eol = 0;
     let mut zero_already = 0;
+    let mut both_refused = 0;
+    let (mut renames, mut copies) = (0, 0);
     for round in 0..rounds {
         // The old tree, committed.
         let mut old = BTreeMap::new();
@@ -310,6 +314,25 @@ fn same_bytes_as_git_apply() {
                 _ => {}
             }
         }
+        // On odd rounds copies and moves, which `git diff -M -C` shows as
+        // `copy from`/`rename from`: a file of some length copied, edited
+        // or not, and sometimes its source removed (a move).
+        let detect = round % 2 == 1;
+        let long = old
+            .iter()
+            .find(|(_, b)| b.iter().filter(|&&c| c == b'\n').count() >= 6)
+            .map(|(p, b)| (p.clone(), b.clone()));
+        if let Some((source, bytes)) = long.filter(|_| detect && rng.below(2) == 0) {
+            let copy = if rng.below(2) == 0 {
+                edit(&mut rng, &mut serial, &bytes)
+            } else {
+                bytes
+            };
+            new.insert(PathBuf::from("copies/copy.txt"), copy);
+            if rng.below(2) == 0 {
+                new.remove(&source);
+            }
+        }
         for rel in old.keys() {
             if !new.contains_key(rel) {
                 fs::remove_file(repo.join(rel)).expect("delete");
@@ -322,17 +345,34 @@ fn same_bytes_as_git_apply() {
         }
         git_ok(&repo, &["add", "-A"]);
         let context = (round % 4) as usize;
-        let diff = git_ok(
-            &repo,
-            &["diff", "--cached", "--no-renames", &format!("-U{context}")],
-        );
+        let unified = format!("-U{context}");
+        let mut diff_args = vec!["diff", "--cached", unified.as_str()];
+        diff_args.extend(if detect {
+            ["-M", "-C", "--find-copies-harder"].as_slice()
+        } else {
+            ["--no-renames"].as_slice()
+        });
+        let diff = git_ok(&repo, &diff_args);
         if diff.is_empty() {
             continue;
         }
+        let has = |what: &[u8]| diff.windows(what.len()).any(|w| w == what);
+        renames += usize::from(has(b"\nrename from "));
+        copies += usize::from(has(b"\ncopy from "));
         for (start, reverse) in [(&old, false), (&new, true)] {
             let args: &[&str] = if reverse { &["-R"] } else { &[] };
             let (ours, theirs, err) = both(scratch.path(), start, &diff, args, context == 0);
             let want = if reverse { &old } else { &new };
+            // git refuses to reverse a copy (it would copy onto the existing
+            // source): so must we.
+            if theirs.is_none() && reverse && diff.windows(10).any(|w| w == b"copy from ") {
+                assert!(
+                    ours.is_none(),
+                    "round {round}: git refused -R of a copy, we did not"
+                );
+                both_refused += 1;
+                continue;
+            }
             assert!(
                 theirs.as_ref() == Some(want),
                 "git apply {args:?} did not give the intended tree (round {round})"
@@ -373,9 +413,10 @@ fn same_bytes_as_git_apply() {
         git_ok(&repo, &["commit", "-q", "--allow-empty", "-m", "new"]);
     }
     eprintln!(
-        "{compared} applications the same as git apply's; documented differences: {refused_ambiguous} ambiguous refusals, {zero_already} -U0 additions taken as already applied, {empty_eol} CRLF lines added to a file without line ends"
+        "{compared} applications ({renames} diffs with renames, {copies} with copies) the same as git apply's, {both_refused} -R of copies refused by both; documented differences: {refused_ambiguous} ambiguous refusals, {zero_already} -U0 additions taken as already applied, {empty_eol} CRLF lines added to a file without line ends"
     );
     let differences = refused_ambiguous + zero_already + empty_eol;
+    assert!(renames > 0 && copies > 0, "no renames or no copies made");
     assert!(
         compared >= rounds as usize && differences * 10 <= compared,
         "only {compared} diffs compared, {differences} documented differences"
