@@ -126,7 +126,7 @@ enum Unmarked {
 /// or it completes the counts; with counts used up it ends the hunk. In a
 /// numberless hunk it ends the hunk unless hunk lines follow it: then it is
 /// an error (ending silently would drop them).
-fn unmarked(src: &Src, j: usize, counts: Option<(usize, usize)>, body: &Body) -> Unmarked {
+fn unmarked(src: &Src, j: usize, counts: Option<(usize, usize)>, seen: (usize, usize)) -> Unmarked {
     let l = src.line(j).unwrap_or("");
     if starts_something_else(l) {
         return Unmarked::End;
@@ -139,8 +139,8 @@ fn unmarked(src: &Src, j: usize, counts: Option<(usize, usize)>, body: &Body) ->
             && !is_file_header(src, j + 1)
     });
     if let Some((b, d)) = counts
-        && (body.old < b || body.new < d)
-        && (resumes || (body.old + 1 == b && body.new + 1 == d))
+        && (seen.0 < b || seen.1 < d)
+        && (resumes || (seen.0 + 1 == b && seen.1 + 1 == d))
     {
         return Unmarked::Context;
     }
@@ -162,6 +162,20 @@ fn starts_something_else(l: &str) -> bool {
         || super::codex::is_begin(l)
         || super::search_replace::is_search(l)
         || super::roo::is_apply_diff(l)
+}
+
+/// True when the blank lines `j..k` are blank context: the hunk goes on at
+/// line `k`, with a marked line or, while the counts last, one that lost
+/// its leading space.
+fn continues_after_blanks(
+    src: &Src,
+    j: usize,
+    k: usize,
+    counts: Option<(usize, usize)>,
+    body: &Body,
+) -> bool {
+    let seen = (body.old + (k - j), body.new + (k - j));
+    is_body_line(src, k) || matches!(unmarked(src, k, counts, seen), Unmarked::Context)
 }
 
 /// The `-- ` line that `git format-patch` writes after the last hunk, before
@@ -198,7 +212,7 @@ pub(crate) fn parse_body(
     while let Some(l) = src.line(j) {
         if l.is_empty() || l == "\r" {
             match src.next_non_empty(j) {
-                Some(k) if is_body_line(src, k) => {
+                Some(k) if continues_after_blanks(src, j, k, counts, &body) => {
                     for _ in j..k {
                         body.push(&mut hunk, LineKind::Context, "");
                     }
@@ -247,7 +261,7 @@ pub(crate) fn parse_body(
             };
             body.push(&mut hunk, kind, &text);
         } else {
-            match unmarked(src, j, counts, &body) {
+            match unmarked(src, j, counts, (body.old, body.new)) {
                 Unmarked::Context => body.push(&mut hunk, LineKind::Context, l),
                 Unmarked::End => break,
                 Unmarked::Stray => {
@@ -383,6 +397,9 @@ mod tests {
             show(&p.files[0].hunks[0]),
             [" a", "-b", "+B", " c", "-d", "+D", " e"]
         );
+        // So is one after a blank line (which lost its space too).
+        let p = parse("--- a/f\n+++ b/f\n@@ -1,5 +1,5 @@\n a\n\nc\n-d\n+D\n").unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), [" a", " ", " c", "-d", "+D"]);
         // The last line completing the counts is context too.
         let p = parse("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n+A\nb\n").unwrap();
         assert_eq!(show(&p.files[0].hunks[0]), ["-a", "+A", " b"]);
