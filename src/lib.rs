@@ -45,7 +45,6 @@ pub use apply::{ApplyOptions, FileResult, PatchPlan, plan_patch};
 pub use error::ParseError;
 pub use report::Report;
 
-
 /// Why [`apply_to_text`] did not produce a result.
 ///
 /// ```

@@ -40,6 +40,12 @@ pub trait Targets {
     fn size(&self, _path: &str) -> Option<u64> {
         None
     }
+
+    /// An absolute `path` that lies inside the tree, made relative to its
+    /// top (agents write absolute paths); `None` for any other path.
+    fn relative(&self, _path: &str) -> Option<String> {
+        None
+    }
 }
 
 /// Size, inode and times of a file when it was read, to notice a change
@@ -218,6 +224,26 @@ impl WorktreeTargets {
 impl Targets for WorktreeTargets {
     fn parallel(&self) -> Option<&(dyn Targets + Sync)> {
         Some(self)
+    }
+
+    fn relative(&self, path: &str) -> Option<String> {
+        let abs = Path::new(path);
+        if !abs.is_absolute() {
+            return None;
+        }
+        // The tree as given, as its real path, and the path's own real
+        // directory (say `/tmp` reached through a link) are all tried.
+        let real_parent = abs.parent().and_then(|d| fs::canonicalize(d).ok());
+        let real = real_parent.zip(abs.file_name()).map(|(d, n)| d.join(n));
+        let roots = [self.root.clone(), self.canonical_root.clone()];
+        let inside = roots.iter().filter(|r| r.is_absolute()).find_map(|r| {
+            abs.strip_prefix(r)
+                .ok()
+                .or_else(|| real.as_deref()?.strip_prefix(r).ok())
+                .map(Path::to_path_buf)
+        })?;
+        let rel = inside.to_str()?.to_string();
+        (!rel.is_empty()).then_some(rel)
     }
 
     fn read(&self, rel: &str) -> Result<Option<Content>, Problem> {

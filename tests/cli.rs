@@ -230,7 +230,16 @@ fn partial_never_writes_a_file_refused_for_a_path_conflict() {
     let out = run(dir.path(), &["--partial", "-"], Some(patch));
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("path_conflict"));
-    assert!(dir.path().join("d").is_dir(), "d must not be written as a file");
-    assert_eq!(fs::read_to_string(dir.path().join("d/x.txt")).expect("x"), "file x\n");
-    assert_eq!(fs::read_to_string(dir.path().join("keep.txt")).expect("keep"), "K\n");
+    assert!(
+        dir.path().join("d").is_dir(),
+        "d must not be written as a file"
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("d/x.txt")).expect("x"),
+        "file x\n"
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("keep.txt")).expect("keep"),
+        "K\n"
+    );
 }

@@ -62,6 +62,7 @@ fn plan_one_inner(
             ),
             line,
         )),
+        (FileOp::Add, None) if file.copy_from.is_some() => copy(file, targets, options, report),
         (FileOp::Add, None) => Ok(Some(create(file, report))),
         (FileOp::Update, None) if file.create_if_missing => Ok(Some(create(file, report))),
         (FileOp::Update | FileOp::Delete, None) => Err(Problem::new(
@@ -70,6 +71,10 @@ fn plan_one_inner(
             line,
         )),
         (FileOp::Delete, Some(old)) => {
+            if let Some((hunk, line)) = deletion_mismatch(&file, &old) {
+                refuse_deletion(&file, hunk, line, &old, report);
+                return Ok(None);
+            }
             report.removed = old.source().len();
             report.status = FileStatus::Patched;
             let mode = known_mode(&old, targets, &file.path);
@@ -88,6 +93,113 @@ fn plan_one_inner(
             update(&file, targets, old, mode, options, report)
         }
     }
+}
+
+/// A copy (`copy from`/`copy to`): the source's content with the hunks
+/// applied, written to the new path; the source stays as it is.
+fn copy(
+    file: FilePatch,
+    targets: &dyn Targets,
+    options: &ApplyOptions,
+    report: &mut FileReport,
+) -> Result<Planned, Problem> {
+    let Some(from) = file.copy_from.clone() else {
+        return Ok(Some(create(file, report)));
+    };
+    let line = Some(file.patch_line);
+    let Some(old) = targets.read(&from).map_err(|p| Problem {
+        patch_line: line,
+        ..p
+    })?
+    else {
+        return Err(Problem::new(
+            ProblemCode::FileNotFound,
+            format!("{}: cannot copy {from}: no such file", file.path),
+            line,
+        ));
+    };
+    let mode = known_mode(&old, targets, &from);
+    let edit = FilePatch {
+        op: FileOp::Update,
+        move_to: Some(file.path.clone()),
+        path: from,
+        ..file
+    };
+    let planned = update(&edit, targets, old, mode, options, report)?;
+    Ok(planned.map(|result| FileResult {
+        old_path: None,
+        ..result
+    }))
+}
+
+/// Where a file differs from what its deletion patch removes: the hunk and
+/// the file line (1-based) of the first difference. A deletion that holds
+/// lines removes exactly them, in order, with a final newline unless the
+/// patch marks none (a CR before each LF aside, as the patch reading drops
+/// it); one without lines (Codex `*** Delete File:`, a bare `deleted file
+/// mode`) deletes whatever is there.
+fn deletion_mismatch(file: &FilePatch, old: &[u8]) -> Option<(usize, usize)> {
+    if file.hunks.is_empty() {
+        return None;
+    }
+    let final_newline = old.last() == Some(&b'\n');
+    let body = old.strip_suffix(b"\n").unwrap_or(old);
+    let mut lines = body.split(|&b| b == b'\n');
+    let mut k = 0;
+    for (h, hunk) in file.hunks.iter().enumerate() {
+        if hunk.lines.iter().any(|l| l.kind == LineKind::Add) {
+            return Some((h, k + 1));
+        }
+        for l in hunk.old_lines() {
+            let got = lines.next().filter(|_| !old.is_empty());
+            let text = l.text.as_bytes();
+            let same = got.is_some_and(|b| b == text || b.strip_suffix(b"\r") == Some(text));
+            if !same {
+                return Some((h, k + 1));
+            }
+            k += 1;
+        }
+    }
+    let last = file.hunks.len() - 1;
+    let missing = file.hunks.get(last).is_some_and(|h| h.old_missing_newline);
+    let rest = !old.is_empty() && lines.next().is_some();
+    (rest || (k > 0 && final_newline == missing)).then_some((last, k + 1))
+}
+
+/// Reports a deletion refused because the file is not what it removes.
+fn refuse_deletion(
+    file: &FilePatch,
+    hunk: usize,
+    line: usize,
+    old: &Content,
+    report: &mut FileReport,
+) {
+    let Some(h) = file.hunks.get(hunk) else {
+        return;
+    };
+    let source = old.source();
+    let message = if line == 0 || line > source.len() {
+        format!(
+            "not deleted: the file is not what the patch removes (it goes on after line {} or its last newline differs)",
+            line.saturating_sub(1)
+        )
+    } else {
+        format!(
+            "not deleted: the file is not what the patch removes (line {line} is `{}`)",
+            source.line_text(line - 1)
+        )
+    };
+    let fail = HunkFailure {
+        code: crate::locate::Reason::StaleRemovedLine,
+        message,
+        expected: h.old_lines().map(|l| l.text.to_string()).collect(),
+        candidates: Vec::new(),
+        candidate_context: Vec::new(),
+        near_match: None,
+        hunk_text: hunk_text(h),
+    };
+    report.hunks.push(hunk_report(hunk, h, None, Some(fail)));
+    report.status = FileStatus::Failed;
 }
 
 fn update(

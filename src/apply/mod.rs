@@ -272,7 +272,7 @@ pub fn plan_patch_with(
         }
     };
     let mut results = Vec::new();
-    let files = match transform(parsed, options).and_then(merge_same_paths) {
+    let files = match transform(parsed, options, targets).and_then(merge_same_paths) {
         Ok(files) => files,
         Err(problem) => {
             report.error = Some(problem);

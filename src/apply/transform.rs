@@ -4,21 +4,46 @@
 
 use crate::model::{FileOp, FilePatch, LineKind, Patch};
 use crate::report::{Problem, ProblemCode};
+use crate::target::Targets;
 
 use super::ApplyOptions;
 
-/// Applies `--directory`, `--include`/`--exclude` and `-R` to a parsed patch.
-pub(super) fn transform(mut patch: Patch, options: &ApplyOptions) -> Result<Patch, Problem> {
+/// Makes absolute paths that lie inside the tree relative, then applies
+/// `--directory`, `--include`/`--exclude` and `-R` to a parsed patch.
+pub(super) fn transform(
+    mut patch: Patch,
+    options: &ApplyOptions,
+    targets: &dyn Targets,
+) -> Result<Patch, Problem> {
+    let mut absolute = vec![false; patch.files.len()];
+    for (file, was) in patch.files.iter_mut().zip(absolute.iter_mut()) {
+        if let Some(rel) = targets.relative(&file.path) {
+            file.path = rel;
+            *was = true;
+        }
+        for other in [&mut file.move_to, &mut file.copy_from]
+            .into_iter()
+            .flatten()
+        {
+            if let Some(rel) = targets.relative(other) {
+                *other = rel;
+            }
+        }
+    }
     if let Some(dir) = options
         .directory
         .as_deref()
         .map(|d| d.trim_end_matches('/'))
         .filter(|d| !d.is_empty())
     {
-        for file in &mut patch.files {
+        // An absolute path named its file already: no prefix.
+        for (file, _) in patch.files.iter_mut().zip(&absolute).filter(|(_, a)| !**a) {
             file.path = format!("{dir}/{}", file.path);
-            if let Some(to) = &mut file.move_to {
-                *to = format!("{dir}/{to}");
+            for other in [&mut file.move_to, &mut file.copy_from]
+                .into_iter()
+                .flatten()
+            {
+                *other = format!("{dir}/{other}");
             }
         }
     }
@@ -40,7 +65,21 @@ pub(super) fn transform(mut patch: Patch, options: &ApplyOptions) -> Result<Patc
     }
     if options.reverse {
         for file in &mut patch.files {
-            if file.op == FileOp::Delete && file.hunks.is_empty() {
+            if file.copy_from.is_some() {
+                // As `git apply -R`: the reversed copy would copy onto its
+                // existing source.
+                return Err(Problem::new(
+                    ProblemCode::MalformedPatch,
+                    format!("{}: cannot reverse a copy", file.path),
+                    Some(file.patch_line),
+                ));
+            }
+            // A git deletion without lines is that of an empty file (git
+            // writes the lines of any other): reversed, it creates one.
+            if file.op == FileOp::Delete
+                && file.hunks.is_empty()
+                && file.format == crate::model::PatchFormat::CodexEnvelope
+            {
                 return Err(Problem::new(
                     ProblemCode::MalformedPatch,
                     format!(
@@ -66,36 +105,8 @@ fn reverse_file(file: &mut FilePatch) {
     if let Some(to) = file.move_to.take() {
         file.move_to = Some(std::mem::replace(&mut file.path, to));
     }
-    // The reversed patch's line numbers are the forward patch's new side:
-    // each hunk's old start moved by what the hunks before it added.
-    let mut delta: isize = 0;
+    reverse_hints(&mut file.hunks);
     for hunk in &mut file.hunks {
-        let removed = hunk
-            .lines
-            .iter()
-            .filter(|l| l.kind == LineKind::Remove)
-            .count();
-        let added = hunk
-            .lines
-            .iter()
-            .filter(|l| l.kind == LineKind::Add)
-            .count();
-        let old_len = hunk.lines.iter().filter(|l| l.is_old()).count();
-        let new_len = hunk.lines.iter().filter(|l| l.is_new()).count();
-        hunk.line_hint = hunk.line_hint.and_then(|a| {
-            // `@@ -a,0 +c,d @@` has c = a + 1 (+ delta); `@@ -a,d +c,0 @@`
-            // has c = a - 1: a side without lines names the line before.
-            let edge = match (old_len, new_len) {
-                (0, n) if n > 0 => 1,
-                (o, 0) if o > 0 => -1,
-                _ => 0,
-            };
-            let a = isize::try_from(a).ok()?;
-            usize::try_from(a.checked_add(delta)?.checked_add(edge)?).ok()
-        });
-        delta = delta
-            .saturating_add_unsigned(added)
-            .saturating_sub_unsigned(removed);
         for line in &mut hunk.lines {
             line.kind = match line.kind {
                 LineKind::Add => LineKind::Remove,
@@ -114,6 +125,29 @@ fn reverse_file(file: &mut FilePatch) {
             i += 1;
         }
         std::mem::swap(&mut hunk.old_missing_newline, &mut hunk.new_missing_newline);
+    }
+}
+
+/// Turns each hunk's line hint (its old start) into its new start, the
+/// old start of the reversed hunk, as `git diff` writes `+c,d`: the old
+/// start moved by what the hunks before it added and removed; for a hunk
+/// that only adds, the first added line; for one that only removes, the
+/// line after which its lines stood (`-1 +0,0` reverses to `-0,0 +1`).
+fn reverse_hints(hunks: &mut [crate::model::Hunk]) {
+    let mut delta = 0isize;
+    for hunk in hunks {
+        let old = hunk.lines.iter().filter(|l| l.is_old()).count();
+        let new = hunk.lines.iter().filter(|l| l.is_new()).count();
+        if let Some(start) = hunk.line_hint {
+            let moved = start as isize + delta;
+            let first = match (old, new) {
+                (0, _) => moved + 1,
+                (_, 0) => moved - 1,
+                _ => moved,
+            };
+            hunk.line_hint = Some(first.max(0) as usize);
+        }
+        delta += new as isize - old as isize;
     }
 }
 

@@ -88,11 +88,21 @@ pub(crate) struct Segment<'a> {
     pub path: Option<String>,
 }
 
-/// Splits on LF, CRLF and lone CR; a final terminator does not start an extra line.
+/// Splits on LF, and on CRLF when every line ends so; a final terminator
+/// does not start an extra line. A lone CR ends a line only in a text
+/// without any LF (old Mac line ends): elsewhere it is a character of the
+/// line, as `git diff` writes a file's CR that stands inside a line.
 fn split_lines(text: &str) -> Vec<&str> {
     // Sized once (a line per newline, and a last one): no doubling slack.
-    let mut out = Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
     let bytes = text.as_bytes();
+    let lf = memchr::memchr_iter(b'\n', bytes).count();
+    let crlf = memchr::memmem::find_iter(bytes, b"\r\n").count();
+    let mut out = Vec::with_capacity(lf + 1);
+    let cr_ends = lf == 0;
+    // Lines ending in CRLF among lines ending in LF (`git diff` of a CRLF
+    // file): the CR belongs to the line; the parsers drop it again from
+    // every hunk but those that create or delete a whole file.
+    let crlf_ends = crlf == lf;
     let mut start = 0;
     let mut k = 0;
     while k < bytes.len() {
@@ -101,7 +111,7 @@ fn split_lines(text: &str) -> Vec<&str> {
                 out.push(text.get(start..k).unwrap_or(""));
                 start = k + 1;
             }
-            Some(b'\r') => {
+            Some(b'\r') if cr_ends || crlf_ends && bytes.get(k + 1) == Some(&b'\n') => {
                 out.push(text.get(start..k).unwrap_or(""));
                 if bytes.get(k + 1) == Some(&b'\n') {
                     k += 1;
@@ -183,6 +193,13 @@ fn json_requests(text: &str) -> Result<Option<Vec<Segment<'static>>>, ParseError
             .map(str::to_string);
         let mut src = Src::default();
         if let Some(lines) = obj.get("patch_lines").and_then(Value::as_array) {
+            // In a diff, the lines after an entry's embedded newline that carry
+            // no marker of their own take the entry's marker; a SEARCH/REPLACE
+            // body has no markers to share.
+            let diff = !lines
+                .iter()
+                .filter_map(Value::as_str)
+                .any(|s| s.contains("<<<<<"));
             for (n, entry) in lines.iter().enumerate() {
                 let Some(s) = entry.as_str() else {
                     return Err(ParseError::Malformed {
@@ -213,8 +230,17 @@ fn json_requests(text: &str) -> Result<Option<Vec<Segment<'static>>>, ParseError
                     src.lines.push(Cow::Borrowed(""));
                     src.map.push(line);
                 }
-                for part in parts {
-                    src.lines.push(Cow::Owned(part.to_string()));
+                let marker = parts
+                    .first()
+                    .and_then(|p| p.chars().next())
+                    .filter(|c| diff && matches!(c, ' ' | '-' | '+'));
+                for (k, part) in parts.into_iter().enumerate() {
+                    let own = part.starts_with([' ', '-', '+', '\\']);
+                    let text = match marker {
+                        Some(m) if k > 0 && !own => format!("{m}{part}"),
+                        _ => part.to_string(),
+                    };
+                    src.lines.push(Cow::Owned(text));
                     src.map.push(line);
                 }
             }
@@ -244,93 +270,6 @@ fn is_request(v: &Value) -> bool {
     })
 }
 
-/// Splits a line-number prefix copied from a numbered file view: `42 | code`,
-/// `42: code`, `  42 |code`, `42\t| code`, `    42\tcode` (`cat -n`).
-/// Returns the number and the rest of the line (one space after the separator dropped).
-pub(crate) fn split_line_number(s: &str) -> Option<(usize, &str)> {
-    let t = s.trim_start_matches([' ', '\t']);
-    let rest = t.trim_start_matches(|c: char| c.is_ascii_digit());
-    let digits = t.len() - rest.len();
-    if digits == 0 || digits > 9 {
-        return None;
-    }
-    let n: usize = t.get(..digits)?.parse().ok()?;
-    let after_ws = rest.trim_start_matches([' ', '\t']);
-    if let Some(r) = after_ws
-        .strip_prefix('|')
-        .or_else(|| after_ws.strip_prefix(':'))
-    {
-        let r = r
-            .strip_prefix(' ')
-            .or_else(|| r.strip_prefix('\t'))
-            .unwrap_or(r);
-        return Some((n, r));
-    }
-    rest.strip_prefix('\t').map(|r| (n, r))
-}
-
-/// Checks that the numbers of the non-empty lines (given with their indexes) are
-/// consecutive, counting empty lines in between as possibly numberless.
-fn consecutive(numbers: &[(usize, usize)]) -> bool {
-    numbers.windows(2).all(|w| match w {
-        [(i0, n0), (i1, n1)] => *n1 == n0 + 1 || *n1 == n0 + (i1 - i0),
-        _ => true,
-    })
-}
-
-/// Strips line-number prefixes from a SEARCH or REPLACE section when every
-/// non-empty line carries one; with `need_consecutive` the numbers must also be
-/// consecutive ascending. Returns the stripped lines and the first number.
-pub(crate) fn strip_numbered_section(
-    lines: &[String],
-    need_consecutive: bool,
-) -> Option<(Vec<String>, usize)> {
-    let mut out = Vec::with_capacity(lines.len());
-    let mut numbers = Vec::new();
-    for (i, l) in lines.iter().enumerate() {
-        if l.trim().is_empty() {
-            out.push(String::new());
-            continue;
-        }
-        let (n, rest) = split_line_number(l)?;
-        numbers.push((i, n));
-        out.push(rest.to_string());
-    }
-    let first = numbers.first()?.1;
-    if need_consecutive && !consecutive(&numbers) {
-        return None;
-    }
-    Some((out, first))
-}
-
-/// Strips line-number prefixes from hunk lines (text after the marker) when every
-/// non-empty context and removed line carries one and their numbers are consecutive;
-/// added lines lose a prefix when they have one. Returns the first old line's number.
-pub(crate) fn strip_numbered_hunk(lines: &mut [crate::model::HunkLine]) -> Option<usize> {
-    let mut numbers = Vec::new();
-    let mut old_index = 0usize;
-    for l in lines.iter() {
-        if !l.is_old() {
-            continue;
-        }
-        if !l.text.trim().is_empty() {
-            let (n, _) = split_line_number(&l.text)?;
-            numbers.push((old_index, n));
-        }
-        old_index += 1;
-    }
-    let first = numbers.first()?.1;
-    if !consecutive(&numbers) {
-        return None;
-    }
-    for l in lines.iter_mut() {
-        if let Some((_, rest)) = split_line_number(&l.text) {
-            l.text = rest.into();
-        }
-    }
-    Some(first)
-}
-
 /// True for a Markdown fence line (```` ``` ````, ```` ```diff ````, `~~~`).
 pub(crate) fn is_fence(line: &str) -> bool {
     let t = line.trim();
@@ -339,9 +278,9 @@ pub(crate) fn is_fence(line: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::numbering::split_line_number;
     use super::super::test_util::*;
     use super::super::{ParseOptions, parse_patch};
-    use super::split_line_number;
     use crate::error::ParseError;
 
     const DIFF: &str = "Fix:\n--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n\n-b\n+c\n";
@@ -376,6 +315,27 @@ mod tests {
         assert_eq!(a, parse(embedded).unwrap());
         assert_eq!(a.files[0].path, "f.txt");
         assert_eq!(show(&a.files[0].hunks[0]), [" a", " ", "-b", "+c"]);
+    }
+
+    #[test]
+    fn lone_cr_ends_lines_only_without_lf() {
+        let p = parse("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\rb\n+a\rc\n").unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), ["-a\rb", "+a\rc"]);
+        let p = parse("--- a/f\r+++ b/f\r@@ -1 +1 @@\r-a\r+c\r").unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), ["-a", "+c"]);
+    }
+
+    #[test]
+    fn json_entry_lines_without_marker_take_the_entry_marker() {
+        let p =
+            parse(r#"{"path": "f", "patch_lines": ["@@", " a\nb", "+c\nd\n", "-e\n+E"]}"#).unwrap();
+        assert_eq!(
+            show(&p.files[0].hunks[0]),
+            [" a", " b", "+c", "+d", "-e", "+E"]
+        );
+        // SEARCH/REPLACE lines have no markers to share.
+        let p = parse(r#"{"path": "f", "patch_lines": ["<<<<<<< SEARCH\n x\ny", "=======", " x\nz", ">>>>>>> REPLACE"]}"#).unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), ["  x", "-y", "+z"]);
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! `*** Add File:`, `*** Delete File:`, `*** Update File:` (+ `*** Move to:`)
 //! sections; Update chunks start with `@@` or `@@ <anchor>`.
 
-use super::cleanup::{Src, is_fence, strip_numbered_hunk};
+use super::cleanup::{Src, is_fence};
+use super::numbering::strip_numbered_hunk;
 use super::paths;
 use crate::error::ParseError;
 use crate::model::{FileOp, FilePatch, Hunk, HunkLine, LineKind, PatchFormat};
@@ -124,17 +125,17 @@ pub(crate) fn parse(src: &Src, i: usize) -> Result<(Vec<FilePatch>, usize), Pars
     }
 }
 
-/// A `***` line that ends or splits an Update body. An indented `***` line is a
-/// marker only when it is a known one (` *** x` may be a context line).
-fn is_marker_line(l: &str) -> bool {
+/// A `***` line that ends or splits an Update body at line `j`. In a body a
+/// line starting with a space is a context line whatever it holds (as in
+/// Codex's own grammar), so ` *** End Patch` or ` *** Update File: x` is
+/// content; an indented `*** End Patch` ends the envelope only when no other
+/// `*** End Patch` follows (it is then the envelope's only end).
+fn is_marker_line(src: &Src, j: usize) -> bool {
+    let Some(l) = src.line(j) else { return false };
     if l.starts_with("***") {
         return true;
     }
-    is_end(l)
-        || marker_words(l).is_some_and(|w| w.eq_ignore_ascii_case("end of file"))
-        || ["Add File", "Update File", "Delete File", "Move to"]
-            .iter()
-            .any(|m| labelled(l, m).is_some())
+    is_end(l) && !(j + 1..src.len()).any(|k| src.line(k).is_some_and(is_end))
 }
 
 /// Reads the `+` lines of an Add File body.
@@ -180,7 +181,7 @@ fn update_body(src: &Src, mut j: usize, fp: &mut FilePatch) -> Result<usize, Par
     let mut bare_tail = 0;
     while let Some(l) = src.line(j) {
         let at = src.orig(j);
-        if is_marker_line(l) {
+        if is_marker_line(src, j) {
             let words = marker_words(l).unwrap_or("");
             if words.eq_ignore_ascii_case("end of file") {
                 match cur.as_mut() {
@@ -301,6 +302,21 @@ fn finish(
 #[cfg(test)]
 mod tests {
     use super::super::test_util::*;
+
+    #[test]
+    fn indented_markers_in_an_update_body_are_context() {
+        let text = "*** Begin Patch\n*** Update File: a.md\n@@\n  *** End Patch\n  *** Update File: b.md\n-x\n+y\n*** End Patch\n";
+        let p = parse(text).unwrap();
+        assert_eq!(p.files.len(), 1);
+        assert_eq!(
+            show(&p.files[0].hunks[0]),
+            ["  *** End Patch", "  *** Update File: b.md", "-x", "+y"]
+        );
+        // The envelope's only end may be indented.
+        let p =
+            parse("*** Begin Patch\n*** Update File: a.md\n@@\n-x\n+y\n  *** End Patch\n").unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), ["-x", "+y"]);
+    }
     use crate::model::{FileOp, PatchFormat};
 
     #[test]

@@ -1,6 +1,7 @@
 //! Hunk headers and hunk bodies of unified diffs (numbered and numberless).
 
-use super::cleanup::{Src, split_line_number, strip_numbered_hunk};
+use super::cleanup::Src;
+use super::numbering::{split_line_number, strip_numbered_hunk};
 use crate::error::ParseError;
 use crate::model::{Hunk, HunkLine, LineKind, LineText};
 
@@ -81,7 +82,11 @@ pub(crate) fn is_body_line(src: &Src, k: usize) -> bool {
 
 /// Parses the hunk whose header is at line `i`; returns it, whether it was
 /// numbered, and the index after it.
-pub(crate) fn parse_hunk(src: &Src, i: usize) -> Result<(Hunk, bool, usize), ParseError> {
+pub(crate) fn parse_hunk(
+    src: &Src,
+    i: usize,
+    place: &HunkPlace,
+) -> Result<(Hunk, bool, usize), ParseError> {
     let header = src.line(i).unwrap_or("");
     let kind = parse_header(header, src.orig(i))?;
     let (hint, counts) = match kind {
@@ -89,7 +94,7 @@ pub(crate) fn parse_hunk(src: &Src, i: usize) -> Result<(Hunk, bool, usize), Par
         HeaderKind::Numberless => (None, None),
     };
     let numbered = counts.is_some();
-    let (hunk, next) = parse_body(src, i + 1, src.orig(i), counts)?;
+    let (hunk, next) = parse_body(src, i + 1, src.orig(i), counts, place)?;
     let mut hunk = hunk;
     // The header's number wins over a stripped `N | ` prefix.
     if hint.is_some() {
@@ -98,15 +103,102 @@ pub(crate) fn parse_hunk(src: &Src, i: usize) -> Result<(Hunk, bool, usize), Par
     Ok((hunk, numbered, next))
 }
 
+/// Which file and hunk a body belongs to, for error messages.
+pub(crate) struct HunkPlace<'a> {
+    /// The file's path.
+    pub path: &'a str,
+    /// The hunk's 1-based number in the file.
+    pub number: usize,
+}
+
+/// What an unmarked line (no ` `, `-`, `+` or `\\`) inside a body is.
+enum Unmarked {
+    /// A context line that lost its leading space.
+    Context,
+    /// The end of the hunk.
+    End,
+    /// Neither: more hunk lines follow, so ending here would drop them.
+    Stray,
+}
+
+/// Reads the unmarked line `j`. With counts that are not used up it is a
+/// context line that lost its leading space, when the hunk goes on after it
+/// or it completes the counts; with counts used up it ends the hunk. In a
+/// numberless hunk it ends the hunk unless hunk lines follow it: then it is
+/// an error (ending silently would drop them).
+fn unmarked(src: &Src, j: usize, counts: Option<(usize, usize)>, seen: (usize, usize)) -> Unmarked {
+    let l = src.line(j).unwrap_or("");
+    if starts_something_else(l) {
+        return Unmarked::End;
+    }
+    let resumes = src.line(j + 1).is_some_and(|n| {
+        n.starts_with([' ', '-', '+'])
+            && !n.starts_with("--- ")
+            && !n.starts_with("+++ ")
+            && !n.trim().chars().all(|c| c == '-')
+            && !is_file_header(src, j + 1)
+    });
+    if let Some((b, d)) = counts
+        && (seen.0 < b || seen.1 < d)
+        && (resumes || (seen.0 + 1 == b && seen.1 + 1 == d))
+    {
+        return Unmarked::Context;
+    }
+    // With counts used up, the header says the hunk is complete.
+    if resumes && counts.is_none() {
+        Unmarked::Stray
+    } else {
+        Unmarked::End
+    }
+}
+
+/// True for a line that starts another hunk, file or notation: it ends a
+/// hunk whatever the counts say.
+fn starts_something_else(l: &str) -> bool {
+    is_hunk_header(l)
+        || l.starts_with("diff ")
+        || l.starts_with("Index: ")
+        || super::cleanup::is_fence(l)
+        || super::codex::is_begin(l)
+        || super::search_replace::is_search(l)
+        || super::roo::is_apply_diff(l)
+}
+
+/// True when the blank lines `j..k` are blank context: the hunk goes on at
+/// line `k`, with a marked line or, while the counts last, one that lost
+/// its leading space.
+fn continues_after_blanks(
+    src: &Src,
+    j: usize,
+    k: usize,
+    counts: Option<(usize, usize)>,
+    body: &Body,
+) -> bool {
+    let seen = (body.old + (k - j), body.new + (k - j));
+    is_body_line(src, k) || matches!(unmarked(src, k, counts, seen), Unmarked::Context)
+}
+
+/// The `-- ` line that `git format-patch` writes after the last hunk, before
+/// the version line: not a removed line once the counts are used up.
+fn is_mail_signature(src: &Src, j: usize, counts: Option<(usize, usize)>, body: &Body) -> bool {
+    src.line(j) == Some("-- ")
+        && counts.is_some_and(|(b, d)| body.old >= b && body.new >= d)
+        && src
+            .line(j + 1)
+            .is_none_or(|n| !n.starts_with([' ', '-', '+', '\\']))
+}
+
 /// Reads hunk body lines from `j`; `at` is the patch line reported for the hunk.
 /// `counts` (old, new) from a numbered header: while they are not used up, a
 /// `--- `/`+++ ` pair is a removed and an added line (say, SQL comments), not
-/// the next file's header — unless a hunk header follows it.
+/// the next file's header — unless a hunk header follows it — and a line
+/// without marker is a context line that lost its space (see [`unmarked`]).
 pub(crate) fn parse_body(
     src: &Src,
     mut j: usize,
     at: usize,
     counts: Option<(usize, usize)>,
+    place: &HunkPlace,
 ) -> Result<(Hunk, usize), ParseError> {
     let mut hunk = Hunk {
         patch_line: at,
@@ -118,9 +210,9 @@ pub(crate) fn parse_body(
         ..Body::default()
     };
     while let Some(l) = src.line(j) {
-        if l.is_empty() {
+        if l.is_empty() || l == "\r" {
             match src.next_non_empty(j) {
-                Some(k) if is_body_line(src, k) => {
+                Some(k) if continues_after_blanks(src, j, k, counts, &body) => {
                     for _ in j..k {
                         body.push(&mut hunk, LineKind::Context, "");
                     }
@@ -141,6 +233,9 @@ pub(crate) fn parse_body(
                 break;
             }
         }
+        if is_mail_signature(src, j, counts, &body) {
+            break;
+        }
         if let Some(rest) = l.strip_prefix(' ') {
             body.push(&mut hunk, LineKind::Context, rest);
         } else if let Some(rest) = l.strip_prefix('-') {
@@ -151,10 +246,10 @@ pub(crate) fn parse_body(
             match body.last {
                 Some(LineKind::Remove) => hunk.old_missing_newline = true,
                 Some(LineKind::Add) => hunk.new_missing_newline = true,
-                Some(LineKind::Context) => {
-                    hunk.old_missing_newline = true;
-                    hunk.new_missing_newline = true;
-                }
+                // After a context line both sides lack the final newline:
+                // the patch does not change it, so the file's own ending is
+                // kept (a final newline the patch does not touch stays).
+                Some(LineKind::Context) => {}
                 None => {}
             }
         } else if let Some((m, text)) = before_form(l) {
@@ -166,7 +261,19 @@ pub(crate) fn parse_body(
             };
             body.push(&mut hunk, kind, &text);
         } else {
-            break;
+            match unmarked(src, j, counts, (body.old, body.new)) {
+                Unmarked::Context => body.push(&mut hunk, LineKind::Context, l),
+                Unmarked::End => break,
+                Unmarked::Stray => {
+                    return Err(malformed(
+                        src.orig(j),
+                        format!(
+                            "{}: hunk {} (patch line {at}): line `{l}` has no ` `, `-` or `+` marker but the hunk goes on after it; give it its marker (` ` for context)",
+                            place.path, place.number
+                        ),
+                    ));
+                }
+            }
         }
         j += 1;
     }
@@ -174,6 +281,13 @@ pub(crate) fn parse_body(
         return Err(malformed(at, "hunk has no lines"));
     }
     hunk.lines = body.into_lines();
+    strip_numbers(&mut hunk, before, at)?;
+    Ok((hunk, j))
+}
+
+/// Strips line-number prefixes copied from a numbered view; `before` when
+/// they stood before the markers (`42 | -code`), which must then strip.
+fn strip_numbers(hunk: &mut Hunk, before: bool, at: usize) -> Result<(), ParseError> {
     // The lines as written are kept when their line numbers are stripped;
     // copied only when the first old line carries one (no copy of a large
     // hunk that cannot be numbered).
@@ -195,7 +309,7 @@ pub(crate) fn parse_body(
         }
         None => {}
     }
-    Ok((hunk, j))
+    Ok(())
 }
 
 /// A hunk's lines as they are read: their texts go into one buffer, which
@@ -277,6 +391,62 @@ mod tests {
     }
 
     #[test]
+    fn unmarked_line_within_counts_is_context() {
+        let p = parse("--- a/f\n+++ b/f\n@@ -1,5 +1,5 @@\n a\n-b\n+B\nc\n-d\n+D\n e\n").unwrap();
+        assert_eq!(
+            show(&p.files[0].hunks[0]),
+            [" a", "-b", "+B", " c", "-d", "+D", " e"]
+        );
+        // So is one after a blank line (which lost its space too).
+        let p = parse("--- a/f\n+++ b/f\n@@ -1,5 +1,5 @@\n a\n\nc\n-d\n+D\n").unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), [" a", " ", " c", "-d", "+D"]);
+        // The last line completing the counts is context too.
+        let p = parse("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n+A\nb\n").unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), ["-a", "+A", " b"]);
+        // Counts used up: prose after the hunk ends it.
+        let p = parse("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+A\nThat is all.\n").unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), ["-a", "+A"]);
+    }
+
+    #[test]
+    fn unmarked_line_before_more_hunk_lines_is_an_error() {
+        let (line, msg) = malformed(parse("--- a/f\n+++ b/f\n@@\n a\n-b\n+B\nc\n-d\n+D\n"));
+        assert_eq!(line, 7);
+        assert!(msg.contains("f: hunk 1 (patch line 3)"), "{msg}");
+        // With counts used up the header says the hunk is complete: prose
+        // and a list after it are prose.
+        let p =
+            parse("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+A\nThis changes:\n- the flag\n").unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), ["-a", "+A"]);
+        // A hunk header or a fence is no stray line.
+        let p = parse("```diff\n--- a/f\n+++ b/f\n@@\n-a\n+A\n```\n- a list item\n").unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), ["-a", "+A"]);
+    }
+
+    #[test]
+    fn crlf_lines_among_lf_lines_keep_their_cr_only_for_whole_files() {
+        // `git diff` of a CRLF file: headers end in LF, the body in CRLF.
+        let edit = "--- a/f\n+++ b/f\n@@\n a\r\n\r\n-b\r\n+c\r\n";
+        let p = parse(edit).unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), [" a", " ", "-b", "+c"]);
+        let created = "--- /dev/null\n+++ b/f\n@@ -0,0 +1,2 @@\n+a\r\n+b\r\n";
+        let p = parse(created).unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), ["+a\r", "+b\r"]);
+        // A patch written with CRLF throughout: CRLF is its line end.
+        let p = parse(&created.replace('\n', "\r\n").replace("\r\r", "\r")).unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), ["+a", "+b"]);
+    }
+
+    #[test]
+    fn format_patch_signature_is_not_a_removed_line() {
+        let p = parse("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n-- \n2.43.0\n\n").unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), ["-a", "+b"]);
+        // Within the counts it is a removed line.
+        let p = parse("--- a/f\n+++ b/f\n@@ -1,2 +1 @@\n-a\n-- \n+b\n").unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), ["-a", "-- ", "+b"]);
+    }
+
+    #[test]
     fn no_newline_markers() {
         let p =
             parse("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n").unwrap();
@@ -290,7 +460,7 @@ mod tests {
             parse("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n+b\n c\n\\ No newline at end of file\n")
                 .unwrap();
         let h = &p.files[0].hunks[0];
-        assert!(h.old_missing_newline && h.new_missing_newline);
+        assert!(!h.old_missing_newline && !h.new_missing_newline);
     }
 
     #[test]

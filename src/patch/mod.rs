@@ -20,13 +20,15 @@ mod cleanup;
 mod codex;
 mod detect;
 mod hunk;
+mod numbering;
 mod paths;
 mod roo;
 mod search_replace;
+mod sr_block;
 mod unified;
 
 use crate::error::ParseError;
-use crate::model::{Patch, PatchFormat};
+use crate::model::{FileOp, Patch, PatchFormat};
 
 /// Options that steer parsing.
 ///
@@ -150,6 +152,30 @@ pub fn parse_patch_text(text: &PatchText, options: &ParseOptions) -> Result<Patc
         };
         detect::scan(&segment.src, &ctx, &mut files)?;
     }
+    for file in &mut files {
+        file.path = paths::normalize(&file.path);
+        for other in [&mut file.move_to, &mut file.copy_from]
+            .into_iter()
+            .flatten()
+        {
+            *other = paths::normalize(other);
+        }
+    }
+    for file in &mut files {
+        // A CR ending a line of a whole file created or deleted is that
+        // line's, and so is a BOM on its first line (the file is written or
+        // checked as given); an edit keeps the file's own line ends and
+        // BOM, so they go from its hunks.
+        let whole = file.copy_from.is_none() && file.op != FileOp::Update;
+        for hunk in &mut file.hunks {
+            if !whole {
+                drop_line_end_crs(hunk);
+            }
+            if !whole {
+                drop_file_bom(hunk, &file.path)?;
+            }
+        }
+    }
     for hunk in files.iter_mut().flat_map(|f| f.hunks.iter_mut()) {
         crate::model::pack_lone_texts(&mut hunk.lines);
         if let Some(written) = &mut hunk.as_written {
@@ -160,6 +186,56 @@ pub fn parse_patch_text(text: &PatchText, options: &ParseOptions) -> Result<Patc
         return Err(ParseError::NoEdits);
     }
     Ok(Patch { files })
+}
+
+/// Drops a CR that ends a hunk line, an anchor or a line as written.
+fn drop_line_end_crs(hunk: &mut crate::model::Hunk) {
+    for line in hunk
+        .lines
+        .iter_mut()
+        .chain(hunk.as_written.iter_mut().flatten())
+    {
+        line.text.trim_cr();
+    }
+    for anchor in &mut hunk.anchors {
+        if anchor.ends_with('\r') {
+            anchor.pop();
+        }
+    }
+}
+
+/// Drops the byte-order mark a hunk copied with the file's first line
+/// (`-\u{feff}name = a` / `+\u{feff}name = b` from `git diff` or a SEARCH
+/// section): the file keeps its own mark, which would otherwise be doubled.
+/// Only when the first old line carries one: it then stands for line 1, and
+/// the first new line loses a mark too. A hunk whose new side does not
+/// start with the mark would remove it, which is not done (the file keeps
+/// its mark): refused.
+fn drop_file_bom(hunk: &mut crate::model::Hunk, path: &str) -> Result<(), ParseError> {
+    const BOM: char = '\u{feff}';
+    let Some(first_old) = hunk.lines.iter().position(|l| l.is_old()) else {
+        return Ok(());
+    };
+    if !hunk.lines[first_old].text.starts_with(BOM) {
+        return Ok(());
+    }
+    let first_new = hunk.lines.iter().position(|l| l.is_new());
+    if !first_new.is_some_and(|k| hunk.lines[k].text.starts_with(BOM)) {
+        return Err(ParseError::Malformed {
+            line: hunk.patch_line,
+            message: format!(
+                "{path}: the hunk removes the byte-order mark at the start of the file, which is not supported (the file keeps its mark)"
+            ),
+        });
+    }
+    for k in std::iter::once(first_old).chain(first_new) {
+        if let Some(line) = hunk.lines.get_mut(k)
+            && let Some(rest) = line.text.strip_prefix(BOM)
+        {
+            line.text = rest.to_string().into();
+        }
+    }
+    Ok(())
 }
 
 /// Helpers shared by the parser tests.

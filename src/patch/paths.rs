@@ -4,9 +4,17 @@
 use super::cleanup::{Src, is_fence};
 use crate::error::ParseError;
 
-/// Normalizes a path: trims, unquotes, turns `\` into `/`, drops a leading `./`.
+/// Cleans a path as written: trims; a C-quoted path
+/// (`"a/caf\303\251.txt"`, `"x\\y"`) is decoded as git writes it;
+/// otherwise single or double quotes are dropped, `\` becomes `/` and a
+/// leading `./` goes. `..` is resolved later, by [`normalize`], once `a/`
+/// or `-pN` components are gone.
 pub(crate) fn clean(path: &str) -> String {
-    let mut p = path.trim();
+    let p = path.trim();
+    if let Some(decoded) = c_unquote(p) {
+        return decoded;
+    }
+    let mut p = p;
     if p.len() >= 2
         && ((p.starts_with('"') && p.ends_with('"')) || (p.starts_with('\'') && p.ends_with('\'')))
     {
@@ -19,10 +27,46 @@ pub(crate) fn clean(path: &str) -> String {
     s
 }
 
-/// Applies `-pN` to a header path: `Some(n)` drops `n` leading components (error
+/// Decodes a whole C-quoted path as git writes one (`\t`, `\n`, `\"`,
+/// `\\`, octal bytes); `None` when `p` is not one or does not decode to UTF-8.
+pub(crate) fn c_unquote(p: &str) -> Option<String> {
+    use gix::bstr::ByteSlice;
+    if !p.starts_with('"') || !p.contains('\\') {
+        return None;
+    }
+    let (decoded, used) = gix::quote::ansi_c::undo(p.as_bytes().as_bstr()).ok()?;
+    (used == p.len())
+        .then(|| String::from_utf8(decoded.to_vec()).ok())
+        .flatten()
+}
+
+/// Resolves `.` and `..` components and repeated `/` lexically
+/// (`src/../main.rs` is `main.rs`); a `..` with nothing before it to undo
+/// is kept, for the tree check to refuse.
+pub(crate) fn normalize(path: &str) -> String {
+    let absolute = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|l| *l != "..") => {
+                parts.pop();
+            }
+            _ => parts.push(part),
+        }
+    }
+    let joined = parts.join("/");
+    if absolute {
+        format!("/{joined}")
+    } else {
+        joined
+    }
+}
+
+/// Applies `-pN` to a header path already [`clean`]ed: `Some(n)` drops `n` leading components (error
 /// when there are too few); `None` drops a leading `a/` or `b/` only.
 pub(crate) fn strip(path: &str, strip: Option<usize>, line: usize) -> Result<String, ParseError> {
-    let path = clean(path);
+    let path = path.to_string();
     match strip {
         None => Ok(path
             .strip_prefix("a/")
@@ -121,6 +165,9 @@ pub(crate) fn path_line(line: &str) -> Option<String> {
         if s == before {
             break;
         }
+    }
+    if s.ends_with('/') {
+        return None;
     }
     let p = clean(s);
     if p.is_empty()

@@ -4,173 +4,19 @@
 //! search lines, `=======`, replace lines, `>>>>>>> REPLACE`. Each block becomes
 //! one hunk: a line diff of the search lines against the replace lines.
 
-use super::cleanup::{Src, strip_numbered_section};
+use super::cleanup::Src;
+use super::numbering::{strip_following, strip_numbered_section};
 use crate::error::ParseError;
 use crate::model::{FileOp, FilePatch, Hunk, HunkLine, LineKind, PatchFormat};
 use similar::{Algorithm, DiffOp, capture_diff_slices};
+
+pub(crate) use super::sr_block::{Block, is_divider, is_replace, is_search, parse_block};
 
 fn malformed(line: usize, message: impl Into<String>) -> ParseError {
     ParseError::Malformed {
         line,
         message: message.into(),
     }
-}
-
-/// `count` (5 to 9) copies of `c` at the start of `t`, and the rest.
-fn run_of(t: &str, c: char) -> Option<&str> {
-    let rest = t.trim_start_matches(c);
-    let n = t.len() - rest.len();
-    (5..=9).contains(&n).then_some(rest)
-}
-
-/// True for `<<<<<<< SEARCH` (5–9 `<`, optional space, optional trailing `>`).
-pub(crate) fn is_search(line: &str) -> bool {
-    run_of(line.trim(), '<').is_some_and(|r| {
-        let w = r.trim_start().trim_end_matches('>').trim_end();
-        w.eq_ignore_ascii_case("search")
-    })
-}
-
-/// True for `=======` (5–9 `=`).
-pub(crate) fn is_divider(line: &str) -> bool {
-    run_of(line.trim(), '=').is_some_and(str::is_empty)
-}
-
-/// True for `>>>>>>> REPLACE` (5–9 `>`).
-pub(crate) fn is_replace(line: &str) -> bool {
-    run_of(line.trim(), '>').is_some_and(|r| r.trim().eq_ignore_ascii_case("replace"))
-}
-
-/// `-------` (5–9 `-`) right after the SEARCH marker (Roo).
-fn is_dashes(line: &str) -> bool {
-    run_of(line.trim(), '-').is_some_and(str::is_empty)
-}
-
-/// Unescapes `\<<<<<<<`, `\=======`, `\>>>>>>>`, `\-------`, `\:start_line:`.
-fn unescape(line: &str) -> String {
-    let t = line.trim_start();
-    let indent = line.get(..line.len() - t.len()).unwrap_or("");
-    if let Some(rest) = t.strip_prefix('\\')
-        && [
-            "<<<<<",
-            "=====",
-            ">>>>>",
-            "-----",
-            ":start_line:",
-            ":end_line:",
-        ]
-        .iter()
-        .any(|m| rest.starts_with(m))
-    {
-        return format!("{indent}{rest}");
-    }
-    line.to_string()
-}
-
-/// One parsed block.
-#[derive(Debug)]
-pub(crate) struct Block {
-    /// Search section lines (unescaped).
-    pub search: Vec<String>,
-    /// Replace section lines (unescaped).
-    pub replace: Vec<String>,
-    /// `:start_line:N`.
-    pub start_line: Option<usize>,
-    /// Index of the SEARCH marker line.
-    pub open: usize,
-}
-
-/// Parses the block whose `<<<<<<< SEARCH` is at line `i`; returns it and the
-/// index after `>>>>>>> REPLACE`.
-pub(crate) fn parse_block(src: &Src, i: usize) -> Result<(Block, usize), ParseError> {
-    let opened = src.orig(i);
-    let mut j = i + 1;
-    let mut start_line = None;
-    if let Some(l) = src.line(j)
-        && let Some(v) = l.trim().strip_prefix(":start_line:")
-    {
-        let n = v.trim().parse::<usize>().map_err(|_| {
-            malformed(
-                src.orig(j),
-                format!("bad `:start_line:` value `{}`", v.trim()),
-            )
-        })?;
-        start_line = Some(n);
-        j += 1;
-        if src
-            .line(j)
-            .is_some_and(|l| l.trim().starts_with(":end_line:"))
-        {
-            j += 1;
-        }
-    }
-    if src.line(j).is_some_and(is_dashes) {
-        j += 1;
-    }
-    let mut search = Vec::new();
-    loop {
-        let Some(l) = src.line(j) else {
-            return Err(malformed(
-                opened,
-                format!("block opened at line {opened} has no `=======`"),
-            ));
-        };
-        if is_divider(l) {
-            break;
-        }
-        if is_search(l) || is_replace(l) {
-            return Err(malformed(
-                src.orig(j),
-                // The error already names this line.
-                format!(
-                    "found `{}`, expected `=======` (block opened at line {opened})",
-                    l.trim()
-                ),
-            ));
-        }
-        search.push(unescape(l));
-        j += 1;
-    }
-    j += 1;
-    let mut replace = Vec::new();
-    loop {
-        let Some(l) = src.line(j) else {
-            return Err(malformed(
-                opened,
-                format!("block opened at line {opened} has no `>>>>>>> REPLACE`"),
-            ));
-        };
-        if is_replace(l) {
-            break;
-        }
-        if is_search(l) || is_divider(l) {
-            return Err(malformed(
-                src.orig(j),
-                // The error already names this line.
-                format!(
-                    "found `{}`, expected `>>>>>>> REPLACE` (block opened at line {opened})",
-                    l.trim()
-                ),
-            ));
-        }
-        if l.trim().starts_with(":start_line:") {
-            return Err(malformed(
-                src.orig(j),
-                "`:start_line:` inside the REPLACE section: it belongs right after `<<<<<<< SEARCH`",
-            ));
-        }
-        replace.push(unescape(l));
-        j += 1;
-    }
-    Ok((
-        Block {
-            search,
-            replace,
-            start_line,
-            open: i,
-        },
-        j + 1,
-    ))
 }
 
 /// Turns a block into one hunk (line diff of search vs replace). Returns the
@@ -181,24 +27,33 @@ pub(crate) fn block_hunk(
     default_hint: Option<usize>,
 ) -> Result<(Hunk, bool), ParseError> {
     let at = src.orig(block.open);
+    let content = block.content_reading();
+    let mut block = block;
+    if let Some(lines) = content.clone().filter(|_| block.search.is_empty()) {
+        // Nothing left to find once the line markers are taken out: they
+        // are content.
+        block.search = lines;
+        block.start_line = None;
+    }
     let (raw_search, raw_replace) = (block.search.clone(), block.replace.clone());
     let mut search = block.search;
     let mut replace = block.replace;
     let mut hint = None;
     let mut stripped = false;
-    if let Some((s, n)) = strip_numbered_section(&search, true) {
+    if let Some((s, numbering)) = strip_numbered_section(&search, true) {
         search = s;
-        hint = Some(n);
+        hint = Some(numbering.first);
         stripped = true;
-        if let Some((r, _)) = strip_numbered_section(&replace, false) {
-            replace = r;
-        }
+        replace = strip_following(&replace, numbering);
     } else if search.iter().all(|l| l.trim().is_empty())
         && let Some((r, _)) = strip_numbered_section(&replace, true)
     {
         replace = r;
     }
-    let empty_search = search.iter().all(|l| l.trim().is_empty());
+    // Blank search lines under a `:start_line:` are lines to find (Roo);
+    // otherwise a blank SEARCH creates or appends, as in Aider.
+    let empty_search = search.iter().all(|l| l.trim().is_empty())
+        && (block.start_line.is_none() || search.is_empty());
     if empty_search && replace.is_empty() {
         return Err(malformed(at, "SEARCH and REPLACE sections are both empty"));
     }
@@ -217,6 +72,8 @@ pub(crate) fn block_hunk(
     hunk.lines = diff_lines(&search, &replace);
     if stripped && !raw_search.iter().all(|l| l.trim().is_empty()) {
         hunk.as_written = Some(diff_lines(&raw_search, &raw_replace));
+    } else if let Some(lines) = content.filter(|_| block.start_line.is_some()) {
+        hunk.as_written = Some(diff_lines(&lines, &raw_replace));
     }
     Ok((hunk, false))
 }
@@ -430,6 +287,65 @@ mod tests {
         ));
         assert_eq!(line, 3);
         assert!(msg.contains("abc"), "{msg}");
+    }
+
+    #[test]
+    fn markers_stand_at_the_block_edge() {
+        // Indented deeper than the SEARCH line: content.
+        let text = "x.py\n  <<<<<<< SEARCH\n  a\n    =======\n  =======\n  b\n  >>>>>>> REPLACE\n";
+        assert_eq!(
+            show(&parse(text).unwrap().files[0].hunks[0]),
+            ["-  a", "-    =======", "+  b"]
+        );
+        // `:start_line:` and `-------` only right after the SEARCH line.
+        let text = "x.rs\n<<<<<<< SEARCH\na\n:start_line:3\n-------\n=======\nb\n>>>>>>> REPLACE\n";
+        assert_eq!(
+            show(&parse(text).unwrap().files[0].hunks[0]),
+            ["-a", "-:start_line:3", "--------", "+b"]
+        );
+        // Under `:start_line:` the dashes are Roo's separator even when
+        // REPLACE starts with them.
+        let text = "x.rs\n<<<<<<< SEARCH\n:start_line:1\n-------\na\n=======\n-------\na\n>>>>>>> REPLACE\n";
+        assert_eq!(
+            show(&parse(text).unwrap().files[0].hunks[0]),
+            ["+-------", " a"]
+        );
+        let (line, msg) = malformed(parse(
+            "x.rs\n<<<<<<< SEARCH\na\n=======\nb\n:end_line:4\n>>>>>>> REPLACE\n",
+        ));
+        assert_eq!(line, 6);
+        assert!(msg.contains("inside the REPLACE section"), "{msg}");
+    }
+
+    #[test]
+    fn start_line_without_dashes_may_be_content() {
+        // Roo writes `-------` after its line markers; without it the lines
+        // as content are tried first.
+        let p = parse("x.rs\n<<<<<<< SEARCH\n:start_line:5\nfoo\n=======\nbar\n>>>>>>> REPLACE\n")
+            .unwrap();
+        let h = &p.files[0].hunks[0];
+        assert_eq!(
+            (show(h), h.line_hint),
+            (vec!["-foo".to_string(), "+bar".to_string()], Some(5))
+        );
+        let written = h.as_written.as_ref().map(|w| w.len());
+        assert_eq!(written, Some(3), "{:?}", h.as_written);
+        // Nothing left to find without them: they are content.
+        let p =
+            parse("x.rs\n<<<<<<< SEARCH\n:start_line:5\n=======\nbar\n>>>>>>> REPLACE\n").unwrap();
+        assert!(!p.files[0].create_if_missing);
+        assert_eq!(show(&p.files[0].hunks[0]), ["-:start_line:5", "+bar"]);
+    }
+
+    #[test]
+    fn blank_search_under_start_line_is_searched() {
+        let p =
+            parse("x.sh\n<<<<<<< SEARCH\n:start_line:1\n\n=======\n#!/bin/sh\n>>>>>>> REPLACE\n")
+                .unwrap();
+        assert!(!p.files[0].create_if_missing);
+        assert_eq!(show(&p.files[0].hunks[0]), ["-", "+#!/bin/sh"]);
+        let p = parse("x.sh\n<<<<<<< SEARCH\n\n=======\nend\n>>>>>>> REPLACE\n").unwrap();
+        assert!(p.files[0].create_if_missing);
     }
 
     #[test]

@@ -3,7 +3,9 @@
 
 use super::cleanup::Src;
 use super::detect::Ctx;
-use super::hunk::{is_body_line, is_file_header, is_hunk_header, parse_body, parse_hunk};
+use super::hunk::{
+    HunkPlace, is_body_line, is_file_header, is_hunk_header, parse_body, parse_hunk,
+};
 use super::paths;
 use crate::error::ParseError;
 use crate::model::{FileOp, FilePatch, PatchFormat};
@@ -30,29 +32,48 @@ fn is_standalone_hunk_header(line: &str) -> bool {
         && (line.trim_end() == "@@" || line.get(2..).is_some_and(|r| r.contains("@@")))
 }
 
-/// Splits the two paths of `diff --git a/x b/x`.
+/// Splits the two paths of `diff --git a/x b/x`, each [`paths::clean`]ed
+/// (a C-quoted path, `"a/caf\303\251.txt"`, decoded).
 fn git_paths(rest: &str) -> Option<(String, String)> {
     let rest = rest.trim();
-    if let Some(r) = rest.strip_prefix('"') {
-        let end = r.find('"')?;
-        let a = r.get(..end)?.to_string();
-        let b = r.get(end + 1..)?.trim().trim_matches('"').to_string();
-        return Some((a, b));
+    if rest.starts_with('"') {
+        let (a, used) = quoted_prefix(rest)?;
+        let b = rest.get(used..)?.trim();
+        return Some((a, paths::clean(b)));
     }
-    // Prefer the split where both sides name the same file.
+    if let Some(k) = rest.find(" \"") {
+        let (a, b) = (rest.get(..k)?, rest.get(k + 1..)?);
+        return Some((paths::clean(a), paths::clean(b)));
+    }
+    let (a, b) = unquoted_paths(rest)?;
+    Some((paths::clean(a), paths::clean(b)))
+}
+
+/// The C-quoted path at the start of `s` (decoded) and the bytes
+/// it takes.
+fn quoted_prefix(s: &str) -> Option<(String, usize)> {
+    use gix::bstr::ByteSlice;
+    let (decoded, used) = gix::quote::ansi_c::undo(s.as_bytes().as_bstr()).ok()?;
+    let decoded = String::from_utf8(decoded.to_vec()).ok()?;
+    Some((decoded, used))
+}
+
+/// Splits `a/x b/x` written without quotes, preferring the split where
+/// both sides name the same file (a path may hold spaces).
+fn unquoted_paths(rest: &str) -> Option<(&str, &str)> {
     for (k, _) in rest.match_indices(' ') {
         let (a, b) = (rest.get(..k)?, rest.get(k + 1..)?);
         let sa = a.strip_prefix("a/").unwrap_or(a);
         let sb = b.strip_prefix("b/").unwrap_or(b);
         if sa == sb {
-            return Some((a.to_string(), b.to_string()));
+            return Some((a, b));
         }
     }
     if let Some(k) = rest.find(" b/") {
-        return Some((rest.get(..k)?.to_string(), rest.get(k + 1..)?.to_string()));
+        return Some((rest.get(..k)?, rest.get(k + 1..)?));
     }
     let (a, b) = rest.split_once(' ')?;
-    Some((a.to_string(), b.trim().to_string()))
+    Some((a, b.trim()))
 }
 
 /// Parses one file's diff starting at line `i` (a `diff --git` line, a
@@ -66,6 +87,7 @@ pub(crate) fn parse_file(src: &Src, i: usize, ctx: &Ctx) -> Result<(FilePatch, u
     let mut move_to = None;
     let mut new_mode = None;
     let mut git = false;
+    let mut copy_from = None;
     if let Some(rest) = src.line(j).and_then(|l| l.strip_prefix("diff --git ")) {
         git = true;
         let (a, _b) = git_paths(rest)
@@ -85,6 +107,11 @@ pub(crate) fn parse_file(src: &Src, i: usize, ctx: &Ctx) -> Result<(FilePatch, u
                 path = Some(paths::clean(p));
             } else if let Some(p) = l.strip_prefix("rename to ") {
                 move_to = Some(paths::clean(p));
+            } else if let Some(p) = l.strip_prefix("copy from ") {
+                copy_from = Some(paths::clean(p));
+            } else if let Some(p) = l.strip_prefix("copy to ") {
+                op = FileOp::Add;
+                path = Some(paths::clean(p));
             } else if l.starts_with("Binary files ") || l.starts_with("GIT binary patch") {
                 return Err(malformed(
                     line_no,
@@ -95,8 +122,6 @@ pub(crate) fn parse_file(src: &Src, i: usize, ctx: &Ctx) -> Result<(FilePatch, u
                 "similarity index ",
                 "dissimilarity index ",
                 "old mode ",
-                "copy from ",
-                "copy to ",
             ]
             .iter()
             .any(|p| l.starts_with(p))
@@ -129,7 +154,8 @@ pub(crate) fn parse_file(src: &Src, i: usize, ctx: &Ctx) -> Result<(FilePatch, u
                 path = Some(o);
             }
             (Some(o), Some(_)) => {
-                if path.is_none() || move_to.is_none() {
+                // A copy keeps its `copy to` path; a rename its `rename from`.
+                if copy_from.is_none() && (path.is_none() || move_to.is_none()) {
                     path = Some(o);
                 }
             }
@@ -153,10 +179,15 @@ pub(crate) fn parse_file(src: &Src, i: usize, ctx: &Ctx) -> Result<(FilePatch, u
     let mut fp = FilePatch::new(path, op, PatchFormat::NumberlessDiff, at);
     fp.move_to = move_to;
     fp.new_mode = new_mode;
+    fp.copy_from = copy_from.filter(|_| op == FileOp::Add);
     let mut any_numbered = false;
     // A header directly followed by body lines (no `@@`): one numberless hunk.
     if headered && !git && src.line(j).is_some_and(|l| !is_hunk_header(l)) && is_body_line(src, j) {
-        let (hunk, next) = parse_body(src, j, src.orig(j), None)?;
+        let place = HunkPlace {
+            path: &fp.path,
+            number: 1,
+        };
+        let (hunk, next) = parse_body(src, j, src.orig(j), None, &place)?;
         fp.hunks.push(hunk);
         j = next;
     }
@@ -172,7 +203,11 @@ pub(crate) fn parse_file(src: &Src, i: usize, ctx: &Ctx) -> Result<(FilePatch, u
         if !is_hunk_header(l) {
             break;
         }
-        let (hunk, numbered, next) = parse_hunk(src, j)?;
+        let place = HunkPlace {
+            path: &fp.path,
+            number: fp.hunks.len() + 1,
+        };
+        let (hunk, numbered, next) = parse_hunk(src, j, &place)?;
         any_numbered |= numbered;
         fp.hunks.push(hunk);
         j = next;
@@ -249,6 +284,53 @@ mod tests {
         assert_eq!(p.files[2].path, "old name.rs");
         assert_eq!(p.files[2].move_to.as_deref(), Some("new.rs"));
         assert_eq!(p.files[2].format, PatchFormat::UnifiedDiff);
+    }
+
+    #[test]
+    fn c_quoted_paths_are_decoded_as_git_does() {
+        let text = "diff --git \"a/caf\\303\\251.txt\" \"b/caf\\303\\251.txt\"\n--- \"a/caf\\303\\251.txt\"\n+++ \"b/caf\\303\\251.txt\"\n@@ -1 +1 @@\n-a\n+b\n";
+        assert_eq!(parse(text).unwrap().files[0].path, "café.txt");
+        for (quoted, plain) in [
+            (r#""a/x\\y.txt""#, "x\\y.txt"),
+            (r#""a/tab\there""#, "tab\there"),
+            (r#""a/say \"hi\"""#, "say \"hi\""),
+            (r#""a/new\nline""#, "new\nline"),
+        ] {
+            let b = quoted.replacen("a/", "b/", 1);
+            let text =
+                format!("diff --git {quoted} {b}\n--- {quoted}\n+++ {b}\n@@ -1 +1 @@\n-a\n+b\n");
+            assert_eq!(parse(&text).unwrap().files[0].path, plain, "{quoted}");
+        }
+        // Renames quote their paths too.
+        let text = "diff --git \"a/\\303\\251\" b/e\nsimilarity index 100%\nrename from \"\\303\\251\"\nrename to e\n";
+        let f = &parse(text).unwrap().files[0];
+        assert_eq!((f.path.as_str(), f.move_to.as_deref()), ("é", Some("e")));
+    }
+
+    #[test]
+    fn dot_dot_is_resolved_after_the_prefix_goes() {
+        let p = parse("--- a/src/../main.rs\n+++ b/src/../main.rs\n@@ -1 +1 @@\n-a\n+b\n").unwrap();
+        assert_eq!(p.files[0].path, "main.rs");
+        let p = parse("--- a/src/../../x\n+++ b/src/../../x\n@@ -1 +1 @@\n-a\n+b\n").unwrap();
+        assert_eq!(p.files[0].path, "../x");
+    }
+
+    #[test]
+    fn copies_add_the_copy_and_name_the_source() {
+        let text = "diff --git a/a.txt b/b.txt\nsimilarity index 90%\ncopy from a.txt\ncopy to b.txt\nindex 1..2 100644\n--- a/a.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-x\n+y\ndiff --git a/a.txt b/c.txt\nsimilarity index 100%\ncopy from a.txt\ncopy to c.txt\n";
+        let p = parse(text).unwrap();
+        let got: Vec<_> = p
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.op, f.copy_from.as_deref(), f.hunks.len()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("b.txt", FileOp::Add, Some("a.txt"), 1),
+                ("c.txt", FileOp::Add, Some("a.txt"), 0)
+            ]
+        );
     }
 
     #[test]

@@ -1,0 +1,237 @@
+//! The grammar of one SEARCH/REPLACE block: its markers, where each may
+//! stand, and the two sections they delimit.
+
+use super::cleanup::Src;
+use crate::error::ParseError;
+
+fn malformed(line: usize, message: impl Into<String>) -> ParseError {
+    ParseError::Malformed {
+        line,
+        message: message.into(),
+    }
+}
+
+/// `count` (5 to 9) copies of `c` at the start of `t`, and the rest.
+fn run_of(t: &str, c: char) -> Option<&str> {
+    let rest = t.trim_start_matches(c);
+    let n = t.len() - rest.len();
+    (5..=9).contains(&n).then_some(rest)
+}
+
+/// True for `<<<<<<< SEARCH` (5–9 `<`, optional space, optional trailing `>`).
+pub(crate) fn is_search(line: &str) -> bool {
+    run_of(line.trim(), '<').is_some_and(|r| {
+        let w = r.trim_start().trim_end_matches('>').trim_end();
+        w.eq_ignore_ascii_case("search")
+    })
+}
+
+/// True for `=======` (5–9 `=`).
+pub(crate) fn is_divider(line: &str) -> bool {
+    run_of(line.trim(), '=').is_some_and(str::is_empty)
+}
+
+/// True for `>>>>>>> REPLACE` (5–9 `>`).
+pub(crate) fn is_replace(line: &str) -> bool {
+    run_of(line.trim(), '>').is_some_and(|r| r.trim().eq_ignore_ascii_case("replace"))
+}
+
+/// `-------` (5–9 `-`) right after the SEARCH marker (Roo).
+fn is_dashes(line: &str) -> bool {
+    run_of(line.trim(), '-').is_some_and(str::is_empty)
+}
+
+/// Unescapes `\<<<<<<<`, `\=======`, `\>>>>>>>`, `\-------`, `\:start_line:`.
+fn unescape(line: &str) -> String {
+    let t = line.trim_start();
+    let indent = line.get(..line.len() - t.len()).unwrap_or("");
+    if let Some(rest) = t.strip_prefix('\\')
+        && [
+            "<<<<<",
+            "=====",
+            ">>>>>",
+            "-----",
+            ":start_line:",
+            ":end_line:",
+        ]
+        .iter()
+        .any(|m| rest.starts_with(m))
+    {
+        return format!("{indent}{rest}");
+    }
+    line.to_string()
+}
+
+/// One parsed block.
+#[derive(Debug)]
+pub(crate) struct Block {
+    /// Search section lines (unescaped).
+    pub search: Vec<String>,
+    /// Replace section lines (unescaped).
+    pub replace: Vec<String>,
+    /// `:start_line:N`.
+    pub start_line: Option<usize>,
+    /// The `:start_line:`/`:end_line:` lines when no `-------` follows them:
+    /// they may also be the first lines of the content (see
+    /// [`Block::content_reading`]).
+    pub unseparated: Vec<String>,
+    /// Index of the SEARCH marker line.
+    pub open: usize,
+}
+
+/// The marker part of `line` when it is indented no deeper than the block's
+/// `<<<<<<< SEARCH` (`indent` is the whitespace before it): markers stand at
+/// the block's edge, so an indented `    ========` in a docstring is content
+/// (Aider strips the line first and would take it for its divider).
+fn at_indent<'a>(line: &'a str, indent: &str) -> Option<&'a str> {
+    let t = line.trim_start();
+    (line.len() - t.len() <= indent.len()).then_some(t)
+}
+
+/// Reads `:start_line:N` and an optional `:end_line:M` right after the
+/// SEARCH marker; returns the number and the index after them.
+fn line_markers(src: &Src, mut j: usize) -> Result<(Option<usize>, usize), ParseError> {
+    let Some(v) = src
+        .line(j)
+        .and_then(|l| l.trim().strip_prefix(":start_line:"))
+    else {
+        return Ok((None, j));
+    };
+    let n = v.trim().parse::<usize>().map_err(|_| {
+        malformed(
+            src.orig(j),
+            format!("bad `:start_line:` value `{}`", v.trim()),
+        )
+    })?;
+    j += 1;
+    if src
+        .line(j)
+        .is_some_and(|l| l.trim().starts_with(":end_line:"))
+    {
+        j += 1;
+    }
+    Ok((Some(n), j))
+}
+
+/// Reads section lines from `j` until a line for which `stop` holds (at the
+/// block's indentation); other markers may not stand there. `divider` is the
+/// index of the `=======` when reading the REPLACE section. Returns the
+/// lines and the index of the stopping line.
+fn section(
+    src: &Src,
+    mut j: usize,
+    indent: &str,
+    opened: usize,
+    stop: fn(&str) -> bool,
+    divider: Option<usize>,
+) -> Result<(Vec<String>, usize), ParseError> {
+    let expected = if divider.is_some() {
+        ">>>>>>> REPLACE"
+    } else {
+        "======="
+    };
+    let mut lines = Vec::new();
+    loop {
+        let Some(l) = src.line(j) else {
+            return Err(malformed(
+                opened,
+                format!("block opened at line {opened} has no `{expected}`"),
+            ));
+        };
+        let marker = at_indent(l, indent);
+        if marker.is_some_and(stop) {
+            return Ok((lines, j));
+        }
+        if marker.is_some_and(|m| is_search(m) || is_replace(m) || is_divider(m)) {
+            let hint = match divider {
+                Some(first) if marker.is_some_and(is_divider) => format!(
+                    "; the `=======` at line {} ended SEARCH: if it is content, write it as `\\=======`",
+                    src.orig(first)
+                ),
+                _ => String::new(),
+            };
+            return Err(malformed(
+                src.orig(j),
+                format!(
+                    "found `{}`, expected `{expected}` (block opened at line {opened}){hint}",
+                    l.trim()
+                ),
+            ));
+        }
+        if divider.is_some() {
+            let t = l.trim();
+            if t.starts_with(":start_line:") || t.starts_with(":end_line:") {
+                return Err(malformed(
+                    src.orig(j),
+                    format!(
+                        "`{}` inside the REPLACE section: line markers belong right after `<<<<<<< SEARCH` (write `\\{}` for content)",
+                        t, t
+                    ),
+                ));
+            }
+        }
+        lines.push(unescape(l));
+        j += 1;
+    }
+}
+
+/// Parses the block whose `<<<<<<< SEARCH` is at line `i`; returns it and the
+/// index after `>>>>>>> REPLACE`.
+///
+/// Grammar (markers at the SEARCH line's indentation): `<<<<<<< SEARCH`,
+/// then `:start_line:N` and `:end_line:M` only right after it, then Roo's
+/// `-------` only right after those, search lines, `=======`, replace lines,
+/// `>>>>>>> REPLACE`. Without `:start_line:`, a first search line of dashes
+/// that the REPLACE section also starts with is content (a ruler kept).
+pub(crate) fn parse_block(src: &Src, i: usize) -> Result<(Block, usize), ParseError> {
+    let opened = src.orig(i);
+    let open_line = src.line(i).unwrap_or("");
+    let indent = open_line
+        .get(..open_line.len() - open_line.trim_start().len())
+        .unwrap_or("");
+    let (start_line, j) = line_markers(src, i + 1)?;
+    let (mut search, div) = section(src, j, indent, opened, is_divider, None)?;
+    let (replace, end) = section(src, div + 1, indent, opened, is_replace, Some(div))?;
+    let dashes = src
+        .line(j)
+        .and_then(|l| at_indent(l, indent))
+        .is_some_and(is_dashes)
+        && j < div;
+    let ruler_kept = start_line.is_none() && replace.first().map(String::as_str) == src.line(j);
+    if dashes && !ruler_kept {
+        search.remove(0);
+    }
+    let unseparated = if start_line.is_some() && !dashes {
+        (i + 1..j)
+            .filter_map(|k| src.line(k).map(str::to_string))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok((
+        Block {
+            search,
+            replace,
+            start_line,
+            unseparated,
+            open: i,
+        },
+        end + 1,
+    ))
+}
+
+impl Block {
+    /// The SEARCH lines when `:start_line:` lines without a following
+    /// `-------` are read as content; `None` when there are none. Roo always
+    /// writes the `-------`: without it the file decides (the lines as
+    /// content are tried first, as for line-number prefixes).
+    pub(crate) fn content_reading(&self) -> Option<Vec<String>> {
+        (!self.unseparated.is_empty()).then(|| {
+            self.unseparated
+                .iter()
+                .chain(&self.search)
+                .cloned()
+                .collect()
+        })
+    }
+}
