@@ -16,12 +16,13 @@
 
 use crate::apply::{ApplyOptions, FileResult, NewContent, PatchPlan, plan_patch_with};
 use crate::git::{GitError, Repo};
-use crate::journal::{self, JournalError, JournalSpec, TreeLock};
+use crate::journal::{self, Expected, JournalError, JournalSpec};
+use crate::lock::RunLock;
 use crate::patch::PatchText;
 use crate::progress::{NoProgress, Progress};
 use crate::report::{Problem, ProblemCode, Report, conflict};
 use crate::target::WorktreeTargets;
-use crate::write::{CommitError, commit_with_progress, worktree_changes};
+use crate::write::{CommitError, FinishError, commit_with_progress, worktree_changes};
 use std::path::{Path, PathBuf};
 
 pub use crate::journal::Recovery;
@@ -132,6 +133,10 @@ pub enum RunError {
     /// Another run holds the tree, or an interrupted one cannot be recovered.
     #[error(transparent)]
     Journal(#[from] JournalError),
+    /// Every file was written, but ending the commit failed (see the message
+    /// for what that left).
+    #[error(transparent)]
+    Finish(#[from] FinishError),
     /// Staging failed after the working tree was written, and putting the
     /// working tree back failed too; the journal is kept for recovery.
     #[error(
@@ -155,27 +160,62 @@ fn find_tree(cwd: &Path) -> (Option<Repo>, PathBuf) {
     (repo, root)
 }
 
-/// Where the journal and lock of a run in `root` live.
-fn journal_spec(repo: Option<&Repo>, root: &Path, destination: Destination) -> JournalSpec {
+/// Where the journal and the run lock of a run in `root` live.
+fn journal_spec(
+    repo: Option<&Repo>,
+    root: &Path,
+    destination: Destination,
+) -> (JournalSpec, PathBuf) {
     match repo {
         Some(r) => {
-            let index = r.index_path();
-            JournalSpec {
-                path: r.git_dir().join("fuzzy-apply").join("journal"),
-                lock: Some(index.with_extension("lock")),
-                index: (destination == Destination::Index).then_some(index),
-            }
+            let dir = r.git_dir().join("fuzzy-apply");
+            let spec = JournalSpec {
+                path: dir.join("journal"),
+                index: (destination == Destination::Index).then(|| r.index_path()),
+            };
+            (spec, dir.join("lock"))
         }
-        None => JournalSpec {
-            path: root.join(".git-fuzzy-apply.journal"),
-            lock: Some(root.join(".git-fuzzy-apply.lock")),
-            index: None,
-        },
+        None => {
+            let spec = JournalSpec {
+                path: root.join(".git-fuzzy-apply.journal"),
+                index: None,
+            };
+            (spec, root.join(".git-fuzzy-apply.lock"))
+        }
     }
 }
 
+/// What recovery may trust in the tree `root` (whose repository, if any,
+/// has the index file `index`).
+fn expected<'a>(root: &'a Path, index: &'a Option<PathBuf>) -> Expected<'a> {
+    Expected {
+        root,
+        index: index.as_deref(),
+    }
+}
+
+/// Takes the run lock, then puts right what a run that died left: its
+/// `index.lock` (only if it is still the very file that run created) and
+/// its journal.
+fn lock_and_recover(
+    repo: Option<&Repo>,
+    root: &Path,
+    spec: &JournalSpec,
+    lock_path: &Path,
+) -> Result<(RunLock, Option<Recovery>), RunError> {
+    let run_lock = RunLock::acquire(lock_path)?;
+    let index = repo.map(Repo::index_path);
+    if let Some(index) = &index {
+        run_lock.remove_index_lock_left_by_dead_run(&index.with_extension("lock"))?;
+    }
+    let recovered = journal::recover(&spec.path, expected(root, &index))?;
+    Ok((run_lock, recovered))
+}
+
 /// Finishes or undoes a run in the tree containing `cwd` that was killed
-/// while writing; `None` when there was none.
+/// while writing; `None` when there was none. Takes the run lock first, so
+/// it never acts beside a live run, and removes an `index.lock` the dead
+/// run left (never another git's).
 ///
 /// ```
 /// use git_fuzzy_apply::invocation::recover;
@@ -186,8 +226,55 @@ fn journal_spec(repo: Option<&Repo>, root: &Path, destination: Destination) -> J
 /// ```
 pub fn recover(cwd: &Path) -> Result<Option<Recovery>, RunError> {
     let (repo, root) = find_tree(cwd);
-    let spec = journal_spec(repo.as_ref(), &root, Destination::Worktree);
-    Ok(journal::recover(&spec.path)?)
+    let (spec, lock_path) = journal_spec(repo.as_ref(), &root, Destination::Worktree);
+    let (_lock, recovered) = lock_and_recover(repo.as_ref(), &root, &spec, &lock_path)?;
+    Ok(recovered)
+}
+
+/// The locks a run holds, and what it recovered on taking them. A run that
+/// must not write takes none and only reports a journal waiting.
+struct Held {
+    run: Option<RunLock>,
+    index: Option<crate::git::IndexLock>,
+    recovered: Option<Recovery>,
+}
+
+/// Takes the run lock (and `index.lock` when the index is written), after
+/// recovering what a dead run left.
+fn take_locks(
+    repo: Option<&Repo>,
+    root: &Path,
+    spec: &JournalSpec,
+    lock_path: &Path,
+    inv: &Invocation,
+) -> Result<Held, RunError> {
+    if inv.dry_run {
+        let index = repo.map(Repo::index_path);
+        let recovered = if crate::lock::held_by_live_run(lock_path) {
+            None
+        } else {
+            journal::pending(&spec.path, expected(root, &index))
+        };
+        return Ok(Held {
+            run: None,
+            index: None,
+            recovered,
+        });
+    }
+    let (mut run, recovered) = lock_and_recover(repo, root, spec, lock_path)?;
+    let index = match (repo, inv.destination) {
+        (Some(r), Destination::Index | Destination::Cached) => {
+            let lock = r.lock_index()?;
+            run.note_index_lock(lock.path())?;
+            Some(lock)
+        }
+        _ => None,
+    };
+    Ok(Held {
+        run: Some(run),
+        index,
+        recovered,
+    })
 }
 
 /// Runs the patch `text` from directory `cwd`: what `git fuzzy-apply` does
@@ -262,18 +349,15 @@ pub fn run_patch_text(
     let targets = WorktreeTargets::new(&root)?;
     let mut apply = inv.apply.clone();
     apply.partial |= inv.reject;
-    let spec = journal_spec(repo.as_ref(), &root, inv.destination);
-    // An earlier run killed while writing is put right before anything else.
-    let recovered = journal::recover(&spec.path)?;
-    // Lock before reading, so nobody changes the tree between plan and write.
-    let lock = match (&repo, inv.dry_run) {
-        (Some(r), false) => Some(r.lock_index()?),
-        _ => None,
-    };
-    let _tree_lock = match (&repo, inv.dry_run, &spec.lock) {
-        (None, false, Some(path)) => Some(TreeLock::acquire(path)?),
-        _ => None,
-    };
+    let (spec, lock_path) = journal_spec(repo.as_ref(), &root, inv.destination);
+    // The lock first, before reading anything: then an earlier run killed
+    // while writing is put right, and nobody changes the tree between plan
+    // and write.
+    let held = take_locks(repo.as_ref(), &root, &spec, &lock_path, inv)?;
+    let recovered = held.recovered.clone();
+    let lock = held.index;
+    let _run_lock = held.run;
+    journal::checkpoint("locked");
     let index = match (&repo, inv.destination) {
         (Some(r), Destination::Index | Destination::Cached) => Some(r.index()?),
         _ => None,

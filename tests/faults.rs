@@ -191,11 +191,11 @@ fn killed_at_every_step_in_a_repository_recovers() {
 #[test]
 fn the_recovery_message_says_what_happened() {
     let (_dir, root) = scene(true);
-    let out = run(&root, &["../patch"], Some(4));
-    assert_eq!(out.status.code(), Some(137));
-    // The killed run still holds index.lock: git itself is blocked…
-    assert!(root.join(".git/index.lock").exists());
-    // …until the next run puts things right and applies the patch.
+    let out = run(&root, &["../patch"], Some(5));
+    assert_eq!(out.status.code(), Some(137), "{}", stderr(&out));
+    // The killed run left its journal…
+    assert!(root.join(".git/fuzzy-apply/journal").exists());
+    // …and the next run puts things right and applies the patch.
     let out = run(&root, &["../patch"], None);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{err}");
@@ -209,26 +209,36 @@ fn the_recovery_message_says_what_happened() {
 fn a_live_run_holding_the_tree_stops_a_second_one() {
     let (_dir, root) = scene(false);
     let before = snapshot(&root);
-    // This test process is alive: its pid in the lock file means "busy".
-    fs::write(
-        root.join(".git-fuzzy-apply.lock"),
-        std::process::id().to_string(),
-    )
-    .unwrap();
+    let lock = root.join(".git-fuzzy-apply.lock");
+    // A live process holds the lock (flock), as a running run does.
+    let mut holder = Command::new("flock")
+        .args(["-n"])
+        .arg(&lock)
+        .args(["sleep", "60"])
+        .spawn()
+        .expect("flock runs");
+    let started = std::time::Instant::now();
+    while !lock.exists() && started.elapsed() < WATCHDOG {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
     let out = run(&root, &["../patch"], None);
-    assert_eq!(out.status.code(), Some(2));
+    let _ = holder.kill();
+    let _ = holder.wait();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("is working on this tree"),
         "{}",
         stderr(&out)
     );
-    fs::remove_file(root.join(".git-fuzzy-apply.lock")).unwrap();
+    fs::remove_file(&lock).unwrap();
     assert_eq!(snapshot(&root), before);
-    // A lock left by a process that is gone is taken over, and released.
-    fs::write(root.join(".git-fuzzy-apply.lock"), u32::MAX.to_string()).unwrap();
+    // A lock file nobody holds (its process is gone) is no lock, whatever
+    // process id it names; it is taken, and released.
+    fs::write(&lock, std::process::id().to_string()).unwrap();
     let out = run(&root, &["../patch"], None);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(!root.join(".git-fuzzy-apply.lock").exists());
+    assert!(!lock.exists());
 }
 
 #[test]
