@@ -110,7 +110,8 @@ impl TreeId {
 /// One file the run replaces, adds or deletes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JournalEntry {
-    /// The file in the working tree.
+    /// The file in the working tree (relative to the tree in the file on
+    /// disk, absolute in memory).
     pub target: PathBuf,
     /// The new content, staged beside the target; `None` for a deletion.
     pub staged: Option<PathBuf>,
@@ -139,8 +140,9 @@ pub struct JournalData {
     pub entries: Vec<JournalEntry>,
     /// Directories the run created, outermost first.
     pub created_dirs: Vec<PathBuf>,
-    /// The top of the tree: every path above lies inside it; directories
-    /// emptied by deletions are removed up to it, never it or anything above.
+    /// The top of the tree: every path above lies inside it (and is written
+    /// relative to it); directories emptied by deletions are removed up to
+    /// it, never it or anything above.
     pub root: PathBuf,
     /// The identity of `root` when the journal was written.
     pub tree: TreeId,
@@ -156,6 +158,35 @@ pub struct JournalData {
 }
 
 impl JournalData {
+    /// The form written to disk: every path in the tree relative to `root`.
+    fn on_disk(&self) -> JournalData {
+        let rel = |p: &PathBuf| {
+            p.strip_prefix(&self.root)
+                .map_or_else(|_| p.clone(), Path::to_path_buf)
+        };
+        let mut out = self.clone();
+        out.created_dirs = self.created_dirs.iter().map(rel).collect();
+        for entry in &mut out.entries {
+            entry.target = rel(&entry.target);
+            entry.staged = entry.staged.as_ref().map(rel);
+            entry.backup = entry.backup.as_ref().map(rel);
+        }
+        out
+    }
+
+    /// Back from disk, once [`trusted`]: every path joined to `root`.
+    fn in_tree(mut self, root: &Path) -> JournalData {
+        let join = |p: &PathBuf| root.join(p);
+        self.created_dirs = self.created_dirs.iter().map(join).collect();
+        for entry in &mut self.entries {
+            entry.target = join(&entry.target);
+            entry.staged = entry.staged.as_ref().map(join);
+            entry.backup = entry.backup.as_ref().map(join);
+        }
+        self.root = root.to_path_buf();
+        self
+    }
+
     /// True once every new content was staged and recorded: only then may
     /// a file have been renamed into place.
     pub fn all_written(&self) -> bool {
@@ -331,8 +362,9 @@ pub fn write(path: &Path, data: &JournalData) -> io::Result<()> {
     let mut tmp = tempfile::Builder::new()
         .prefix(".fuzzy-apply-journal-")
         .tempfile_in(dir)?;
-    // One write: serde_json writes token by token, unbuffered.
-    let mut text = serde_json::to_vec_pretty(data).map_err(io::Error::other)?;
+    // One write: serde_json writes token by token, unbuffered. Paths in
+    // the tree are written relative to it.
+    let mut text = serde_json::to_vec_pretty(&data.on_disk()).map_err(io::Error::other)?;
     text.push(b'\n');
     tmp.write_all(&text)?;
     tmp.as_file().sync_all()?;
@@ -385,13 +417,14 @@ fn read(path: &Path, expected: Expected) -> Result<Found, JournalError> {
     let data: JournalData =
         serde_json::from_value(value).map_err(|e| unrecoverable(path, e.to_string()))?;
     Ok(match trusted(&data, expected) {
-        Ok(()) => Found::Trusted(data),
+        Ok(()) => Found::Trusted(data.in_tree(expected.root)),
         Err(reason) => Found::Untrusted(reason),
     })
 }
 
-/// Checks that `data` was written for the tree `expected` describes and
-/// names nothing outside it.
+/// Checks that `data` (as read from disk) was written for the tree
+/// `expected` describes and names nothing outside it: every path relative,
+/// inside the tree.
 fn trusted(data: &JournalData, expected: Expected) -> Result<(), String> {
     let same_root = fs::canonicalize(&data.root)
         .ok()
@@ -409,10 +442,10 @@ fn trusted(data: &JournalData, expected: Expected) -> Result<(), String> {
         return Err(format!("it names the index {}", index.display()));
     }
     for dir in &data.created_dirs {
-        confined(dir, &data.root)?;
+        confined(dir, expected.root)?;
     }
     for entry in &data.entries {
-        confined(&entry.target, &data.root)?;
+        confined(&entry.target, expected.root)?;
         let beside = |file: &Option<PathBuf>, prefix: &str| -> Result<(), String> {
             let Some(file) = file else { return Ok(()) };
             let named = file
@@ -431,11 +464,10 @@ fn trusted(data: &JournalData, expected: Expected) -> Result<(), String> {
     Ok(())
 }
 
-/// Checks that `path` lies inside `root`: below it, without `..`, `.git` or
-/// a symbolic link among its directories.
-fn confined(path: &Path, root: &Path) -> Result<(), String> {
-    let outside = || format!("{} lies outside the tree", path.display());
-    let rel = path.strip_prefix(root).map_err(|_| outside())?;
+/// Checks that `rel` names a path inside `root`: relative, without `..` or
+/// `.git`, and without a symbolic link among its directories.
+fn confined(rel: &Path, root: &Path) -> Result<(), String> {
+    let outside = || format!("{} lies outside the tree", rel.display());
     let mut dir = root.to_path_buf();
     let mut parts = rel.components().peekable();
     if parts.peek().is_none() {
@@ -450,7 +482,7 @@ fn confined(path: &Path, root: &Path) -> Result<(), String> {
         if !last && fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
             return Err(format!(
                 "{} goes through the symbolic link {}",
-                path.display(),
+                rel.display(),
                 dir.display()
             ));
         }
