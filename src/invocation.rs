@@ -204,12 +204,17 @@ fn lock_and_recover(
     lock_path: &Path,
 ) -> Result<(RunLock, Option<Recovery>), RunError> {
     let run_lock = RunLock::acquire(lock_path)?;
+    journal::checkpoint("run locked");
     let index = repo.map(Repo::index_path);
+    let mut removed = None;
     if let Some(index) = &index {
-        run_lock.remove_index_lock_left_by_dead_run(&index.with_extension("lock"))?;
+        let lock = index.with_extension("lock");
+        if run_lock.remove_index_lock_left_by_dead_run(&lock)? {
+            removed = Some(Recovery::LockRemoved { lock });
+        }
     }
     let recovered = journal::recover(&spec.path, expected(root, &index))?;
-    Ok((run_lock, recovered))
+    Ok((run_lock, recovered.or(removed)))
 }
 
 /// Finishes or undoes a run in the tree containing `cwd` that was killed

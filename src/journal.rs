@@ -258,6 +258,12 @@ pub enum Recovery {
         /// The journal.
         journal: PathBuf,
     },
+    /// No journal, but the `index.lock` an interrupted run had taken was
+    /// still there, and was removed.
+    LockRemoved {
+        /// The lock file.
+        lock: PathBuf,
+    },
     /// A journal that this tool did not write for this tree: never acted on.
     Ignored {
         /// The journal.
@@ -289,6 +295,13 @@ impl std::fmt::Display for Recovery {
                     f,
                     "an interrupted earlier run left {}; nothing was done about it now: run `git fuzzy-apply --recover` to put the tree right",
                     journal.display()
+                );
+            }
+            Recovery::LockRemoved { lock } => {
+                return write!(
+                    f,
+                    "removed {}, which an interrupted earlier run had left",
+                    lock.display()
                 );
             }
             Recovery::Ignored { journal, reason } => {
@@ -519,6 +532,8 @@ pub fn recover(path: &Path, expected: Expected) -> Result<Option<Recovery>, Jour
         Found::Trusted(data) => data,
     };
     checkpoint("recovering");
+    // A signal waits until recovery is done (it would be redone anyway).
+    let _critical = crate::signals::critical();
     let index_changed = data
         .index
         .as_ref()
@@ -660,8 +675,12 @@ fn roll_back_write(
     let ours = entry.written.is_some_and(|w| w.is_at(target));
     match backup {
         Some(backup) if ours && backup.exists() => steps.note(fs::rename(backup, target)),
+        // Restored already, by an earlier recovery cut short.
+        Some(backup) if !backup.exists() => {}
         Some(backup) => steps.leave(target, Some(backup)),
         None if ours => steps.note(remove_if_present(target)),
+        // Removed already, by an earlier recovery cut short.
+        None if absent(target) => {}
         None => steps.leave(target, None),
     }
 }
@@ -858,6 +877,28 @@ mod tests {
         assert_eq!(fs::read(d.join("a.txt")).unwrap(), b"old a");
         assert_eq!(fs::read(d.join("b.txt")).unwrap(), b"old b");
         assert_eq!(fs::read(d.join("gone.txt")).unwrap(), b"gone");
+    }
+
+    #[test]
+    fn a_recovery_cut_short_is_finished_by_the_next_without_false_reports() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let journal = d.join("journal");
+        let data = half_done(d);
+        write(&journal, &data).unwrap();
+        // The first recovery dies after putting a.txt back and removing c.txt.
+        fs::rename(d.join(".fuzzy-apply-old-a.txt"), d.join("a.txt")).unwrap();
+        fs::remove_file(d.join("c.txt")).unwrap();
+        let done = recover(&journal, expected(d)).unwrap();
+        assert_eq!(
+            done,
+            Some(Recovery::RolledBack {
+                files: 4,
+                left_alone: vec![]
+            })
+        );
+        assert_eq!(names(d), ["a.txt", "b.txt", "gone.txt"]);
+        assert_eq!(fs::read(d.join("a.txt")).unwrap(), b"old a");
     }
 
     #[test]

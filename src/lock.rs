@@ -121,6 +121,10 @@ impl RunLock {
             let mut text = Vec::new();
             file.read_to_end(&mut text).map_err(lock_error(path))?;
             let previous = serde_json::from_slice::<Record>(&text).ok();
+            // A dead run's index.lock stays on record until it is removed
+            // (or this run takes the index lock itself): should this run
+            // die first, the next one still knows it.
+            let carried = previous.as_ref().and_then(|r| r.index_lock.clone());
             let mut lock = RunLock {
                 file,
                 path: path.to_path_buf(),
@@ -129,7 +133,7 @@ impl RunLock {
             };
             lock.write(&Record {
                 pid: std::process::id(),
-                index_lock: None,
+                index_lock: carried,
             })
             .map_err(lock_error(path))?;
             return Ok(lock);

@@ -125,9 +125,14 @@ fn kill_at_every_step(repo: bool, extra: &[&str]) -> (usize, usize) {
             if err.contains("was undone") {
                 assert_eq!(next.status.code(), Some(0), "step {step}: {err}");
                 rolled_back += 1;
-            } else {
-                assert!(err.contains("clean-up was completed"), "step {step}: {err}");
+            } else if err.contains("clean-up was completed") {
                 rolled_forward += 1;
+            } else {
+                // Killed before its journal (holding only its locks): the
+                // next run has nothing to undo, at most a lock to remove.
+                assert_eq!(next.status.code(), Some(0), "step {step}: {err}");
+                assert!(!err.contains("error"), "step {step}: {err}");
+                rolled_back += 1;
             }
             assert_eq!(snapshot(&root), after, "step {step}: {err}");
         } else {

@@ -532,6 +532,11 @@ fn recover_removes_the_index_lock_its_own_dead_run_left_and_no_other() {
     let recovered = run(&root, &["--recover"]);
     assert_eq!(recovered.status.code(), Some(0), "{}", stderr(&recovered));
     assert!(
+        stderr(&recovered).contains("index.lock, which an interrupted"),
+        "{}",
+        stderr(&recovered)
+    );
+    assert!(
         !root.join(".git/index.lock").exists(),
         "{}",
         stderr(&recovered)
@@ -543,6 +548,24 @@ fn recover_removes_the_index_lock_its_own_dead_run_left_and_no_other() {
     assert!(root.join(".git/index.lock").exists());
     let out = run(&root, &["--index", "../patch"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+#[test]
+fn a_dead_run_s_index_lock_is_still_known_after_a_second_run_dies_too() {
+    let (dir, root) = scene(true);
+    let flag = dir.path().join("paused");
+    let first = Paused::start(&root, &["--index", "../patch"], "locked", &flag);
+    first.signal("KILL");
+    // The next run dies too, just after taking the run lock, before it
+    // could remove the first one's index.lock.
+    let second = Paused::start(&root, &["--index", "../patch"], "run locked", &flag);
+    second.signal("KILL");
+    assert!(root.join(".git/index.lock").exists());
+    let out = run(&root, &["--recover"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!root.join(".git/index.lock").exists(), "{}", stderr(&out));
+    let out = run(&root, &["--index", "../patch"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
 #[test]
