@@ -352,49 +352,31 @@ pub fn run_patch_text(
 ) -> Result<Outcome, RunError> {
     let (repo, root) = find_tree(cwd);
     let targets = WorktreeTargets::new(&root)?;
-    let mut apply = inv.apply.clone();
-    apply.partial |= inv.reject;
     let (spec, lock_path) = journal_spec(repo.as_ref(), &root, inv.destination);
     // The lock first, before reading anything: then an earlier run killed
     // while writing is put right, and nobody changes the tree between plan
     // and write.
-    let held = take_locks(repo.as_ref(), &root, &spec, &lock_path, inv)?;
-    let recovered = held.recovered.clone();
-    let lock = held.index;
-    let _run_lock = held.run;
+    let Held {
+        run: _run_lock,
+        index: index_lock,
+        recovered,
+    } = take_locks(repo.as_ref(), &root, &spec, &lock_path, inv)?;
     journal::checkpoint("locked");
     let index = match (&repo, inv.destination) {
         (Some(r), Destination::Index | Destination::Cached) => Some(r.index()?),
         _ => None,
     };
-    let mut plan = match (&repo, &index, inv.destination) {
-        (Some(r), Some(ix), Destination::Cached) => plan_patch_with(
-            text,
-            &crate::git::IndexTargets::new(r, ix),
-            &apply,
-            progress,
-        ),
-        _ => plan_patch_with(text, &targets, &apply, progress),
-    };
-    plan.report.check = inv.dry_run;
-    if inv.destination != Destination::Worktree && repo.is_none() {
-        refuse(
-            &mut plan.report,
-            ProblemCode::NotARepository,
-            "--index and --cached need a git repository",
-        );
-    }
-    if let (Some(r), Some(ix), Destination::Index) = (&repo, &index, inv.destination) {
-        let read: Vec<&str> = plan
-            .results
-            .iter()
-            .filter_map(|res| res.old_path.as_deref())
-            .collect();
-        if let Err(problem) = r.check_worktree_matches_index(ix, &read) {
-            plan.report.ok = false;
-            plan.report.error = Some(problem);
-        }
-    }
+    let mut apply = inv.apply.clone();
+    apply.partial |= inv.reject;
+    let plan = plan_run(
+        repo.as_ref(),
+        index.as_ref(),
+        &targets,
+        text,
+        &apply,
+        inv,
+        progress,
+    );
     let writable = plan.report.ok || (apply.partial && plan.report.error.is_none());
     let mut outcome = Outcome {
         plan,
@@ -416,61 +398,130 @@ pub fn run_patch_text(
     if inv.dry_run || !writable {
         return Ok(outcome);
     }
-    if let Some(r) = &repo
+    let place = Place {
+        repo: repo.as_ref(),
+        root: &root,
+        targets: &targets,
+        spec: &spec,
+    };
+    outcome.rejects = write_results(
+        &place,
+        &mut outcome.plan,
+        index.zip(index_lock),
+        inv,
+        progress,
+    )?;
+    outcome.written = true;
+    Ok(outcome)
+}
+
+/// Plans the patch against the working tree (or, with `--cached`, the
+/// index) and refuses what the destination does not allow.
+fn plan_run(
+    repo: Option<&Repo>,
+    index: Option<&gix::index::File>,
+    targets: &WorktreeTargets,
+    text: &PatchText,
+    apply: &ApplyOptions,
+    inv: &Invocation,
+    progress: &dyn Progress,
+) -> PatchPlan {
+    let mut plan = match (repo, index, inv.destination) {
+        (Some(r), Some(ix), Destination::Cached) => {
+            plan_patch_with(text, &crate::git::IndexTargets::new(r, ix), apply, progress)
+        }
+        _ => plan_patch_with(text, targets, apply, progress),
+    };
+    plan.report.check = inv.dry_run;
+    if inv.destination != Destination::Worktree && repo.is_none() {
+        refuse(
+            &mut plan.report,
+            ProblemCode::NotARepository,
+            "--index and --cached need a git repository",
+        );
+    }
+    if let (Some(r), Some(ix), Destination::Index) = (repo, index, inv.destination) {
+        let read: Vec<&str> = plan
+            .results
+            .iter()
+            .filter_map(|res| res.old_path.as_deref())
+            .collect();
+        if let Err(problem) = r.check_worktree_matches_index(ix, &read) {
+            plan.report.ok = false;
+            plan.report.error = Some(problem);
+        }
+    }
+    plan
+}
+
+/// Where a run writes: its repository (if any), tree and journal.
+struct Place<'a> {
+    repo: Option<&'a Repo>,
+    root: &'a Path,
+    targets: &'a WorktreeTargets,
+    spec: &'a JournalSpec,
+}
+
+/// Writes the planned results: the working tree (all or nothing), `.rej`
+/// files, and the index through `index` (the index read and its lock) when
+/// staging. Returns the `.rej` files written.
+fn write_results(
+    place: &Place,
+    plan: &mut PatchPlan,
+    index: Option<(gix::index::File, crate::git::IndexLock)>,
+    inv: &Invocation,
+    progress: &dyn Progress,
+) -> Result<Vec<PathBuf>, RunError> {
+    if let Some(r) = place.repo
         && inv.destination != Destination::Cached
     {
-        convert_added_files(r, &mut outcome.plan.results)?;
+        convert_added_files(r, &mut plan.results)?;
     }
     let committed = if inv.destination == Destination::Cached {
         None
     } else {
         let changes =
-            worktree_changes(&outcome.plan.results, &targets).map_err(std::io::Error::other)?;
+            worktree_changes(&plan.results, place.targets).map_err(std::io::Error::other)?;
         Some(commit_with_progress(
             &changes,
-            &root,
-            Some(&spec),
+            place.root,
+            Some(place.spec),
             progress,
         )?)
     };
     // Whatever fails from here on undoes the working-tree commit.
     let staged = (|| -> Result<Vec<PathBuf>, RunError> {
         let rejects = if inv.reject {
-            conflict::write_rejects(&outcome.plan.report, &targets)?
+            conflict::write_rejects(&plan.report, place.targets)?
         } else {
             Vec::new()
         };
-        if let (Some(r), Some(mut ix), Some(lock)) = (repo, index, lock) {
+        if let (Some(r), Some((mut ix, lock))) = (place.repo, index) {
             r.stage(
                 &mut ix,
-                &outcome.plan.results,
+                &plan.results,
                 inv.destination == Destination::Index,
                 lock,
             )?;
         }
         Ok(rejects)
     })();
-
     match (staged, committed) {
         (Ok(rejects), committed) => {
-            outcome.rejects = rejects;
             if let Some(c) = committed {
                 c.finish()?;
             }
+            Ok(rejects)
         }
-        (Err(e), Some(c)) => {
-            return Err(match c.roll_back() {
-                Ok(()) => e,
-                Err(undo) => RunError::Unfinished {
-                    first: Box::new(e),
-                    undo,
-                },
-            });
-        }
-        (Err(e), None) => return Err(e),
+        (Err(e), Some(c)) => Err(match c.roll_back() {
+            Ok(()) => e,
+            Err(undo) => RunError::Unfinished {
+                first: Box::new(e),
+                undo,
+            },
+        }),
+        (Err(e), None) => Err(e),
     }
-    outcome.written = true;
-    Ok(outcome)
 }
 
 fn refuse(report: &mut Report, code: ProblemCode, message: &str) {
