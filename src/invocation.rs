@@ -368,6 +368,7 @@ pub fn run_patch_text(
     };
     let mut apply = inv.apply.clone();
     apply.partial |= inv.reject;
+    let faults = crate::sigbus::faults();
     let plan = plan_run(
         repo.as_ref(),
         index.as_ref(),
@@ -377,6 +378,9 @@ pub fn run_patch_text(
         inv,
         progress,
     );
+    if crate::sigbus::faults() != faults {
+        return Err(RunError::Io(cut_short(&plan)));
+    }
     let writable = plan.report.ok || (apply.partial && plan.report.error.is_none());
     let mut outcome = Outcome {
         plan,
@@ -413,6 +417,25 @@ pub fn run_patch_text(
     )?;
     outcome.written = true;
     Ok(outcome)
+}
+
+/// The error of a run that read zeros for pages a mapped file lost while it
+/// was read (another process truncated it): names the file when its stamp
+/// tells which.
+fn cut_short(plan: &PatchPlan) -> std::io::Error {
+    let changed = plan
+        .results
+        .iter()
+        .find_map(|r| {
+            let (path, stamp) = r.old.mapped_path()?;
+            (crate::target::Stamp::of(path) != Some(stamp)).then(|| path.to_path_buf())
+        })
+        .or_else(|| crate::sigbus::cut_short_files().pop())
+        .map(|path| path.display().to_string());
+    std::io::Error::other(format!(
+        "{}: the file was cut short by another process while it was being read; nothing was written",
+        changed.unwrap_or_else(|| "a mapped file".to_string())
+    ))
 }
 
 /// Plans the patch against the working tree (or, with `--cached`, the

@@ -38,6 +38,7 @@ pub mod patch;
 mod plan;
 pub mod progress;
 pub mod report;
+mod sigbus;
 pub mod signals;
 mod source;
 mod target;

@@ -339,6 +339,7 @@ pub fn commit_with_progress(
     for dir in &data.created_dirs {
         fs::create_dir(dir).map_err(|e| fail(&data, dir, e))?;
     }
+    let faults = crate::sigbus::faults();
     let written = prepare(changes, &data, root, progress);
     // Every file made is known to the roll-back, whether or not one failed.
     for (entry, made) in data.entries.iter_mut().zip(&written) {
@@ -346,6 +347,13 @@ pub fn commit_with_progress(
     }
     if let Some((path, e)) = written.into_iter().find_map(Result::err) {
         return Err(fail(&data, &path, e));
+    }
+    // A mapped original cut short while its new content was written: that
+    // content holds zeros for the lost pages.
+    if crate::sigbus::faults() != faults {
+        let e =
+            io::Error::other("an original was cut short by another process while it was copied");
+        return Err(fail(&data, root, e));
     }
     // What each new content is, before any is renamed into place: recovery
     // touches a file only while it still holds it.
