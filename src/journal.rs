@@ -413,9 +413,12 @@ enum Found {
 /// Reads the journal at `path` and checks that it was written for the tree
 /// `expected` describes.
 fn read(path: &Path, expected: Expected) -> Result<Found, JournalError> {
-    let text = match fs::read(path) {
+    let text = match read_no_follow(path) {
         Ok(text) => text,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Found::None),
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return Ok(Found::Untrusted("it is a symbolic link".to_string()));
+        }
         Err(e) => return Err(unrecoverable(path, e.to_string())),
     };
     let value: serde_json::Value =
@@ -433,6 +436,19 @@ fn read(path: &Path, expected: Expected) -> Result<Found, JournalError> {
         Ok(()) => Found::Trusted(data.in_tree(expected.root)),
         Err(reason) => Found::Untrusted(reason),
     })
+}
+
+/// The bytes of the file at `path`, which must not be a symbolic link
+/// (`ELOOP` if it is).
+fn read_no_follow(path: &Path) -> io::Result<Vec<u8>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)?;
+    let mut text = Vec::new();
+    file.read_to_end(&mut text)?;
+    Ok(text)
 }
 
 /// Checks that `data` (as read from disk) was written for the tree

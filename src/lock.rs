@@ -82,6 +82,29 @@ fn try_flock(file: &fs::File) -> io::Result<bool> {
     }
 }
 
+/// Opens (or creates) the lock file `path`, never through a symbolic link:
+/// the tool never makes one there, and one planted there must not lead the
+/// lock (and the record written into it) to another file.
+fn open_lock(path: &Path) -> io::Result<fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                io::Error::other(
+                    "it is a symbolic link, which git-fuzzy-apply never makes there: remove it",
+                )
+            } else {
+                e
+            }
+        })
+}
+
 /// The process id written in the lock file at `path`, if any.
 fn holder(path: &Path) -> Option<u32> {
     let text = fs::read(path).ok()?;
@@ -99,13 +122,7 @@ impl RunLock {
         // that is no longer the lock, so the lock is checked to be the file
         // at `path` once held.
         for _ in 0..16 {
-            let mut file = fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(path)
-                .map_err(lock_error(path))?;
+            let mut file = open_lock(path).map_err(lock_error(path))?;
             if !try_flock(&file).map_err(lock_error(path))? {
                 return Err(JournalError::Busy {
                     path: path.to_path_buf(),
@@ -189,7 +206,12 @@ impl Drop for RunLock {
 /// True when a live run holds the run lock `path` (checked without
 /// creating anything: for runs that must not write).
 pub fn held_by_live_run(path: &Path) -> bool {
-    match fs::File::open(path) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let opened = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path);
+    match opened {
         Ok(file) => matches!(try_flock(&file), Ok(false)),
         Err(_) => false,
     }

@@ -645,3 +645,42 @@ fn a_mapped_file_cut_short_while_it_is_read_ends_the_run_cleanly() {
         assert!(!root.join(".git/index.lock").exists());
     }
 }
+
+#[test]
+fn planted_symbolic_links_as_lock_or_journal_are_never_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let victim = dir.path().join("victim");
+    fs::create_dir(&victim).unwrap();
+    fs::write(victim.join("important.txt"), "precious\n").unwrap();
+    let folder = dir.path().join("unpacked");
+    fill(&folder);
+    fs::write(dir.path().join("patch"), PATCH).unwrap();
+    for name in [".git-fuzzy-apply.lock", ".git-fuzzy-apply.journal"] {
+        std::os::unix::fs::symlink("../victim/important.txt", folder.join(name)).unwrap();
+        for args in [
+            &["--check", "../patch"][..],
+            &["--recover"][..],
+            &["../patch"][..],
+        ] {
+            let out = run(&folder, args);
+            let err = stderr(&out);
+            assert_eq!(
+                fs::read_to_string(victim.join("important.txt")).unwrap(),
+                "precious\n",
+                "{name} {args:?}: {err}"
+            );
+            // Said as it is: never "another run is working", never
+            // "restore by hand".
+            assert!(
+                !err.contains("working on this tree"),
+                "{name} {args:?}: {err}"
+            );
+            assert!(!err.contains("by hand"), "{name} {args:?}: {err}");
+            // (`--check` takes no lock: nothing to say about a lock file.)
+            if args[0] != "--check" || name.ends_with("journal") {
+                assert!(err.contains("symbolic link"), "{name} {args:?}: {err}");
+            }
+        }
+        let _ = fs::remove_file(folder.join(name));
+    }
+}
