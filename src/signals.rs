@@ -29,8 +29,21 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Files to remove on a signal, each with the id of its registration.
-static FILES: Mutex<Vec<(u64, PathBuf)>> = Mutex::new(Vec::new());
+/// Files to remove on a signal: the id of the registration, the path, and
+/// the file's device and inode when registered (only that very file is
+/// removed, never one made at the path since).
+static FILES: Mutex<Vec<Registered>> = Mutex::new(Vec::new());
+
+/// A registration's id, path, and the device and inode registered.
+type Registered = (u64, PathBuf, Option<(u64, u64)>);
+
+/// The device and inode of the file at `path` (not followed).
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(path)
+        .ok()
+        .map(|m| (m.dev(), m.ino()))
+}
 
 /// Held while files are being replaced; the signal thread takes it before
 /// it acts.
@@ -59,11 +72,12 @@ pub struct Registration(u64);
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        locked(&FILES).retain(|(id, _)| *id != self.0);
+        locked(&FILES).retain(|(id, _, _)| *id != self.0);
     }
 }
 
-/// Removes `path` if a signal ends the process while the registration lives.
+/// Removes `path` if a signal ends the process while the registration lives
+/// (and the file there is still the one there now).
 ///
 /// ```
 /// let dir = tempfile::tempdir().unwrap();
@@ -76,7 +90,7 @@ impl Drop for Registration {
 pub fn register(path: &Path) -> Registration {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let id = NEXT.fetch_add(1, Ordering::Relaxed);
-    locked(&FILES).push((id, path.to_path_buf()));
+    locked(&FILES).push((id, path.to_path_buf(), identity(path)));
     Registration(id)
 }
 
@@ -165,8 +179,10 @@ pub fn clean_up_on_signals() -> io::Result<()> {
 /// the process as the signal would have.
 fn end_by(signal: libc::c_int) -> ! {
     let _critical = locked(&CRITICAL);
-    for (_, path) in locked(&FILES).iter() {
-        let _ = std::fs::remove_file(path);
+    for (_, path, registered) in locked(&FILES).iter() {
+        if registered.is_some() && identity(path) == *registered {
+            let _ = std::fs::remove_file(path);
+        }
     }
     // SAFETY: restoring the default action and raising the signal in this
     // thread (where it is then unblocked) ends the process with it;
@@ -190,8 +206,8 @@ mod tests {
     fn a_registration_is_forgotten_when_dropped() {
         let path = Path::new("/nonexistent/registered-for-a-test");
         let registration = register(path);
-        assert!(locked(&FILES).iter().any(|(_, p)| p == path));
+        assert!(locked(&FILES).iter().any(|(_, p, _)| p == path));
         drop(registration);
-        assert!(!locked(&FILES).iter().any(|(_, p)| p == path));
+        assert!(!locked(&FILES).iter().any(|(_, p, _)| p == path));
     }
 }
