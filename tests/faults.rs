@@ -215,21 +215,18 @@ fn a_live_run_holding_the_tree_stops_a_second_one() {
     let (_dir, root) = scene(false);
     let before = snapshot(&root);
     let lock = root.join(".git-fuzzy-apply.lock");
-    // A live process holds the lock (flock), as a running run does.
-    let mut holder = Command::new("flock")
-        .args(["-n"])
-        .arg(&lock)
-        .args(["sleep", "60"])
-        .spawn()
-        .expect("flock runs");
-    let started = std::time::Instant::now();
-    while !lock.exists() && started.elapsed() < WATCHDOG {
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    std::thread::sleep(std::time::Duration::from_millis(100));
+    // A live process (this one) holds the lock (flock), as a running run does.
+    let held = fs::File::create(&lock).unwrap();
+    // SAFETY: the descriptor is open for the whole call.
+    let locked = unsafe {
+        libc::flock(
+            std::os::fd::AsRawFd::as_raw_fd(&held),
+            libc::LOCK_EX | libc::LOCK_NB,
+        )
+    };
+    assert_eq!(locked, 0);
     let out = run(&root, &["../patch"], None);
-    let _ = holder.kill();
-    let _ = holder.wait();
+    drop(held);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("is working on this tree"),
