@@ -684,3 +684,45 @@ fn planted_symbolic_links_as_lock_or_journal_are_never_followed() {
         let _ = fs::remove_file(folder.join(name));
     }
 }
+
+#[test]
+fn what_a_run_wrote_is_recognised_for_every_kind_of_content() {
+    // The identity recorded for each new content must match the file the
+    // rename put in place, however it was written: a mapped file rendered
+    // with kernel copies, a small edited file, an added file, a deletion.
+    let (dir, root) = scene(false);
+    let big: String = (0..200_000)
+        .map(|i| format!("line {i:06} of a large file\n"))
+        .collect();
+    fs::write(root.join("big.txt"), &big).unwrap();
+    let patch = dir.path().join("all.patch");
+    fs::write(
+        &patch,
+        format!(
+            "{PATCH}--- a/big.txt\n+++ b/big.txt\n@@\n line 000001 of a large file\n-line 000002 of a large file\n+TWO\n\
+             @@\n-line 199999 of a large file\n+LAST\n"
+        ),
+    )
+    .unwrap();
+    let before = snapshot(&root);
+    let flag = dir.path().join("paused");
+    // Every file renamed into place, the journal not yet marked: killed.
+    let paused = Paused::start(&root, &["../all.patch"], "finish", &flag);
+    assert_eq!(
+        fs::read_to_string(root.join("a.txt")).unwrap(),
+        "one\nTWO\nthree\n"
+    );
+    assert!(
+        fs::read_to_string(root.join("big.txt"))
+            .unwrap()
+            .ends_with("LAST\n")
+    );
+    let out = paused.signal("KILL");
+    assert_eq!(out.status.code(), None);
+    let out = run(&root, &["--recover"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("was undone"), "{err}");
+    assert!(!err.contains("left as it is"), "{err}");
+    assert_eq!(snapshot(&root), before, "{err}");
+}
