@@ -137,6 +137,13 @@ pub enum RunError {
     /// for what that left).
     #[error(transparent)]
     Finish(#[from] FinishError),
+    /// Staging (or writing `.rej` files) failed after the working tree was
+    /// written; the working tree was put back as it was.
+    #[error("{first}; the working tree was put back as it was")]
+    Undone {
+        /// What failed.
+        first: Box<RunError>,
+    },
     /// Staging failed after the working tree was written, and putting the
     /// working tree back failed too; the journal is kept for recovery.
     #[error(
@@ -537,7 +544,7 @@ fn write_results(
             Ok(rejects)
         }
         (Err(e), Some(c)) => Err(match c.roll_back() {
-            Ok(()) => e,
+            Ok(()) => RunError::Undone { first: Box::new(e) },
             Err(undo) => RunError::Unfinished {
                 first: Box::new(e),
                 undo,

@@ -726,3 +726,103 @@ fn what_a_run_wrote_is_recognised_for_every_kind_of_content() {
     assert!(!err.contains("left as it is"), "{err}");
     assert_eq!(snapshot(&root), before, "{err}");
 }
+
+/// The pages of 4 KiB in use on the file system of `path`.
+fn used_pages(path: &Path) -> u64 {
+    let out = Command::new("df")
+        .args(["-B4096", "--output=used"])
+        .arg(path)
+        .output()
+        .expect("df runs");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .expect("df prints a number")
+}
+
+#[test]
+fn with_index_a_disk_full_at_any_step_says_what_it_left() {
+    // As above, in a repository on the small file system, with --index:
+    // the index is written too, so there are more places to run out.
+    let patch_dir = tempfile::tempdir().unwrap();
+    let patch = patch_dir.path().join("patch");
+    fs::write(
+        &patch,
+        "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n",
+    )
+    .unwrap();
+    let patch = patch.to_str().unwrap();
+    let mut failures = 0;
+    for extra in 0..14 {
+        with_mount("size=16m", |root| {
+            fs::write(root.join("a.txt"), "one\ntwo\nthree\n").unwrap();
+            git(root, &["init", "-q"]);
+            git(root, &["add", "a.txt"]);
+            git(
+                root,
+                &[
+                    "-c",
+                    "user.name=t",
+                    "-c",
+                    "user.email=t@t",
+                    "commit",
+                    "-qm",
+                    "base",
+                ],
+            );
+            let size = (used_pages(root) + extra) * 4;
+            let shrunk = Command::new("mount")
+                .args(["-o", &format!("remount,size={size}k")])
+                .arg(root)
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(shrunk, "remount to {size}k");
+            let index_before = git(root, &["ls-files", "-s"]);
+            let out = run(root, &["--index", patch]);
+            let err = stderr(&out);
+            let now = fs::read_to_string(root.join("a.txt")).unwrap();
+            eprintln!("{extra} pages free: exit {:?} {err}", out.status.code());
+            match out.status.code() {
+                Some(0) => assert_eq!(now, "one\nTWO\nthree\n", "{extra}: {err}"),
+                Some(2) if now == "one\ntwo\nthree\n" => {
+                    failures += 1;
+                    // Stopped before writing (the lock), or undone: said so.
+                    let said = err.contains("cannot take the lock")
+                        || err.contains("left as it was")
+                        || err.contains("put back as it was");
+                    assert!(said && !err.contains("was applied"), "{extra}: {err}");
+                    assert_eq!(
+                        git(root, &["ls-files", "-s"]),
+                        index_before,
+                        "{extra}: {err}"
+                    );
+                }
+                Some(2) => {
+                    failures += 1;
+                    assert_eq!(now, "one\nTWO\nthree\n", "{extra}: {err}");
+                    assert!(err.contains("was applied"), "{extra}: {err}");
+                }
+                other => panic!("{extra}: exit {other:?}: {err}"),
+            }
+            assert!(!root.join(".git/index.lock").exists(), "{extra}: {err}");
+            // Room again; an edit made now is never undone later.
+            let _ = Command::new("mount")
+                .args(["-o", "remount,size=16m"])
+                .arg(root)
+                .status();
+            fs::write(root.join("a.txt"), "mine\n").unwrap();
+            for args in [&["--check", patch][..], &["--recover"][..]] {
+                let later = run(root, args);
+                assert_eq!(
+                    fs::read_to_string(root.join("a.txt")).unwrap(),
+                    "mine\n",
+                    "{extra}: {args:?} after {err}: {}",
+                    stderr(&later)
+                );
+            }
+        });
+    }
+    eprintln!("{failures} of 14 runs failed for want of space");
+    assert!(failures > 0, "no run ran out of space");
+}
