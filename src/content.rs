@@ -33,6 +33,9 @@ pub enum Content {
     /// itself): a rewrite in place to the same size within the clock tick
     /// of the stamp (milliseconds) would go unseen.
     Mapped {
+        /// Keeps a read of a page the file lost since (another process
+        /// truncated it) from ending the process; dropped before `map`.
+        _guard: crate::sigbus::Guard,
         /// The mapping.
         map: memmap2::Mmap,
         /// The mapped file's sparse line index.
@@ -82,8 +85,11 @@ impl Content {
         // while it is mapped; the stamp taken here is checked before anything
         // is written, and the file is never replaced in place.
         let map = unsafe { memmap2::Mmap::map(&file)? };
+        let guard = crate::sigbus::Guard::register(&map, path);
+        crate::journal::checkpoint("mapped");
         let index = LineIndex::sparse(&map);
         Ok(Content::Mapped {
+            _guard: guard,
             map,
             index,
             stamp: Stamp::from_metadata(meta),

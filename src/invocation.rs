@@ -16,12 +16,13 @@
 
 use crate::apply::{ApplyOptions, FileResult, NewContent, PatchPlan, plan_patch_with};
 use crate::git::{GitError, Repo};
-use crate::journal::{self, JournalError, JournalSpec, TreeLock};
+use crate::journal::{self, Expected, JournalError, JournalSpec};
+use crate::lock::RunLock;
 use crate::patch::PatchText;
 use crate::progress::{NoProgress, Progress};
 use crate::report::{Problem, ProblemCode, Report, conflict};
 use crate::target::WorktreeTargets;
-use crate::write::{CommitError, commit_with_progress, worktree_changes};
+use crate::write::{CommitError, FinishError, commit_with_progress, worktree_changes};
 use std::path::{Path, PathBuf};
 
 pub use crate::journal::Recovery;
@@ -132,6 +133,17 @@ pub enum RunError {
     /// Another run holds the tree, or an interrupted one cannot be recovered.
     #[error(transparent)]
     Journal(#[from] JournalError),
+    /// Every file was written, but ending the commit failed (see the message
+    /// for what that left).
+    #[error(transparent)]
+    Finish(#[from] FinishError),
+    /// Staging (or writing `.rej` files) failed after the working tree was
+    /// written; the working tree was put back as it was.
+    #[error("{first}; the working tree was put back as it was")]
+    Undone {
+        /// What failed.
+        first: Box<RunError>,
+    },
     /// Staging failed after the working tree was written, and putting the
     /// working tree back failed too; the journal is kept for recovery.
     #[error(
@@ -155,27 +167,67 @@ fn find_tree(cwd: &Path) -> (Option<Repo>, PathBuf) {
     (repo, root)
 }
 
-/// Where the journal and lock of a run in `root` live.
-fn journal_spec(repo: Option<&Repo>, root: &Path, destination: Destination) -> JournalSpec {
+/// Where the journal and the run lock of a run in `root` live.
+fn journal_spec(
+    repo: Option<&Repo>,
+    root: &Path,
+    destination: Destination,
+) -> (JournalSpec, PathBuf) {
     match repo {
         Some(r) => {
-            let index = r.index_path();
-            JournalSpec {
-                path: r.git_dir().join("fuzzy-apply").join("journal"),
-                lock: Some(index.with_extension("lock")),
-                index: (destination == Destination::Index).then_some(index),
-            }
+            let dir = r.git_dir().join("fuzzy-apply");
+            let spec = JournalSpec {
+                path: dir.join("journal"),
+                index: (destination == Destination::Index).then(|| r.index_path()),
+            };
+            (spec, dir.join("lock"))
         }
-        None => JournalSpec {
-            path: root.join(".git-fuzzy-apply.journal"),
-            lock: Some(root.join(".git-fuzzy-apply.lock")),
-            index: None,
-        },
+        None => {
+            let spec = JournalSpec {
+                path: root.join(".git-fuzzy-apply.journal"),
+                index: None,
+            };
+            (spec, root.join(".git-fuzzy-apply.lock"))
+        }
     }
 }
 
+/// What recovery may trust in the tree `root` (whose repository, if any,
+/// has the index file `index`).
+fn expected<'a>(root: &'a Path, index: &'a Option<PathBuf>) -> Expected<'a> {
+    Expected {
+        root,
+        index: index.as_deref(),
+    }
+}
+
+/// Takes the run lock, then puts right what a run that died left: its
+/// `index.lock` (only if it is still the very file that run created) and
+/// its journal.
+fn lock_and_recover(
+    repo: Option<&Repo>,
+    root: &Path,
+    spec: &JournalSpec,
+    lock_path: &Path,
+) -> Result<(RunLock, Option<Recovery>), RunError> {
+    let run_lock = RunLock::acquire(lock_path)?;
+    journal::checkpoint("run locked");
+    let index = repo.map(Repo::index_path);
+    let mut removed = None;
+    if let Some(index) = &index {
+        let lock = index.with_extension("lock");
+        if run_lock.remove_index_lock_left_by_dead_run(&lock)? {
+            removed = Some(Recovery::LockRemoved { lock });
+        }
+    }
+    let recovered = journal::recover(&spec.path, expected(root, &index))?;
+    Ok((run_lock, recovered.or(removed)))
+}
+
 /// Finishes or undoes a run in the tree containing `cwd` that was killed
-/// while writing; `None` when there was none.
+/// while writing; `None` when there was none. Takes the run lock first, so
+/// it never acts beside a live run, and removes an `index.lock` the dead
+/// run left (never another git's).
 ///
 /// ```
 /// use git_fuzzy_apply::invocation::recover;
@@ -186,8 +238,55 @@ fn journal_spec(repo: Option<&Repo>, root: &Path, destination: Destination) -> J
 /// ```
 pub fn recover(cwd: &Path) -> Result<Option<Recovery>, RunError> {
     let (repo, root) = find_tree(cwd);
-    let spec = journal_spec(repo.as_ref(), &root, Destination::Worktree);
-    Ok(journal::recover(&spec.path)?)
+    let (spec, lock_path) = journal_spec(repo.as_ref(), &root, Destination::Worktree);
+    let (_lock, recovered) = lock_and_recover(repo.as_ref(), &root, &spec, &lock_path)?;
+    Ok(recovered)
+}
+
+/// The locks a run holds, and what it recovered on taking them. A run that
+/// must not write takes none and only reports a journal waiting.
+struct Held {
+    run: Option<RunLock>,
+    index: Option<crate::git::IndexLock>,
+    recovered: Option<Recovery>,
+}
+
+/// Takes the run lock (and `index.lock` when the index is written), after
+/// recovering what a dead run left.
+fn take_locks(
+    repo: Option<&Repo>,
+    root: &Path,
+    spec: &JournalSpec,
+    lock_path: &Path,
+    inv: &Invocation,
+) -> Result<Held, RunError> {
+    if inv.dry_run {
+        let index = repo.map(Repo::index_path);
+        let recovered = if crate::lock::held_by_live_run(lock_path) {
+            None
+        } else {
+            journal::pending(&spec.path, expected(root, &index))
+        };
+        return Ok(Held {
+            run: None,
+            index: None,
+            recovered,
+        });
+    }
+    let (mut run, recovered) = lock_and_recover(repo, root, spec, lock_path)?;
+    let index = match (repo, inv.destination) {
+        (Some(r), Destination::Index | Destination::Cached) => {
+            let lock = r.lock_index()?;
+            run.note_index_lock(lock.path())?;
+            Some(lock)
+        }
+        _ => None,
+    };
+    Ok(Held {
+        run: Some(run),
+        index,
+        recovered,
+    })
 }
 
 /// Runs the patch `text` from directory `cwd`: what `git fuzzy-apply` does
@@ -260,51 +359,34 @@ pub fn run_patch_text(
 ) -> Result<Outcome, RunError> {
     let (repo, root) = find_tree(cwd);
     let targets = WorktreeTargets::new(&root)?;
-    let mut apply = inv.apply.clone();
-    apply.partial |= inv.reject;
-    let spec = journal_spec(repo.as_ref(), &root, inv.destination);
-    // An earlier run killed while writing is put right before anything else.
-    let recovered = journal::recover(&spec.path)?;
-    // Lock before reading, so nobody changes the tree between plan and write.
-    let lock = match (&repo, inv.dry_run) {
-        (Some(r), false) => Some(r.lock_index()?),
-        _ => None,
-    };
-    let _tree_lock = match (&repo, inv.dry_run, &spec.lock) {
-        (None, false, Some(path)) => Some(TreeLock::acquire(path)?),
-        _ => None,
-    };
+    let (spec, lock_path) = journal_spec(repo.as_ref(), &root, inv.destination);
+    // The lock first, before reading anything: then an earlier run killed
+    // while writing is put right, and nobody changes the tree between plan
+    // and write.
+    let Held {
+        run: _run_lock,
+        index: index_lock,
+        recovered,
+    } = take_locks(repo.as_ref(), &root, &spec, &lock_path, inv)?;
+    journal::checkpoint("locked");
     let index = match (&repo, inv.destination) {
         (Some(r), Destination::Index | Destination::Cached) => Some(r.index()?),
         _ => None,
     };
-    let mut plan = match (&repo, &index, inv.destination) {
-        (Some(r), Some(ix), Destination::Cached) => plan_patch_with(
-            text,
-            &crate::git::IndexTargets::new(r, ix),
-            &apply,
-            progress,
-        ),
-        _ => plan_patch_with(text, &targets, &apply, progress),
-    };
-    plan.report.check = inv.dry_run;
-    if inv.destination != Destination::Worktree && repo.is_none() {
-        refuse(
-            &mut plan.report,
-            ProblemCode::NotARepository,
-            "--index and --cached need a git repository",
-        );
-    }
-    if let (Some(r), Some(ix), Destination::Index) = (&repo, &index, inv.destination) {
-        let read: Vec<&str> = plan
-            .results
-            .iter()
-            .filter_map(|res| res.old_path.as_deref())
-            .collect();
-        if let Err(problem) = r.check_worktree_matches_index(ix, &read) {
-            plan.report.ok = false;
-            plan.report.error = Some(problem);
-        }
+    let mut apply = inv.apply.clone();
+    apply.partial |= inv.reject;
+    let faults = crate::sigbus::faults();
+    let plan = plan_run(
+        repo.as_ref(),
+        index.as_ref(),
+        &targets,
+        text,
+        &apply,
+        inv,
+        progress,
+    );
+    if crate::sigbus::faults() != faults {
+        return Err(RunError::Io(cut_short(&plan)));
     }
     let writable = plan.report.ok || (apply.partial && plan.report.error.is_none());
     let mut outcome = Outcome {
@@ -327,61 +409,149 @@ pub fn run_patch_text(
     if inv.dry_run || !writable {
         return Ok(outcome);
     }
-    if let Some(r) = &repo
+    let place = Place {
+        repo: repo.as_ref(),
+        root: &root,
+        targets: &targets,
+        spec: &spec,
+    };
+    outcome.rejects = write_results(
+        &place,
+        &mut outcome.plan,
+        index.zip(index_lock),
+        inv,
+        progress,
+    )?;
+    outcome.written = true;
+    Ok(outcome)
+}
+
+/// The error of a run that read zeros for pages a mapped file lost while it
+/// was read (another process truncated it): names the file when its stamp
+/// tells which.
+fn cut_short(plan: &PatchPlan) -> std::io::Error {
+    let changed = plan
+        .results
+        .iter()
+        .find_map(|r| {
+            let (path, stamp) = r.old.mapped_path()?;
+            (crate::target::Stamp::of(path) != Some(stamp)).then(|| path.to_path_buf())
+        })
+        .or_else(|| crate::sigbus::cut_short_files().pop())
+        .map(|path| path.display().to_string());
+    std::io::Error::other(format!(
+        "{}: the file was cut short by another process while it was being read; nothing was written",
+        changed.unwrap_or_else(|| "a mapped file".to_string())
+    ))
+}
+
+/// Plans the patch against the working tree (or, with `--cached`, the
+/// index) and refuses what the destination does not allow.
+fn plan_run(
+    repo: Option<&Repo>,
+    index: Option<&gix::index::File>,
+    targets: &WorktreeTargets,
+    text: &PatchText,
+    apply: &ApplyOptions,
+    inv: &Invocation,
+    progress: &dyn Progress,
+) -> PatchPlan {
+    let mut plan = match (repo, index, inv.destination) {
+        (Some(r), Some(ix), Destination::Cached) => {
+            plan_patch_with(text, &crate::git::IndexTargets::new(r, ix), apply, progress)
+        }
+        _ => plan_patch_with(text, targets, apply, progress),
+    };
+    plan.report.check = inv.dry_run;
+    if inv.destination != Destination::Worktree && repo.is_none() {
+        refuse(
+            &mut plan.report,
+            ProblemCode::NotARepository,
+            "--index and --cached need a git repository",
+        );
+    }
+    if let (Some(r), Some(ix), Destination::Index) = (repo, index, inv.destination) {
+        let read: Vec<&str> = plan
+            .results
+            .iter()
+            .filter_map(|res| res.old_path.as_deref())
+            .collect();
+        if let Err(problem) = r.check_worktree_matches_index(ix, &read) {
+            plan.report.ok = false;
+            plan.report.error = Some(problem);
+        }
+    }
+    plan
+}
+
+/// Where a run writes: its repository (if any), tree and journal.
+struct Place<'a> {
+    repo: Option<&'a Repo>,
+    root: &'a Path,
+    targets: &'a WorktreeTargets,
+    spec: &'a JournalSpec,
+}
+
+/// Writes the planned results: the working tree (all or nothing), `.rej`
+/// files, and the index through `index` (the index read and its lock) when
+/// staging. Returns the `.rej` files written.
+fn write_results(
+    place: &Place,
+    plan: &mut PatchPlan,
+    index: Option<(gix::index::File, crate::git::IndexLock)>,
+    inv: &Invocation,
+    progress: &dyn Progress,
+) -> Result<Vec<PathBuf>, RunError> {
+    if let Some(r) = place.repo
         && inv.destination != Destination::Cached
     {
-        convert_added_files(r, &mut outcome.plan.results)?;
+        convert_added_files(r, &mut plan.results)?;
     }
     let committed = if inv.destination == Destination::Cached {
         None
     } else {
         let changes =
-            worktree_changes(&outcome.plan.results, &targets).map_err(std::io::Error::other)?;
+            worktree_changes(&plan.results, place.targets).map_err(std::io::Error::other)?;
         Some(commit_with_progress(
             &changes,
-            &root,
-            Some(&spec),
+            place.root,
+            Some(place.spec),
             progress,
         )?)
     };
     // Whatever fails from here on undoes the working-tree commit.
     let staged = (|| -> Result<Vec<PathBuf>, RunError> {
         let rejects = if inv.reject {
-            conflict::write_rejects(&outcome.plan.report, &targets)?
+            conflict::write_rejects(&plan.report, place.targets)?
         } else {
             Vec::new()
         };
-        if let (Some(r), Some(mut ix), Some(lock)) = (repo, index, lock) {
+        if let (Some(r), Some((mut ix, lock))) = (place.repo, index) {
             r.stage(
                 &mut ix,
-                &outcome.plan.results,
+                &plan.results,
                 inv.destination == Destination::Index,
                 lock,
             )?;
         }
         Ok(rejects)
     })();
-
     match (staged, committed) {
         (Ok(rejects), committed) => {
-            outcome.rejects = rejects;
             if let Some(c) = committed {
                 c.finish()?;
             }
+            Ok(rejects)
         }
-        (Err(e), Some(c)) => {
-            return Err(match c.roll_back() {
-                Ok(()) => e,
-                Err(undo) => RunError::Unfinished {
-                    first: Box::new(e),
-                    undo,
-                },
-            });
-        }
-        (Err(e), None) => return Err(e),
+        (Err(e), Some(c)) => Err(match c.roll_back() {
+            Ok(()) => RunError::Undone { first: Box::new(e) },
+            Err(undo) => RunError::Unfinished {
+                first: Box::new(e),
+                undo,
+            },
+        }),
+        (Err(e), None) => Err(e),
     }
-    outcome.written = true;
-    Ok(outcome)
 }
 
 fn refuse(report: &mut Report, code: ProblemCode, message: &str) {

@@ -15,6 +15,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Before any thread starts: a signal then removes the locks held.
+    if let Err(e) = git_fuzzy_apply::signals::clean_up_on_signals() {
+        eprintln!("warning: cannot handle interruptions: {e}");
+    }
     let matches = cli::command().get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,

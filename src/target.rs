@@ -178,9 +178,19 @@ impl WorktreeTargets {
     }
 
     /// The on-disk path of `rel`, after checking it stays inside the tree:
-    /// no absolute path, no `..`, nothing under `.git/`, and no symbolic link
-    /// on the way that leads out of the tree.
+    /// no absolute path, no `..`, nothing under `.git/`, and no symbolic
+    /// link on the way (see [`WorktreeTargets::resolve_checked`]).
     pub fn resolve(&self, rel: &str) -> Result<PathBuf, String> {
+        self.resolve_checked(rel).map_err(|p| p.message)
+    }
+
+    /// [`resolve`](Self::resolve) with the reason as a problem code: a path
+    /// leading out of the tree is `path_outside_tree`; a symbolic link
+    /// inside the tree, as the file or one of its directories, is
+    /// `not_a_file` (as `git apply`, which calls it the wrong type or a
+    /// path beyond a symbolic link): writing through it would replace the
+    /// link by a file, or reach one file under two names.
+    pub fn resolve_checked(&self, rel: &str) -> Result<PathBuf, Problem> {
         let known = locked(&self.resolved).get(rel).cloned();
         if let Some(path) = known {
             return Ok(path);
@@ -190,8 +200,9 @@ impl WorktreeTargets {
         Ok(path)
     }
 
-    fn resolve_afresh(&self, rel: &str) -> Result<PathBuf, String> {
-        let joined = join_inside(&self.root, rel)?;
+    fn resolve_afresh(&self, rel: &str) -> Result<PathBuf, Problem> {
+        let outside = |m: String| Problem::new(ProblemCode::PathOutsideTree, m, None);
+        let joined = join_inside(&self.root, rel).map_err(outside)?;
         // Follow links of the parts that exist: they must stay inside. The
         // directory is resolved once per run; the last component only
         // needs a full resolution when it is itself a link.
@@ -201,21 +212,34 @@ impl WorktreeTargets {
         let is_link = fs::symlink_metadata(&joined).is_ok_and(|m| m.file_type().is_symlink());
         let real = match is_link.then(|| fs::canonicalize(&joined)) {
             Some(Ok(target)) => target,
-            // A dangling link: replaced, never followed.
+            // A dangling link: refused below like any link.
             Some(Err(_)) | None => self
                 .real_dir(dir)
-                .map_err(|e| format!("{rel}: {e}"))?
+                .map_err(|e| Problem::new(ProblemCode::IoError, format!("{rel}: {e}"), None))?
                 .join(name),
         };
         if !real.starts_with(&self.canonical_root) {
-            return Err(format!(
+            return Err(outside(format!(
                 "{rel}: the path leads out of the working tree through a symbolic link"
-            ));
+            )));
         }
         if real.strip_prefix(&self.canonical_root).is_ok_and(|inside| {
             inside.components().next() == Some(Component::Normal(".git".as_ref()))
         }) {
-            return Err(format!("{rel}: the patch may not touch .git/"));
+            return Err(outside(format!("{rel}: the patch may not touch .git/")));
+        }
+        let lexical = joined
+            .strip_prefix(&self.root)
+            .map(|inside| self.canonical_root.join(inside));
+        if is_link || lexical.as_ref() != Ok(&real) {
+            return Err(Problem::new(
+                ProblemCode::NotAFile,
+                format!(
+                    "{rel}: a symbolic link {} inside the tree; edit the file it points to instead (git apply refuses it too)",
+                    if is_link { "is there" } else { "is on the way" }
+                ),
+                None,
+            ));
         }
         Ok(joined)
     }
@@ -247,9 +271,7 @@ impl Targets for WorktreeTargets {
     }
 
     fn read(&self, rel: &str) -> Result<Option<Content>, Problem> {
-        let path = self
-            .resolve(rel)
-            .map_err(|m| Problem::new(ProblemCode::PathOutsideTree, m, None))?;
+        let path = self.resolve_checked(rel)?;
         // One `stat` (following a link, which `resolve` checked stays inside
         // the tree); only a missing file needs a second look, for a link
         // that points nowhere.
@@ -287,9 +309,7 @@ impl Targets for WorktreeTargets {
     }
 
     fn exists(&self, rel: &str) -> Result<bool, Problem> {
-        let path = self
-            .resolve(rel)
-            .map_err(|m| Problem::new(ProblemCode::PathOutsideTree, m, None))?;
+        let path = self.resolve_checked(rel)?;
         Ok(fs::symlink_metadata(path).is_ok())
     }
 

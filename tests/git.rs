@@ -109,7 +109,9 @@ fn index_check_of_a_symbolic_link_is_not_taken_from_the_link_s_own_stat() {
         "--- a/src/link.txt\n+++ b/src/link.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n";
     let out = apply(&root, &["--index"], patch);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("index_mismatch"), "{}", stderr(&out));
+    // Refused before the index is even asked: a patch never writes through
+    // a symbolic link inside the tree (docs/git.md).
+    assert!(stderr(&out).contains("not_a_file"), "{}", stderr(&out));
     assert!(
         fs::symlink_metadata(root.join("src/link.txt"))
             .expect("stat")
@@ -350,7 +352,7 @@ fn deleting_the_last_file_of_a_directory_removes_it() {
 fn a_locked_index_stops_the_run() {
     let (_d, root) = repo();
     fs::write(root.join(".git/index.lock"), "").expect("lock");
-    let out = apply(&root, &[], PATCH_A);
+    let out = apply(&root, &["--index"], PATCH_A);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("another git process"),
@@ -588,4 +590,72 @@ fn autocrlf_files_keep_crlf_in_the_worktree_and_lf_in_the_index() {
         "alpha\nBETA\ndelta\ngamma\n"
     );
     assert_eq!(git(&root, &["diff", "--stat"]), "");
+}
+
+#[test]
+fn two_renames_onto_one_path_never_stage_two_entries() {
+    let (_d, root) = repo();
+    let patch = "diff --git a/src/b.py b/src/new.py\nsimilarity index 100%\nrename from src/b.py\nrename to src/new.py\n\
+                 diff --git a/run.sh b/src/new.py\nsimilarity index 100%\nrename from run.sh\nrename to src/new.py\n";
+    let out = apply(&root, &["--index"], patch);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("path_conflict"), "{}", stderr(&out));
+    assert_eq!(git(&root, &["status", "--porcelain"]), "");
+    assert!(root.join("src/b.py").exists() && root.join("run.sh").exists());
+}
+
+#[test]
+fn a_worktree_only_run_does_not_need_the_index_lock() {
+    // git apply without --index leaves the index alone, and so may run
+    // while another git holds index.lock; so does this tool.
+    let (_d, root) = repo();
+    fs::write(root.join(".git/index.lock"), "").expect("lock");
+    let out = apply(&root, &[], PATCH_A);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(root.join(".git/index.lock").exists(), "someone else's lock");
+    // With --index it must wait for the other git.
+    fs::write(
+        root.join("src/a.py"),
+        "def a():\n    return 1\n\n\ndef b():\n    return 2\n",
+    )
+    .expect("write");
+    let out = apply(&root, &["--index"], PATCH_A);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("index.lock"), "{}", stderr(&out));
+}
+
+#[test]
+fn an_unwritable_git_directory_is_not_called_a_running_git() {
+    let (_d, root) = repo();
+    let git_dir = root.join(".git");
+    // Root ignores permission bits: a read-only bind mount makes .git
+    // unwritable for everyone (CI runs as root, where it never skips).
+    let bound = Command::new("mount")
+        .arg("--bind")
+        .arg(&git_dir)
+        .arg(&git_dir)
+        .status()
+        .is_ok_and(|s| s.success())
+        && Command::new("mount")
+            .args(["-o", "remount,ro,bind"])
+            .arg(&git_dir)
+            .status()
+            .is_ok_and(|s| s.success());
+    if !bound {
+        let _ = Command::new("umount").arg(&git_dir).status();
+        assert!(std::env::var_os("CI").is_none(), "cannot bind-mount in CI");
+        eprintln!("skipped: cannot make a read-only bind mount here (needs root)");
+        return;
+    }
+    let outs: Vec<Output> = [&["--index"][..], &[][..]]
+        .iter()
+        .map(|args| apply(&root, args, PATCH_A))
+        .collect();
+    let _ = Command::new("umount").arg(&git_dir).status();
+    for out in outs {
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(!err.contains("another git"), "{err}");
+        assert!(err.contains("Read-only file system"), "{err}");
+    }
 }

@@ -688,3 +688,120 @@ fn a_hunk_matching_nothing_in_ten_megabytes_is_refused() {
     );
     report_time("hunk found nowhere in a 10 MB file", start);
 }
+
+// ---------------------------------------------------------------- many results for one path (#18)
+
+/// A Codex envelope moving `from` to `to` (editing its one line `x`).
+fn codex_move(from: &str, to: &str) -> String {
+    format!("*** Update File: {from}\n*** Move to: {to}\n@@\n-{from}\n+moved {from}\n")
+}
+
+#[test]
+fn two_operations_onto_one_path_are_refused_naming_both() {
+    let s = Scene::new();
+    s.file("a.txt", "a.txt\n").file("c.txt", "c.txt\n");
+    // Two renames onto b.txt.
+    let two_moves = format!(
+        "*** Begin Patch\n{}{}*** End Patch\n",
+        codex_move("a.txt", "b.txt"),
+        codex_move("c.txt", "b.txt")
+    );
+    s.refuses(&two_moves, 1, "path_conflict", &["a.txt", "c.txt", "b.txt"]);
+    // An added file and a rename onto it.
+    let add_and_move = format!(
+        "*** Begin Patch\n*** Add File: b.txt\n+new\n{}*** End Patch\n",
+        codex_move("a.txt", "b.txt")
+    );
+    s.refuses(&add_and_move, 1, "path_conflict", &["a.txt", "b.txt"]);
+    // Git renames, the same.
+    let git_renames = "diff --git a/a.txt b/b.txt\nsimilarity index 100%\nrename from a.txt\nrename to b.txt\n\
+                       diff --git a/c.txt b/b.txt\nsimilarity index 100%\nrename from c.txt\nrename to b.txt\n";
+    s.refuses(
+        git_renames,
+        1,
+        "path_conflict",
+        &["a.txt", "c.txt", "b.txt"],
+    );
+    // A rename onto a file the patch also edits.
+    s.file("b.txt", "b.txt\n");
+    let move_onto_edited = format!(
+        "*** Begin Patch\n{}*** Update File: b.txt\n@@\n-b.txt\n+B\n*** End Patch\n",
+        codex_move("a.txt", "b.txt")
+    );
+    s.refuses(&move_onto_edited, 1, "path_conflict", &["a.txt", "b.txt"]);
+}
+
+#[test]
+fn spellings_of_one_path_are_one_file() {
+    let s = Scene::new();
+    s.file("sub/a.txt", "one\ntwo\nthree\n");
+    // Three spellings of sub/a.txt: joined into one file with two hunks,
+    // planned and written once.
+    let patch = "--- a/sub/a.txt\n+++ b/sub/a.txt\n@@\n-one\n+ONE\n\
+                 --- a/sub/./a.txt\n+++ b/sub/./a.txt\n@@\n-three\n+THREE\n\
+                 --- a/sub//a.txt\n+++ b/sub//a.txt\n@@\n two\n";
+    let out = s.run(patch, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        fs::read_to_string(s.path("sub/a.txt")).expect("read"),
+        "ONE\ntwo\nTHREE\n"
+    );
+    assert_eq!(stdout.matches("patched").count(), 1, "{stdout}");
+    let names: Vec<_> = fs::read_dir(s.path("sub"))
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+}
+
+#[test]
+fn a_path_ending_in_a_slash_is_not_made_a_file() {
+    let s = with_file();
+    s.refuses(
+        "--- /dev/null\n+++ b/newdir/\n@@ -0,0 +1 @@\n+x\n",
+        1,
+        "not_a_file",
+        &["newdir/"],
+    );
+    assert!(!s.path("newdir").exists());
+}
+
+// ---------------------------------------------------------------- symbolic links inside the tree (#18)
+
+#[test]
+fn a_symbolic_link_inside_the_tree_is_refused_as_git_apply_does() {
+    let s = Scene::new();
+    s.file("a.txt", "one\ntwo\n");
+    symlink("a.txt", s.path("link.txt")).expect("symlink");
+    fs::create_dir(s.path("real")).expect("mkdir");
+    s.file("real/b.txt", "one\ntwo\n");
+    symlink("real", s.path("alias")).expect("symlink");
+    let edit = |path: &str| format!("--- a/{path}\n+++ b/{path}\n@@\n one\n-two\n+TWO\n");
+    s.refuses(
+        edit("link.txt"),
+        1,
+        "not_a_file",
+        &["link.txt", "symbolic link"],
+    );
+    s.refuses(
+        "--- a/link.txt\n+++ /dev/null\n@@\n-one\n-two\n",
+        1,
+        "not_a_file",
+        &["link.txt"],
+    );
+    // Through a linked directory: the same file under two names.
+    s.refuses(
+        edit("alias/b.txt"),
+        1,
+        "not_a_file",
+        &["alias/b.txt", "symbolic link"],
+    );
+    assert!(
+        fs::symlink_metadata(s.path("link.txt"))
+            .expect("stat")
+            .file_type()
+            .is_symlink()
+    );
+}

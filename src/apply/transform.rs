@@ -1,6 +1,8 @@
 //! Rewrites of the parsed patch before anything is located: `--directory`,
-//! `--include`/`--exclude`, `-R`, and the joining of the file patches that
-//! name the same path.
+//! the normal form of every path (`sub/./a.txt` and `sub//a.txt` are
+//! `sub/a.txt`), `--include`/`--exclude`, `-R`, the joining of the file
+//! patches that name the same path, and the refusal of two file operations
+//! that claim one path.
 
 use crate::model::{FileOp, FilePatch, LineKind, Patch};
 use crate::report::{Problem, ProblemCode};
@@ -45,6 +47,12 @@ pub(super) fn transform(
             {
                 *other = format!("{dir}/{other}");
             }
+        }
+    }
+    for file in &mut patch.files {
+        normalise(&mut file.path, file.patch_line)?;
+        if let Some(to) = &mut file.move_to {
+            normalise(to, file.patch_line)?;
         }
     }
     if !options.path_rules.is_empty() {
@@ -93,6 +101,31 @@ pub(super) fn transform(
         }
     }
     Ok(patch)
+}
+
+/// Rewrites `path` in its normal form: no `.` components, no empty ones
+/// (`sub//a.txt`), so that every spelling of one file is one string. A
+/// path ending in `/` names a directory: refused. Absolute paths and `..`
+/// are left for the tree to refuse (`path_outside_tree`).
+fn normalise(path: &mut String, patch_line: usize) -> Result<(), Problem> {
+    if path.starts_with('/') {
+        return Ok(());
+    }
+    if path.ends_with('/') {
+        return Err(Problem::new(
+            ProblemCode::NotAFile,
+            format!("{path}: the path ends in `/`: it names a directory, not a file"),
+            Some(patch_line),
+        ));
+    }
+    let parts: Vec<&str> = path
+        .split('/')
+        .filter(|part| !part.is_empty() && *part != ".")
+        .collect();
+    if !parts.is_empty() {
+        *path = parts.join("/");
+    }
+    Ok(())
 }
 
 /// Turns a file patch into the one that undoes it.
@@ -192,5 +225,52 @@ pub(super) fn merge_same_paths(patch: Patch) -> Result<Vec<FilePatch>, Problem> 
             }
         }
     }
+    refuse_collisions(&out)?;
     Ok(out)
+}
+
+/// What a file operation does, for messages.
+fn describe(file: &FilePatch) -> String {
+    match (file.op, &file.move_to) {
+        (FileOp::Add, _) => format!("adds {}", file.path),
+        (FileOp::Delete, _) => format!("deletes {}", file.path),
+        (FileOp::Update, Some(to)) if *to != file.path => format!("moves {} to {to}", file.path),
+        (FileOp::Update, _) => format!("edits {}", file.path),
+    }
+}
+
+/// Every path may be read or written by one file operation only: two
+/// renames onto one path, an added file and a rename onto it, or a rename
+/// onto a file the patch also edits or deletes would each lose one of the
+/// contents (and, staged, give the index two entries for one path).
+fn refuse_collisions(files: &[FilePatch]) -> Result<(), Problem> {
+    let mut claimed: std::collections::HashMap<&str, usize> =
+        std::collections::HashMap::with_capacity(files.len());
+    for (i, file) in files.iter().enumerate() {
+        let old = (file.op != FileOp::Add).then_some(file.path.as_str());
+        let new = match file.op {
+            FileOp::Delete => None,
+            FileOp::Add => Some(file.path.as_str()),
+            FileOp::Update => Some(file.move_to.as_deref().unwrap_or(&file.path)),
+        };
+        let names = [old, new.filter(|n| Some(*n) != old)];
+        for name in names.into_iter().flatten() {
+            if let Some(&j) = claimed.get(name) {
+                let first = &files[j];
+                return Err(Problem::new(
+                    ProblemCode::PathConflict,
+                    format!(
+                        "{name}: the patch {} (patch line {}) and {} (patch line {}); one of the two would be lost",
+                        describe(first),
+                        first.patch_line,
+                        describe(file),
+                        file.patch_line
+                    ),
+                    Some(file.patch_line),
+                ));
+            }
+            claimed.insert(name, i);
+        }
+    }
+    Ok(())
 }

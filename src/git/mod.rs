@@ -24,6 +24,15 @@ pub enum GitError {
         "{0}: another git process seems to be running in this repository (the index is locked); if not, remove the lock file and retry"
     )]
     IndexLocked(PathBuf),
+    /// The index lock could not be created for another reason (an
+    /// unwritable `.git`, a full disk).
+    #[error("{}: cannot create the index lock: {source}", path.display())]
+    LockFailed {
+        /// The lock file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
     /// Something gix reported.
     #[error("{context}: {message}")]
     Gix {
@@ -107,18 +116,24 @@ impl Repo {
         self.repo.git_dir()
     }
 
-    /// Takes `index.lock`, so that no other git changes the index (or, by
-    /// convention, the working tree) while we work. Released on drop.
+    /// Takes `index.lock`, so that no other git changes the index while we
+    /// work. Released on drop, and removed should a signal end the process
+    /// (see [`crate::signals`]).
     pub fn lock_index(&self) -> Result<IndexLock, GitError> {
         let path = self.repo.index_path();
-        gix::lock::File::acquire_to_update_resource(
+        let lock_path = path.with_extension("lock");
+        match gix::lock::File::acquire_to_update_resource(
             &path,
             gix::lock::acquire::Fail::Immediately,
             None,
             0,
-        )
-        .map(|lock| IndexLock { lock })
-        .map_err(|_| GitError::IndexLocked(path.with_extension("lock")))
+        ) {
+            Ok(lock) => Ok(IndexLock {
+                lock,
+                _registration: crate::signals::register(&lock_path),
+            }),
+            Err(e) => Err(lock_failure(lock_path, &e)),
+        }
     }
 
     /// Reads the index (an empty one if there is none yet).
@@ -354,9 +369,57 @@ fn to_git(
     Ok(buf)
 }
 
+/// Why taking `lock_path` failed: another git holds it, or the real cause
+/// (found in gix's error, or else by asking whether the directory may be
+/// written).
+fn lock_failure(lock_path: PathBuf, error: &(dyn std::error::Error + 'static)) -> GitError {
+    if std::fs::symlink_metadata(&lock_path).is_ok() {
+        return GitError::IndexLocked(lock_path);
+    }
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(e) = cause {
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            return GitError::LockFailed {
+                path: lock_path,
+                source: std::io::Error::new(io.kind(), io.to_string()),
+            };
+        }
+        cause = e.source();
+    }
+    let dir = lock_path.parent().unwrap_or(Path::new("."));
+    let source = match writable(dir) {
+        Err(e) => e,
+        Ok(()) => std::io::Error::other(error.to_string()),
+    };
+    GitError::LockFailed {
+        path: lock_path,
+        source,
+    }
+}
+
+/// Whether this process may create files in `dir` (`access(W_OK)`).
+fn writable(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
+    // SAFETY: `c` is a valid NUL-terminated string for the whole call.
+    if unsafe { libc::access(c.as_ptr(), libc::W_OK) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
 /// A held `index.lock`.
 pub struct IndexLock {
     lock: gix::lock::File,
+    _registration: crate::signals::Registration,
+}
+
+impl IndexLock {
+    /// The lock file.
+    pub fn path(&self) -> &Path {
+        self.lock.lock_path()
+    }
 }
 
 impl IndexLock {

@@ -3,7 +3,7 @@
 
 use crate::apply::{FileResult, NewContent};
 use crate::content::Content;
-use crate::journal::{self, JournalData, JournalEntry, JournalSpec};
+use crate::journal::{self, JournalData, JournalEntry, JournalSpec, TreeId, Written};
 use crate::model::LineText;
 use crate::plan::FilePlan;
 use crate::progress::{NoProgress, Progress, Stage, Workload};
@@ -108,6 +108,52 @@ pub enum CommitError {
     },
 }
 
+/// Why finishing a commit whose files are all in place failed.
+#[derive(Debug, thiserror::Error)]
+pub enum FinishError {
+    /// The journal could not be marked committed; every file was put back.
+    #[error(
+        "{}: marking the journal committed failed ({source}); every file was put back as it was",
+        journal.display()
+    )]
+    Undone {
+        /// The journal.
+        journal: PathBuf,
+        /// Why the mark could not be written.
+        source: io::Error,
+    },
+    /// The journal could not be marked committed, and putting the files
+    /// back failed too.
+    #[error(
+        "{}: marking the journal committed failed ({source}) and putting the files back failed as well ({undo}); the journal is kept: run `git fuzzy-apply --recover` to finish restoring them",
+        journal.display()
+    )]
+    Unfinished {
+        /// The journal.
+        journal: PathBuf,
+        /// Why the mark could not be written.
+        source: io::Error,
+        /// Why the files could not be put back.
+        undo: io::Error,
+    },
+    /// Every file is new, but the clean-up after it failed.
+    #[error(
+        "the patch was applied (every file is new), but {step} failed: {source}{}",
+        match journal {
+            Some(j) => format!("; the journal {} is kept: `git fuzzy-apply --recover` finishes the clean-up", j.display()),
+            None => String::new(),
+        }
+    )]
+    Applied {
+        /// The step that failed.
+        step: &'static str,
+        /// Why.
+        source: io::Error,
+        /// The journal kept for recovery, if any.
+        journal: Option<PathBuf>,
+    },
+}
+
 /// Puts back what a failed commit changed, first marking the journal (if
 /// any) as rolling back, so that recovery finishes the undoing if this
 /// fails (test builds can make it fail).
@@ -163,25 +209,64 @@ fn verify(path: &Path, expect: Expect) -> Result<(), CommitError> {
 pub struct Committed {
     data: JournalData,
     journal: Option<PathBuf>,
+    /// A signal waits until the commit is finished or rolled back.
+    _critical: crate::signals::Critical,
 }
 
 impl Committed {
     /// Ends the run: the journal is marked committed (from here on a kill
     /// is finished, not undone), then the backups and the directories the
-    /// deletions left empty go, then the journal.
-    pub fn finish(mut self) -> io::Result<()> {
+    /// deletions left empty go, then the journal. If the mark cannot be
+    /// written (a full disk), the files are put back, unless the index was
+    /// written already (then the index is the mark, and the run goes on).
+    pub fn finish(mut self) -> Result<(), FinishError> {
         journal::checkpoint("finish");
         if let Some(path) = &self.journal {
             self.data.committed = true;
-            journal::write(path, &self.data)?;
+            if let Err(source) = journal::write(path, &self.data) {
+                self.data.committed = false;
+                if !self.index_written() {
+                    return Err(match undo(&self.data, Some(path)) {
+                        Ok(()) => {
+                            let _ = journal::remove(path);
+                            FinishError::Undone {
+                                journal: path.clone(),
+                                source,
+                            }
+                        }
+                        Err(undo) => FinishError::Unfinished {
+                            journal: path.clone(),
+                            source,
+                            undo,
+                        },
+                    });
+                }
+            }
             journal::checkpoint("marked committed");
         }
-        journal::clean_up(&self.data)?;
+        let applied = |step, journal: &Option<PathBuf>| {
+            let journal = journal.clone();
+            move |source| FinishError::Applied {
+                step,
+                source,
+                journal,
+            }
+        };
+        journal::clean_up(&self.data).map_err(applied("removing the backups", &self.journal))?;
         journal::checkpoint("cleaned up");
         if let Some(path) = &self.journal {
-            journal::remove(path)?;
+            journal::remove(path).map_err(applied("removing the journal", &self.journal))?;
         }
         Ok(())
+    }
+
+    /// True when the run staged its results and the index changed since
+    /// the journal was written: recovery rolls such a run forward.
+    fn index_written(&self) -> bool {
+        self.data
+            .index
+            .as_ref()
+            .is_some_and(|(index, sum)| journal::index_checksum(index).unwrap_or_default() != *sum)
     }
 
     /// Puts every file back as it was before the commit.
@@ -219,24 +304,7 @@ pub fn commit_with_progress(
     spec: Option<&JournalSpec>,
     progress: &dyn Progress,
 ) -> Result<Committed, CommitError> {
-    let mut workload = Workload::default();
-    for change in changes {
-        if let FileChange::Write { content, .. } = change {
-            workload.files += 1;
-            workload.bytes += match content {
-                WriteContent::Bytes(bytes) => bytes.len(),
-                WriteContent::Lines {
-                    lines,
-                    final_newline,
-                } => {
-                    let newlines = lines.len() - usize::from(!final_newline && !lines.is_empty());
-                    lines.iter().map(|l| l.len()).sum::<usize>() + newlines
-                }
-                WriteContent::Render { old, .. } => old.len(),
-            } as u64;
-        }
-    }
-    progress.start(Stage::Writing, workload);
+    progress.start(Stage::Writing, workload(changes));
     {
         use rayon::prelude::*;
         changes.par_iter().try_for_each(|change| match change {
@@ -244,42 +312,9 @@ pub fn commit_with_progress(
             FileChange::Delete { path, expect } => verify(path, *expect),
         })?;
     }
-    let mut data = JournalData {
-        version: journal::VERSION,
-        pid: std::process::id(),
-        lock: spec.and_then(|s| s.lock.clone()),
-        index: spec.and_then(|s| s.index.as_ref()).map(|index| {
-            (
-                index.clone(),
-                journal::index_checksum(index).unwrap_or_default(),
-            )
-        }),
-        entries: Vec::new(),
-        created_dirs: Vec::new(),
-        root: root.to_path_buf(),
-        committed: false,
-        rolling_back: false,
-    };
-    let mut created = Vec::new();
-    let mut known_dirs = HashSet::new();
-    for change in changes {
-        let (path, staged, existed) = match change {
-            FileChange::Write { path, expect, .. } => {
-                missing_dirs(parent_dir(path), &mut created, &mut known_dirs);
-                let existed = *expect != Expect::Absent;
-                (path, Some(free_name(path, "new")), existed)
-            }
-            FileChange::Delete { path, .. } => (path, None, true),
-        };
-        // Verified above: a file expected to exist does.
-        let backup = existed.then(|| free_name(path, "old"));
-        data.entries.push(JournalEntry {
-            target: path.clone(),
-            staged,
-            backup,
-        });
-    }
-    data.created_dirs = created;
+    // From the journal on, a signal waits for the commit to end.
+    let critical = crate::signals::critical();
+    let mut data = journal_data(changes, root, spec).map_err(io_err(root))?;
     let journal = spec.map(|s| s.path.clone());
     let fail = |data: &JournalData, path: &Path, e: io::Error| match undo(data, journal.as_deref())
     {
@@ -304,63 +339,172 @@ pub fn commit_with_progress(
     for dir in &data.created_dirs {
         fs::create_dir(dir).map_err(|e| fail(&data, dir, e))?;
     }
-    // Staging and backups touch one file each: on every core. A failure
-    // stops the others from starting new files; all have ended when
-    // `try_for_each` returns, so the roll-back sees every file made.
-    {
-        use rayon::prelude::*;
-        let prepared = changes
-            .par_iter()
-            .zip(data.entries.par_iter())
-            .try_for_each(|(change, entry)| -> Result<(), (PathBuf, io::Error)> {
-                let failed = |e| (entry.target.clone(), e);
-                if let (FileChange::Write { content, mode, .. }, Some(staged)) =
-                    (change, &entry.staged)
-                {
-                    stage(&entry.target, staged, *content, *mode).map_err(failed)?;
-                    journal::checkpoint("staged");
-                    progress.file_done(
-                        &entry
-                            .target
-                            .strip_prefix(root)
-                            .unwrap_or(&entry.target)
-                            .to_string_lossy(),
-                    );
+    let faults = crate::sigbus::faults();
+    let written = prepare(changes, &data, root, progress);
+    // Every file made is known to the roll-back, whether or not one failed.
+    for (entry, made) in data.entries.iter_mut().zip(&written) {
+        entry.written = made.as_ref().ok().copied().flatten();
+    }
+    if let Some((path, e)) = written.into_iter().find_map(Result::err) {
+        return Err(fail(&data, &path, e));
+    }
+    // A mapped original cut short while its new content was written: that
+    // content holds zeros for the lost pages.
+    if crate::sigbus::faults() != faults {
+        let e =
+            io::Error::other("an original was cut short by another process while it was copied");
+        return Err(fail(&data, root, e));
+    }
+    // What each new content is, before any is renamed into place: recovery
+    // touches a file only while it still holds it.
+    if let Some(j) = &journal {
+        journal::write(j, &data).map_err(|e| fail(&data, j, e))?;
+        journal::checkpoint("journal completed");
+    }
+    replace(&data).map_err(|(path, e)| fail(&data, &path, e))?;
+    Ok(Committed {
+        data,
+        journal,
+        _critical: critical,
+    })
+}
+
+/// The files and bytes a commit writes.
+fn workload(changes: &[FileChange]) -> Workload {
+    let mut workload = Workload::default();
+    for change in changes {
+        if let FileChange::Write { content, .. } = change {
+            workload.files += 1;
+            workload.bytes += match content {
+                WriteContent::Bytes(bytes) => bytes.len(),
+                WriteContent::Lines {
+                    lines,
+                    final_newline,
+                } => {
+                    let newlines = lines.len() - usize::from(!final_newline && !lines.is_empty());
+                    lines.iter().map(|l| l.len()).sum::<usize>() + newlines
                 }
-                if let Some(backup) = &entry.backup {
-                    fs::hard_link(&entry.target, backup).map_err(failed)?;
-                    journal::checkpoint("backup");
-                }
-                Ok(())
-            });
-        if let Err((path, e)) = prepared {
-            return Err(fail(&data, &path, e));
+                WriteContent::Render { old, .. } => old.len(),
+            } as u64;
         }
     }
-    // Every file stands on its own from here (a roll-back looks at each
-    // entry's names, whatever order they were renamed in): on every core too.
-    {
-        use rayon::prelude::*;
-        let replaced =
-            data.entries
-                .par_iter()
-                .try_for_each(|entry| -> Result<(), (PathBuf, io::Error)> {
-                    let failed = |e| (entry.target.clone(), e);
-                    #[cfg(test)]
-                    tests::maybe_fail(&entry.target).map_err(failed)?;
-                    match &entry.staged {
-                        Some(staged) => fs::rename(staged, &entry.target),
-                        None => fs::remove_file(&entry.target),
-                    }
-                    .map_err(failed)?;
-                    journal::checkpoint("replaced");
-                    Ok(())
-                });
-        if let Err((path, e)) = replaced {
-            return Err(fail(&data, &path, e));
-        }
+    workload
+}
+
+/// The journal of a commit: every file with the names of its staged file
+/// and backup, and the directories to create.
+fn journal_data(
+    changes: &[FileChange],
+    root: &Path,
+    spec: Option<&JournalSpec>,
+) -> io::Result<JournalData> {
+    let mut data = JournalData {
+        version: journal::VERSION,
+        pid: std::process::id(),
+        index: spec.and_then(|s| s.index.as_ref()).map(|index| {
+            (
+                index.clone(),
+                journal::index_checksum(index).unwrap_or_default(),
+            )
+        }),
+        entries: Vec::new(),
+        created_dirs: Vec::new(),
+        root: root.to_path_buf(),
+        tree: TreeId::of(root)?,
+        committed: false,
+        rolling_back: false,
+    };
+    let mut created = Vec::new();
+    let mut known_dirs = HashSet::new();
+    for change in changes {
+        let (path, staged, existed) = match change {
+            FileChange::Write { path, expect, .. } => {
+                missing_dirs(parent_dir(path), &mut created, &mut known_dirs);
+                let existed = *expect != Expect::Absent;
+                (path, Some(free_name(path, "new")), existed)
+            }
+            FileChange::Delete { path, .. } => (path, None, true),
+        };
+        // Verified above: a file expected to exist does.
+        let backup = existed.then(|| free_name(path, "old"));
+        data.entries.push(JournalEntry {
+            target: path.clone(),
+            staged,
+            backup,
+            written: None,
+        });
     }
-    Ok(Committed { data, journal })
+    data.created_dirs = created;
+    Ok(data)
+}
+
+/// Stages every new content and links every backup, on every core (each
+/// touches one file). Per entry: what was staged (`None` for a deletion),
+/// or the error. A failure stops the others from starting new files; all
+/// have ended when this returns, so the roll-back sees every file made.
+type Prepared = Result<Option<Written>, (PathBuf, io::Error)>;
+
+fn prepare(
+    changes: &[FileChange],
+    data: &JournalData,
+    root: &Path,
+    progress: &dyn Progress,
+) -> Vec<Prepared> {
+    use rayon::prelude::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let failed_once = AtomicBool::new(false);
+    changes
+        .par_iter()
+        .zip(data.entries.par_iter())
+        .map(|(change, entry)| -> Prepared {
+            if failed_once.load(Ordering::Relaxed) {
+                return Ok(None);
+            }
+            let failed = |e| {
+                failed_once.store(true, Ordering::Relaxed);
+                (entry.target.clone(), e)
+            };
+            let mut written = None;
+            if let (FileChange::Write { content, mode, .. }, Some(staged)) = (change, &entry.staged)
+            {
+                written = Some(stage(&entry.target, staged, *content, *mode).map_err(failed)?);
+                journal::checkpoint("staged");
+                progress.file_done(
+                    &entry
+                        .target
+                        .strip_prefix(root)
+                        .unwrap_or(&entry.target)
+                        .to_string_lossy(),
+                );
+            }
+            if let Some(backup) = &entry.backup {
+                fs::hard_link(&entry.target, backup).map_err(failed)?;
+                journal::checkpoint("backup");
+            }
+            Ok(written)
+        })
+        .collect()
+}
+
+/// Renames every staged file into place and makes the deletions. Every file
+/// stands on its own (a roll-back looks at each entry's names, whatever
+/// order they were renamed in): on every core too.
+fn replace(data: &JournalData) -> Result<(), (PathBuf, io::Error)> {
+    use rayon::prelude::*;
+    data.entries
+        .par_iter()
+        .try_for_each(|entry| -> Result<(), (PathBuf, io::Error)> {
+            let failed = |e| (entry.target.clone(), e);
+            #[cfg(test)]
+            tests::maybe_fail(&entry.target).map_err(failed)?;
+            match &entry.staged {
+                Some(staged) => fs::rename(staged, &entry.target),
+                None => fs::remove_file(&entry.target),
+            }
+            .map_err(failed)?;
+            journal::checkpoint("replaced");
+            Ok(())
+        })
 }
 
 /// A free name beside `path` for a staged file or a backup.
@@ -400,8 +544,14 @@ fn missing_dirs(dir: &Path, created: &mut Vec<PathBuf>, known: &mut HashSet<Path
 }
 
 /// Writes `content` for `path` into the new file `staged` (beside it), with
-/// `mode` or else the permissions of `path`.
-fn stage(path: &Path, staged: &Path, content: WriteContent, mode: Option<u32>) -> io::Result<()> {
+/// `mode` or else the permissions of `path`; returns what the staged file
+/// is (its identity and checksum), which its rename into place keeps.
+fn stage(
+    path: &Path,
+    staged: &Path,
+    content: WriteContent,
+    mode: Option<u32>,
+) -> io::Result<Written> {
     use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
     // The target's own bits are asked for only when no mode is known (a
     // `stat` a file saved).
@@ -418,13 +568,20 @@ fn stage(path: &Path, staged: &Path, content: WriteContent, mode: Option<u32>) -
         .open(staged)?;
     // Like git for working-tree files, no fsync: the rename is atomic for
     // other processes and survives a crash of this one; the page cache holds.
+    let mut crc = crc32fast::Hasher::new();
     match content {
-        WriteContent::Bytes(bytes) => (&file).write_all(bytes)?,
+        WriteContent::Bytes(bytes) => {
+            crc.update(bytes);
+            (&file).write_all(bytes)?;
+        }
         WriteContent::Lines {
             lines,
             final_newline,
         } => {
-            let mut out = io::BufWriter::with_capacity(1 << 16, &file);
+            let mut out = CrcWriter {
+                out: io::BufWriter::with_capacity(1 << 16, &file),
+                crc: &mut crc,
+            };
             crate::apply::write_lines(lines, final_newline, &mut out)?;
             out.flush()?;
         }
@@ -439,10 +596,10 @@ fn stage(path: &Path, staged: &Path, content: WriteContent, mode: Option<u32>) -
                             from: &from,
                             chunk_copied,
                         };
-                        render_with(&source, plan, &mut out, Some(bulk))
+                        render::render_hashed(&source, plan, &mut out, Some(bulk), Some(&mut crc))
                     })?;
                 }
-                None => render_with(&source, plan, &mut out, None)?,
+                None => render::render_hashed(&source, plan, &mut out, None, Some(&mut crc))?,
             }
             out.flush()?;
         }
@@ -451,7 +608,25 @@ fn stage(path: &Path, staged: &Path, content: WriteContent, mode: Option<u32>) -
     // of them, and the special bits (setuid, setgid, sticky) are not given
     // at creation: set them all.
     file.set_permissions(fs::Permissions::from_mode(bits))?;
-    Ok(())
+    Written::of_file(&file, crc.finalize())
+}
+
+/// A writer that feeds what it writes to a checksum.
+struct CrcWriter<'a, W: Write> {
+    out: W,
+    crc: &'a mut crc32fast::Hasher,
+}
+
+impl<W: Write> Write for CrcWriter<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.out.write(buf)?;
+        self.crc.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
 }
 
 /// The permission bits of the file at `path` with its executable bits set
@@ -545,7 +720,7 @@ fn parent_dir(path: &Path) -> &Path {
 mod render;
 mod writeback;
 
-pub use render::{Bulk, render_to_vec, render_with};
+pub use render::{Bulk, render_to_vec};
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

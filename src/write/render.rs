@@ -35,14 +35,27 @@ pub fn render_with<W: Write>(
     out: &mut W,
     bulk: Option<Bulk<'_>>,
 ) -> io::Result<()> {
+    render_hashed(source, plan, out, bulk, None)
+}
+
+/// [`render_with`], also feeding every byte of the result to `crc` (runs
+/// the kernel copies are taken from the source's own bytes).
+pub(crate) fn render_hashed<W: Write>(
+    source: &SourceText,
+    plan: &FilePlan,
+    out: &mut W,
+    bulk: Option<Bulk<'_>>,
+    crc: Option<&mut crc32fast::Hasher>,
+) -> io::Result<()> {
     let mut writer = LineWriter {
         out,
         eol: source.dominant_eol(),
         pending: None,
         bulk,
+        crc,
     };
     if source.has_bom() {
-        writer.out.write_all(BOM)?;
+        writer.emit(BOM)?;
     }
     let mut cursor = 0;
     for edit in &plan.edits {
@@ -81,6 +94,8 @@ struct LineWriter<'w, W: Write> {
     /// Terminator owed by the last written line (empty: it had none).
     pending: Option<&'static [u8]>,
     bulk: Option<Bulk<'w>>,
+    /// Fed every byte written, when the caller wants a checksum.
+    crc: Option<&'w mut crc32fast::Hasher>,
 }
 
 /// The static form of a line terminator.
@@ -93,17 +108,24 @@ fn terminator(t: &[u8]) -> &'static [u8] {
 }
 
 impl<W: Write> LineWriter<'_, W> {
+    /// Writes `bytes` (and feeds them to the checksum).
+    fn emit(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if let Some(crc) = self.crc.as_deref_mut() {
+            crc.update(bytes);
+        }
+        self.out.write_all(bytes)
+    }
+
     fn flush_pending(&mut self) -> io::Result<()> {
         if let Some(term) = self.pending.take() {
-            self.out
-                .write_all(if term.is_empty() { self.eol } else { term })?;
+            self.emit(if term.is_empty() { self.eol } else { term })?;
         }
         Ok(())
     }
 
     fn line(&mut self, content: &[u8], term: &[u8]) -> io::Result<()> {
         self.flush_pending()?;
-        self.out.write_all(content)?;
+        self.emit(content)?;
         self.pending = Some(terminator(term));
         Ok(())
     }
@@ -132,8 +154,11 @@ impl<W: Write> LineWriter<'_, W> {
                     left -= want;
                     (bulk.chunk_copied)();
                 }
+                if let Some(crc) = self.crc.as_deref_mut() {
+                    crc.update(&source.bytes()[range]);
+                }
             }
-            _ => self.out.write_all(&source.bytes()[range])?,
+            _ => self.emit(&source.bytes()[range])?,
         }
         self.pending = Some(terminator(source.terminator(to - 1)));
         Ok(())

@@ -127,6 +127,46 @@ thread_local! {
     static FAIL_UNDO: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+thread_local! {
+    static FAIL_MARK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Fails writing the journal's committed mark when a test asks (a full
+/// disk at exactly that write).
+pub(crate) fn maybe_fail_journal(data: &JournalData) -> io::Result<()> {
+    if data.committed && FAIL_MARK.with(std::cell::Cell::get) {
+        return Err(io::Error::from_raw_os_error(libc::ENOSPC));
+    }
+    Ok(())
+}
+
+#[test]
+fn a_failed_committed_mark_puts_every_file_back_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.txt");
+    let b = dir.path().join("b.txt");
+    fs::write(&a, "old").unwrap();
+    fs::write(&b, "b").unwrap();
+    let spec = JournalSpec {
+        path: dir.path().join("journal"),
+        index: None,
+    };
+    let committed = commit(&two_edits(&a, &b), dir.path(), Some(&spec)).unwrap();
+    FAIL_MARK.with(|f| f.set(true));
+    let err = committed.finish();
+    FAIL_MARK.with(|f| f.set(false));
+    let err = err.unwrap_err();
+    assert!(matches!(err, FinishError::Undone { .. }), "{err}");
+    assert!(err.to_string().contains("put back as it was"), "{err}");
+    assert_eq!(fs::read(&a).unwrap(), b"old");
+    assert_eq!(fs::read(&b).unwrap(), b"b");
+    let names: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "leftovers: {names:?}");
+}
+
 pub(super) fn maybe_fail_undo() -> io::Result<()> {
     if FAIL_UNDO.with(std::cell::Cell::get) {
         return Err(io::Error::other("injected roll-back failure"));
@@ -224,7 +264,6 @@ fn a_failed_roll_back_keeps_the_journal_and_recovery_finishes_it() {
     fs::write(&b, "b").unwrap();
     let spec = JournalSpec {
         path: dir.path().join("journal"),
-        lock: None,
         index: None,
     };
     fail_on(&b, true);
@@ -245,7 +284,15 @@ fn a_failed_roll_back_keeps_the_journal_and_recovery_finishes_it() {
     let kept: JournalData = serde_json::from_slice(&fs::read(&spec.path).unwrap()).unwrap();
     assert!(kept.rolling_back && !kept.committed);
     // The next run's recovery puts everything back and removes the journal.
-    assert!(crate::journal::recover(&spec.path).unwrap().is_some());
+    let expected = crate::journal::Expected {
+        root: dir.path(),
+        index: None,
+    };
+    assert!(
+        crate::journal::recover(&spec.path, expected)
+            .unwrap()
+            .is_some()
+    );
     assert_eq!(fs::read(&a).unwrap(), b"old");
     assert_eq!(fs::read(&b).unwrap(), b"b");
     assert!(!spec.path.exists());
