@@ -55,7 +55,11 @@ pub(crate) fn normalize(path: &str) -> String {
             _ => parts.push(part),
         }
     }
-    let joined = parts.join("/");
+    let mut joined = parts.join("/");
+    // A directory stays one: `newdir/` is never made a file `newdir`.
+    if path.ends_with('/') && !joined.is_empty() {
+        joined.push('/');
+    }
     if absolute {
         format!("/{joined}")
     } else {
