@@ -77,6 +77,11 @@ pub struct Invocation {
     pub reject: bool,
     /// Where to write the conflict report (default `.git/fuzzy-apply/last-report`).
     pub report_path: Option<PathBuf>,
+    /// `--allow-empty`: a patch with no edits at all succeeds.
+    pub allow_empty: bool,
+    /// The patch as given on the command line, for the commands the
+    /// conflict report suggests; `None` for standard input.
+    pub patch_label: Option<String>,
 }
 
 /// What a run did.
@@ -143,6 +148,31 @@ pub enum RunError {
         /// Why the working tree could not be put back.
         undo: std::io::Error,
     },
+}
+
+impl RunError {
+    /// The report code of this error, for the JSON object `--json` prints
+    /// when a run could not be made (exit 2).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::invocation::{run, Invocation};
+    /// use git_fuzzy_apply::report::ProblemCode;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let err = run(&dir.path().join("gone"), b"", &Invocation::default()).unwrap_err();
+    /// assert_eq!(err.code(), ProblemCode::IoError);
+    /// ```
+    pub fn code(&self) -> ProblemCode {
+        match self {
+            RunError::Io(_) | RunError::Commit(_) => ProblemCode::IoError,
+            RunError::Git(GitError::IndexLocked(_)) => ProblemCode::Locked,
+            RunError::Git(_) => ProblemCode::GitError,
+            RunError::Journal(JournalError::Busy { .. } | JournalError::Locked(_)) => {
+                ProblemCode::Locked
+            }
+            RunError::Journal(_) | RunError::Unfinished { .. } => ProblemCode::InterruptedRun,
+        }
+    }
 }
 
 /// The repository containing `cwd`, if any, and the top of the tree: its
@@ -288,6 +318,10 @@ pub fn run_patch_text(
         _ => plan_patch_with(text, &targets, &apply, progress),
     };
     plan.report.check = inv.dry_run;
+    crate::report::checks::check(&mut plan.report, &apply.pins);
+    if inv.allow_empty {
+        crate::report::checks::allow_empty(&mut plan.report);
+    }
     if inv.destination != Destination::Worktree && repo.is_none() {
         refuse(
             &mut plan.report,
@@ -314,15 +348,22 @@ pub fn run_patch_text(
         rejects: Vec::new(),
         recovered,
     };
+    // Outside a repository a report is written only where asked.
+    let report_base = inv.report_path.clone().or_else(|| {
+        repo.as_ref()
+            .map(|r| r.git_dir().join("fuzzy-apply").join("last-report"))
+    });
     if !outcome.plan.report.ok && !inv.dry_run {
-        // Outside a repository a report is written only where asked.
-        let base = inv.report_path.clone().or_else(|| {
-            repo.as_ref()
-                .map(|r| r.git_dir().join("fuzzy-apply").join("last-report"))
-        });
-        if let Some(base) = base {
-            outcome.conflict_report = conflict::write(&outcome.plan.report, &base).ok();
+        if let Some(base) = &report_base {
+            outcome.conflict_report =
+                conflict::write(&outcome.plan.report, base, inv.patch_label.as_deref()).ok();
         }
+    } else if outcome.plan.report.ok
+        && !inv.dry_run
+        && let Some(base) = &report_base
+    {
+        // A report of an earlier run that failed no longer describes the tree.
+        conflict::remove(base);
     }
     if inv.dry_run || !writable {
         return Ok(outcome);

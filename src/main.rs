@@ -1,36 +1,144 @@
 //! The `git-fuzzy-apply` command: argument parsing and printing; the library
 //! does the work.
 
+use anstream::{AutoStream, ColorChoice};
+use clap::error::ErrorKind;
 use clap::{ArgMatches, FromArgMatches};
 use git_fuzzy_apply::ApplyOptions;
-use git_fuzzy_apply::cli::{self, Cli, FormatArg, TierArg};
-use git_fuzzy_apply::invocation::{Destination, Invocation, Outcome, recover, run_patch_text};
+use git_fuzzy_apply::cli::{self, Action, Cli, FormatArg, TierArg};
+use git_fuzzy_apply::hook::{HookMode, run_hook};
+use git_fuzzy_apply::invocation::{
+    Destination, Invocation, Outcome, RunError, recover, run_patch_text,
+};
 use git_fuzzy_apply::locate::{MatchOptions, Tier};
 use git_fuzzy_apply::model::PatchFormat;
 use git_fuzzy_apply::patch::{ParseOptions, PatchText};
 use git_fuzzy_apply::progress::{Terminal, TerminalProgress};
-use git_fuzzy_apply::report::{feedback, human, stat, unified};
+use git_fuzzy_apply::report::color::{self, ERROR};
+use git_fuzzy_apply::report::human::{self, ErrorStyle, shell_word};
+use git_fuzzy_apply::report::{Problem, ProblemCode, Report, feedback, stat, unified};
+use std::ffi::OsString;
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-fn main() -> ExitCode {
-    let matches = cli::command().get_matches();
-    let cli = match Cli::from_arg_matches(&matches) {
-        Ok(cli) => cli,
-        Err(e) => e.exit(),
-    };
-    match execute(&cli, &matches) {
-        Ok(code) => ExitCode::from(code),
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
+/// Why a run could not be made (exit 2), with its report code.
+struct Failure {
+    code: ProblemCode,
+    message: String,
+}
+
+impl From<RunError> for Failure {
+    fn from(e: RunError) -> Self {
+        Failure {
+            code: e.code(),
+            message: e.to_string(),
         }
     }
 }
 
-fn execute(cli: &Cli, matches: &ArgMatches) -> Result<u8, Box<dyn std::error::Error>> {
-    let invocation = invocation(cli, matches)?;
+impl From<io::Error> for Failure {
+    fn from(e: io::Error) -> Self {
+        Failure {
+            code: ProblemCode::IoError,
+            message: e.to_string(),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    // Known before parsing, so that a usage error is reported as JSON too.
+    let json = args
+        .iter()
+        .skip(1)
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--json");
+    let matches = match cli::command().try_get_matches_from(&args) {
+        Ok(matches) => matches,
+        Err(e) => return usage_error(e, json),
+    };
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e, json),
+    };
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let choice = color::choice(cli.color, &cwd);
+    match execute(&cli, &matches, choice) {
+        Ok(code) => ExitCode::from(code),
+        Err(failure) => fail(&failure, cli.json, choice),
+    }
+}
+
+/// Prints clap's error (help and version go to standard output, exit 0);
+/// with `--json`, the JSON error object too.
+fn usage_error(e: clap::Error, json: bool) -> ExitCode {
+    if json && !matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let text = e.render().to_string();
+        let first = text.lines().next().unwrap_or_default();
+        let message = first.strip_prefix("error: ").unwrap_or(first).to_string();
+        let failure = Failure {
+            code: ProblemCode::UsageError,
+            message,
+        };
+        print_json_failure(&failure);
+    }
+    let _ = e.print();
+    ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2))
+}
+
+/// Reports a run that could not be made, on standard error (and as JSON on
+/// standard output with `--json`); exit 2.
+fn fail(failure: &Failure, json: bool, choice: ColorChoice) -> ExitCode {
+    if json {
+        print_json_failure(failure);
+    }
+    let mut stderr = AutoStream::new(io::stderr(), choice);
+    let label = color::label(
+        "error:",
+        ERROR,
+        stderr.current_choice() != ColorChoice::Never,
+    );
+    let _ = writeln!(stderr, "{label} {}", failure.message);
+    ExitCode::from(2)
+}
+
+fn print_json_failure(failure: &Failure) {
+    let report = Report::failed(Problem::new(failure.code, failure.message.clone(), None));
+    let mut stdout = io::stdout().lock();
+    let _ = serde_json::to_writer_pretty(&mut stdout, &report.json(None));
+    let _ = writeln!(stdout);
+}
+
+fn execute(cli: &Cli, matches: &ArgMatches, choice: ColorChoice) -> Result<u8, Failure> {
+    match &cli.action {
+        Some(Action::Man) => {
+            cli::docs::render_man(&mut io::stdout().lock())?;
+            return Ok(0);
+        }
+        Some(Action::Completions { shell }) => {
+            cli::docs::render_completions(*shell, &mut io::stdout().lock())?;
+            return Ok(0);
+        }
+        Some(Action::Hook(hook)) => {
+            let mode = if hook.check {
+                HookMode::Check
+            } else {
+                HookMode::Apply
+            };
+            let run = run_hook(&std::env::current_dir()?, &hook.dir, mode)?;
+            let cwd = std::env::current_dir()?;
+            let mut stdout = AutoStream::new(io::stdout(), color::choice(hook.color, &cwd));
+            let colored = stdout.current_choice() != ColorChoice::Never;
+            stdout.write_all(run.render(colored).as_bytes())?;
+            return Ok(run.exit_code());
+        }
+        None => {}
+    }
+    let invocation = invocation(cli, matches).map_err(|message| Failure {
+        code: ProblemCode::UsageError,
+        message,
+    })?;
     if cli.recover {
         match recover(&std::env::current_dir()?)? {
             Some(done) => eprintln!("git-fuzzy-apply: {done}"),
@@ -58,13 +166,29 @@ fn execute(cli: &Cli, matches: &ArgMatches) -> Result<u8, Box<dyn std::error::Er
     if let Some(done) = &outcome.recovered {
         eprintln!("git-fuzzy-apply: {done}");
     }
-    print(cli, &outcome, text.as_bytes())?;
+    print(cli, &outcome, text.as_bytes(), choice)?;
     Ok(outcome.plan.report.exit_code() as u8)
+}
+
+/// The patch files as they would be typed again (shell-quoted); `None` when
+/// the patch is read from standard input.
+fn patch_label(patches: &[PathBuf]) -> Option<String> {
+    if patches.is_empty() || patches.iter().any(|p| p.as_os_str() == "-") {
+        return None;
+    }
+    let words: Vec<String> = patches
+        .iter()
+        .map(|p| shell_word(&p.display().to_string()))
+        .collect();
+    Some(words.join(" "))
 }
 
 fn invocation(cli: &Cli, matches: &ArgMatches) -> Result<Invocation, String> {
     if !(0.5..=1.0).contains(&cli.threshold) {
         return Err("--threshold must be between 0.5 and 1.0".into());
+    }
+    if let Some(refusal) = cli.git_apply.refusal() {
+        return Err(refusal);
     }
     let mut pins = Vec::new();
     for at in &cli.at {
@@ -99,6 +223,8 @@ fn invocation(cli: &Cli, matches: &ArgMatches) -> Result<Invocation, String> {
             matching: MatchOptions {
                 similarity_threshold: cli.threshold,
                 max_tier: match cli.max_tier {
+                    // --ignore-whitespace asks for the resilient tier.
+                    TierArg::Exact if cli.git_apply.ignore_whitespace => Tier::Resilient,
                     TierArg::Exact => Tier::Exact,
                     TierArg::Resilient => Tier::Resilient,
                     TierArg::Fuzzy => Tier::Fuzzy,
@@ -129,14 +255,17 @@ fn invocation(cli: &Cli, matches: &ArgMatches) -> Result<Invocation, String> {
         dry_run: cli.check || cli.emit_unified || cli.stat || cli.numstat || cli.summary,
         reject: cli.reject,
         report_path: cli.report.clone(),
+        allow_empty: cli.git_apply.allow_empty,
+        patch_label: patch_label(&cli.patches),
     })
 }
 
-fn print(cli: &Cli, outcome: &Outcome, patch: &[u8]) -> io::Result<()> {
+fn print(cli: &Cli, outcome: &Outcome, patch: &[u8], choice: ColorChoice) -> io::Result<()> {
     let report = &outcome.plan.report;
     let mut stdout = io::stdout().lock();
     if cli.json {
-        serde_json::to_writer_pretty(&mut stdout, report)?;
+        let text = cli.feedback.then(|| feedback::render(report, patch));
+        serde_json::to_writer_pretty(&mut stdout, &report.json(text))?;
         writeln!(stdout)?;
         return Ok(());
     }
@@ -158,9 +287,12 @@ fn print(cli: &Cli, outcome: &Outcome, patch: &[u8]) -> io::Result<()> {
     } else if !cli.quiet {
         stdout.write_all(human::summary(report, cli.verbose).as_bytes())?;
     }
-    let color = io::stderr().is_terminal();
-    let mut stderr = io::stderr().lock();
-    stderr.write_all(human::errors(report, color).as_bytes())?;
+    let mut stderr = AutoStream::new(io::stderr().lock(), choice);
+    let style = ErrorStyle {
+        color: stderr.current_choice() != ColorChoice::Never,
+        patch: patch_label(&cli.patches),
+    };
+    stderr.write_all(human::errors_with(report, &style).as_bytes())?;
     for path in &outcome.rejects {
         writeln!(stderr, "rejected hunks written to {}", path.display())?;
     }
