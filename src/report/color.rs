@@ -60,7 +60,8 @@ pub fn label(text: &str, style: Style, on: bool) -> String {
 
 /// When to colour, from `--color`, the environment and git's configuration:
 /// `--color=always`/`never` decide; otherwise `NO_COLOR` (set and not empty)
-/// turns colour off, `CLICOLOR_FORCE` (set, not empty and not `0`) on, then
+/// turns colour off, `CLICOLOR_FORCE` (set and not empty, as `anstream`
+/// reads it) on, then
 /// `color.ui` of the repository containing `cwd` (`never`/`false` off,
 /// `always` on); whatever is left is decided by the stream (a terminal, and
 /// `TERM` not `dumb`).
@@ -84,7 +85,7 @@ pub fn choice(flag: ColorArg, cwd: &Path) -> ColorChoice {
     if set("NO_COLOR").is_some() {
         return ColorChoice::Never;
     }
-    if set("CLICOLOR_FORCE").is_some_and(|v| v != "0") {
+    if set("CLICOLOR_FORCE").is_some() {
         return ColorChoice::Always;
     }
     match git_color_ui(cwd).as_deref() {
