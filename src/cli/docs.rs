@@ -1,5 +1,5 @@
 //! The man page and the shell completions of `git-fuzzy-apply`, rendered
-//! from [`command`](super::command), the same definition `--help` shows.
+//! from [`command`](super::command()), the same definition `--help` shows.
 //! The binary prints them (`git-fuzzy-apply man`, `git-fuzzy-apply
 //! completions bash`), so an installed binary carries its own documentation;
 //! `examples/gen-docs.rs` writes them all into a folder for packagers.
