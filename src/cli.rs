@@ -342,7 +342,8 @@ pub struct Cli {
         help_heading = HEADING_OUTPUT,
         long_help = "Write the conflict report of a run that did not apply to PATH.md \
                      and PATH.json (default: .git/fuzzy-apply/last-report in a \
-                     repository, none outside one)."
+                     repository, none outside one). A later run that applies removes \
+                     them, so that a report never describes an earlier run."
     )]
     pub report: Option<PathBuf>,
 

@@ -318,10 +318,7 @@ pub fn run_patch_text(
         _ => plan_patch_with(text, &targets, &apply, progress),
     };
     plan.report.check = inv.dry_run;
-    crate::report::checks::check(&mut plan.report, &apply.pins);
-    if inv.allow_empty {
-        crate::report::checks::allow_empty(&mut plan.report);
-    }
+    crate::report::checks::check(&mut plan.report, &apply.pins, inv.allow_empty);
     if inv.destination != Destination::Worktree && repo.is_none() {
         refuse(
             &mut plan.report,
@@ -348,23 +345,7 @@ pub fn run_patch_text(
         rejects: Vec::new(),
         recovered,
     };
-    // Outside a repository a report is written only where asked.
-    let report_base = inv.report_path.clone().or_else(|| {
-        repo.as_ref()
-            .map(|r| r.git_dir().join("fuzzy-apply").join("last-report"))
-    });
-    if !outcome.plan.report.ok && !inv.dry_run {
-        if let Some(base) = &report_base {
-            outcome.conflict_report =
-                conflict::write(&outcome.plan.report, base, inv.patch_label.as_deref()).ok();
-        }
-    } else if outcome.plan.report.ok
-        && !inv.dry_run
-        && let Some(base) = &report_base
-    {
-        // A report of an earlier run that failed no longer describes the tree.
-        conflict::remove(base);
-    }
+    conflict_report(&mut outcome, inv, repo.as_ref());
     if inv.dry_run || !writable {
         return Ok(outcome);
     }
@@ -423,6 +404,26 @@ pub fn run_patch_text(
     }
     outcome.written = true;
     Ok(outcome)
+}
+
+/// Writes the conflict report of a run that wrote nothing because something
+/// did not apply, or removes the one an earlier run left once a run
+/// succeeds: it no longer describes the tree. Outside a repository a report
+/// is written (and removed) only where `--report` asks.
+fn conflict_report(outcome: &mut Outcome, inv: &Invocation, repo: Option<&Repo>) {
+    let base = inv
+        .report_path
+        .clone()
+        .or_else(|| repo.map(|r| r.git_dir().join("fuzzy-apply").join("last-report")));
+    let (Some(base), false) = (base, inv.dry_run) else {
+        return;
+    };
+    if outcome.plan.report.ok {
+        conflict::remove(&base);
+    } else {
+        let patch = inv.patch_label.as_deref();
+        outcome.conflict_report = conflict::write(&outcome.plan.report, &base, patch).ok();
+    }
 }
 
 fn refuse(report: &mut Report, code: ProblemCode, message: &str) {

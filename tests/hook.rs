@@ -229,6 +229,13 @@ fn pre_commit_applies_stops_the_commit_once_then_commits_the_reviewed_change() {
     }
     let dir = repo_with_hook("");
     wait(dir.path(), "fix.patch", FIX);
+    // A patch adding a file: once applied it must not block the next
+    // commit ("already exists").
+    wait(
+        dir.path(),
+        "new.diff",
+        "*** Begin Patch\n*** Add File: new.txt\n+new\n*** End Patch\n",
+    );
     wait(dir.path(), "README.md", "Agents put patches here.\n");
     fs::write(dir.path().join("b.txt"), "b\n").unwrap();
     git(dir.path(), &["add", "b.txt"]);
@@ -245,7 +252,11 @@ fn pre_commit_applies_stops_the_commit_once_then_commits_the_reviewed_change() {
     );
     // The user reviews and stages the change: the next commit goes through
     // and holds it.
-    git(dir.path(), &["add", "a.txt"]);
+    assert_eq!(
+        fs::read_to_string(dir.path().join("new.txt")).unwrap(),
+        "new\n"
+    );
+    git(dir.path(), &["add", "a.txt", "new.txt"]);
     let out = run("git", &["commit", "-m", "add b"], dir.path());
     assert!(out.status.success(), "{}", text(&out));
     let committed = git(dir.path(), &["show", "HEAD:a.txt"]);
@@ -254,7 +265,10 @@ fn pre_commit_applies_stops_the_commit_once_then_commits_the_reviewed_change() {
         "one\n2\nthree\n"
     );
     let names = git(dir.path(), &["show", "--name-only", "--format=", "HEAD"]);
-    assert_eq!(String::from_utf8_lossy(&names.stdout), "a.txt\nb.txt\n");
+    assert_eq!(
+        String::from_utf8_lossy(&names.stdout),
+        "a.txt\nb.txt\nnew.txt\n"
+    );
 }
 
 #[test]

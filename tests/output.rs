@@ -273,3 +273,17 @@ fn a_successful_run_removes_the_stale_conflict_report() {
     assert!(!report.with_extension("json").exists());
     assert!(!report.with_extension("md").exists());
 }
+
+#[test]
+fn a_successful_run_removes_a_stale_report_given_with_report() {
+    let (dir, patch) = half_failing();
+    let base = dir.path().join("out/report");
+    let base_arg = base.display().to_string();
+    let out = run_bin(dir.path(), &["--report", &base_arg], Some(patch.as_bytes()));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(base.with_extension("json").exists());
+    let fixed = "--- a/b.txt\n+++ b/b.txt\n@@\n-x\n+X\n";
+    let out = run_bin(dir.path(), &["--report", &base_arg], Some(fixed.as_bytes()));
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!base.with_extension("json").exists() && !base.with_extension("md").exists());
+}

@@ -5,11 +5,20 @@
 
 use super::{FileReport, HunkOutcome, Problem, ProblemCode, Report};
 
+/// The checks of a planned report against the command line: the pins, and
+/// `--allow-empty` when `allow_empty`.
+pub(crate) fn check(report: &mut Report, pins: &[(String, usize)], allow_empty: bool) {
+    check_pins(report, pins);
+    if allow_empty {
+        forgive_empty(report);
+    }
+}
+
 /// Refuses the run when a pin names no candidate: no file of the patch is
 /// FILE, or none of FILE's hunks is placed at LINE or has LINE among its
 /// candidates. A pin that is silently ignored would let a hunk go where the
 /// user said it must not.
-pub(crate) fn check(report: &mut Report, pins: &[(String, usize)]) {
+fn check_pins(report: &mut Report, pins: &[(String, usize)]) {
     for (path, line) in pins {
         let files: Vec<&FileReport> = report.files.iter().filter(|f| f.path == *path).collect();
         let message = if files.is_empty() {
@@ -68,7 +77,7 @@ fn places(files: &[&FileReport]) -> String {
 
 /// `--allow-empty`: a patch in which nothing is an edit (empty, or prose
 /// only) is a success that changes nothing.
-pub(crate) fn allow_empty(report: &mut Report) {
+fn forgive_empty(report: &mut Report) {
     let empty = report
         .error
         .as_ref()
@@ -97,10 +106,10 @@ mod tests {
     fn a_pin_on_the_placed_line_passes_and_elsewhere_fails() {
         let patch = "--- a/a.txt\n+++ b/a.txt\n@@\n-b\n+B\n";
         let mut ok = report("a\nb\n", patch);
-        check(&mut ok, &[("a.txt".into(), 2)]);
+        check(&mut ok, &[("a.txt".into(), 2)], false);
         assert!(ok.ok && ok.error.is_none());
         let mut off = report("a\nb\n", patch);
-        check(&mut off, &[("a.txt".into(), 1)]);
+        check(&mut off, &[("a.txt".into(), 1)], false);
         let error = off.error.unwrap();
         assert_eq!(error.code, ProblemCode::UnmatchedPin);
         assert!(
@@ -109,17 +118,17 @@ mod tests {
             error.message
         );
         let mut other = report("a\nb\n", patch);
-        check(&mut other, &[("b.txt".into(), 1)]);
+        check(&mut other, &[("b.txt".into(), 1)], false);
         assert!(other.error.unwrap().message.contains("does not edit b.txt"));
     }
 
     #[test]
     fn allow_empty_only_forgives_a_patch_without_edits() {
         let mut prose = report("a\n", "Just prose.");
-        allow_empty(&mut prose);
+        check(&mut prose, &[], true);
         assert!(prose.ok && prose.error.is_none());
         let mut failing = report("a\n", "--- a/a.txt\n+++ b/a.txt\n@@\n-zzz\n+y\n");
-        allow_empty(&mut failing);
+        check(&mut failing, &[], true);
         assert!(!failing.ok);
     }
 }
