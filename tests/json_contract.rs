@@ -394,6 +394,10 @@ fn json_with_feedback_holds_the_feedback_text() {
     assert!(text.contains("context_not_found"), "{text}");
     let plain = report(&[], patch, 1);
     assert!(plain.get("feedback").is_none());
+    // The schema holds feedback to a string.
+    let mut wrong = r.clone();
+    wrong["feedback"] = json!(["not", "text"]);
+    assert!(!validator().is_valid(&wrong));
 }
 
 #[test]

@@ -26,14 +26,6 @@ use std::path::Path;
 pub const ERROR: Style = Style::new()
     .bold()
     .fg_color(Some(anstyle::Color::Ansi(AnsiColor::Red)));
-/// A file that was (or would be) changed: green.
-///
-/// ```
-/// use git_fuzzy_apply::report::color::DONE;
-///
-/// assert_eq!(DONE.render().to_string(), "\x1b[32m");
-/// ```
-pub const DONE: Style = Style::new().fg_color(Some(anstyle::Color::Ansi(AnsiColor::Green)));
 /// A hint, such as a command to run: cyan.
 ///
 /// ```
@@ -46,9 +38,9 @@ pub const HINT: Style = Style::new().fg_color(Some(anstyle::Color::Ansi(AnsiColo
 /// `text` in `style` when `on`, plain otherwise.
 ///
 /// ```
-/// use git_fuzzy_apply::report::color::{label, DONE};
+/// use git_fuzzy_apply::report::color::{label, HINT};
 ///
-/// assert!(label("patched", DONE, true).contains("patched"));
+/// assert!(label("git add", HINT, true).contains("git add"));
 /// ```
 pub fn label(text: &str, style: Style, on: bool) -> String {
     if on {
