@@ -186,7 +186,7 @@ impl HookRun {
         let mut out = String::new();
         let style = |patch: &Path| ErrorStyle {
             color,
-            patch: Some(human::shell_word(&patch.display().to_string())),
+            rerun: Some(human::shell_word(&patch.display().to_string())),
         };
         for entry in &self.entries {
             let name = entry.patch.display();
@@ -336,7 +336,7 @@ pub fn run_hook(cwd: &Path, dir: &Path, mode: HookMode) -> Result<HookRun, RunEr
     }
     for (entry, text) in run.entries.iter_mut().zip(&texts) {
         let apply = Invocation {
-            patch_label: Some(human::shell_word(&entry.patch.display().to_string())),
+            rerun: Some(human::shell_word(&entry.patch.display().to_string())),
             ..Invocation::default()
         };
         let outcome = run_patch_text(cwd, text, &apply, &NoProgress)?;

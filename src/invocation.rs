@@ -79,9 +79,11 @@ pub struct Invocation {
     pub report_path: Option<PathBuf>,
     /// `--allow-empty`: a patch with no edits at all succeeds.
     pub allow_empty: bool,
-    /// The patch as given on the command line, for the commands the
-    /// conflict report suggests; `None` for standard input.
-    pub patch_label: Option<String>,
+    /// What the `--at` commands of the conflict report repeat after
+    /// `git fuzzy-apply --at FILE:LINE` (see
+    /// [`ErrorStyle::rerun`](crate::report::human::ErrorStyle::rerun));
+    /// `None`: `PATCH`.
+    pub rerun: Option<String>,
 }
 
 /// What a run did.
@@ -421,8 +423,8 @@ fn conflict_report(outcome: &mut Outcome, inv: &Invocation, repo: Option<&Repo>)
     if outcome.plan.report.ok {
         conflict::remove(&base);
     } else {
-        let patch = inv.patch_label.as_deref();
-        outcome.conflict_report = conflict::write(&outcome.plan.report, &base, patch).ok();
+        let rerun = inv.rerun.as_deref();
+        outcome.conflict_report = conflict::write(&outcome.plan.report, &base, rerun).ok();
     }
 }
 

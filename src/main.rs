@@ -170,17 +170,18 @@ fn execute(cli: &Cli, matches: &ArgMatches, choice: ColorChoice) -> Result<u8, F
     Ok(outcome.plan.report.exit_code() as u8)
 }
 
-/// The patch files as they would be typed again (shell-quoted); `None` when
-/// the patch is read from standard input.
-fn patch_label(patches: &[PathBuf]) -> Option<String> {
-    if patches.is_empty() || patches.iter().any(|p| p.as_os_str() == "-") {
-        return None;
-    }
-    let words: Vec<String> = patches
-        .iter()
-        .map(|p| shell_word(&p.display().to_string()))
+/// This run's arguments as they would be typed again (shell-quoted), ending
+/// in `< PATCH` when the patch is read from standard input: what the `--at`
+/// commands of an ambiguous hunk repeat.
+fn rerun(patches: &[PathBuf]) -> String {
+    let mut words: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| shell_word(&a.to_string_lossy()))
         .collect();
-    Some(words.join(" "))
+    if patches.is_empty() || patches.iter().any(|p| p.as_os_str() == "-") {
+        words.push("< PATCH".into());
+    }
+    words.join(" ")
 }
 
 fn invocation(cli: &Cli, matches: &ArgMatches) -> Result<Invocation, String> {
@@ -256,7 +257,7 @@ fn invocation(cli: &Cli, matches: &ArgMatches) -> Result<Invocation, String> {
         reject: cli.reject,
         report_path: cli.report.clone(),
         allow_empty: cli.git_apply.allow_empty,
-        patch_label: patch_label(&cli.patches),
+        rerun: Some(rerun(&cli.patches)),
     })
 }
 
@@ -290,7 +291,7 @@ fn print(cli: &Cli, outcome: &Outcome, patch: &[u8], choice: ColorChoice) -> io:
     let mut stderr = AutoStream::new(io::stderr().lock(), choice);
     let style = ErrorStyle {
         color: stderr.current_choice() != ColorChoice::Never,
-        patch: patch_label(&cli.patches),
+        rerun: Some(rerun(&cli.patches)),
     };
     stderr.write_all(human::errors_with(report, &style).as_bytes())?;
     for path in &outcome.rejects {

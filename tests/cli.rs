@@ -281,7 +281,35 @@ fn an_ambiguous_patch_on_stdin_says_to_feed_it_again() {
         stderr.contains("git fuzzy-apply --at dup.py:1 < PATCH"),
         "{stderr}"
     );
-    assert!(stderr.contains("PATCH: the same patch on standard input"));
+    assert!(stderr.contains("PATCH: the same patch, on standard input again"));
+}
+
+#[test]
+fn the_at_commands_repeat_the_options_of_the_run() {
+    let dir = ambiguous_repo();
+    fs::create_dir(dir.path().join("sub")).expect("mkdir");
+    fs::rename(dir.path().join("dup.py"), dir.path().join("sub/dup.py")).expect("mv");
+    let out = run(dir.path(), &["--directory", "sub", "my fix.diff"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let command = "git fuzzy-apply --at sub/dup.py:6 --directory sub 'my fix.diff'";
+    assert!(stderr.contains(command), "{stderr}");
+    // Run as printed (git fuzzy-apply is git-fuzzy-apply).
+    let out = run(
+        dir.path(),
+        &["--at", "sub/dup.py:6", "--directory", "sub", "my fix.diff"],
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("sub/dup.py")).expect("read"),
+        "x = 1\ny = 2\n\nz = 3\n\nx = 1\ny = 3\n"
+    );
 }
 
 #[test]

@@ -10,15 +10,16 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// Writes `<base>.md` and `<base>.json` for a report that is not ok, and
-/// returns their paths. `patch` is the patch as given on the command line,
-/// for the `--at` commands of ambiguous hunks (`None`: standard input).
-pub fn write(report: &Report, base: &Path, patch: Option<&str>) -> io::Result<(PathBuf, PathBuf)> {
+/// returns their paths. `rerun` is what the `--at` commands of ambiguous
+/// hunks repeat after `--at FILE:LINE` (the run's arguments; `None`:
+/// `PATCH`).
+pub fn write(report: &Report, base: &Path, rerun: Option<&str>) -> io::Result<(PathBuf, PathBuf)> {
     if let Some(dir) = base.parent().filter(|d| !d.as_os_str().is_empty()) {
         fs::create_dir_all(dir)?;
     }
     let md = base.with_extension("md");
     let json = base.with_extension("json");
-    fs::write(&md, markdown(report, patch))?;
+    fs::write(&md, markdown(report, rerun))?;
     let text = serde_json::to_string_pretty(report).map_err(io::Error::other)?;
     fs::write(&json, text + "\n")?;
     Ok((md, json))
@@ -34,19 +35,19 @@ pub fn remove(base: &Path) {
 }
 
 /// The Markdown conflict report.
-pub fn markdown(report: &Report, patch: Option<&str>) -> String {
+pub fn markdown(report: &Report, rerun: Option<&str>) -> String {
     let mut out = String::from("# git fuzzy-apply: the patch did not apply\n\n");
     out.push_str("Nothing was written unless `--partial` or `--reject` was given.\n\n");
     if let Some(p) = &report.error {
         let _ = writeln!(out, "- **{}**: {}\n", p.code, p.message);
     }
     for file in &report.files {
-        file_section(file, &mut out, patch);
+        file_section(file, &mut out, rerun.unwrap_or("PATCH"));
     }
     out
 }
 
-fn file_section(file: &FileReport, out: &mut String, patch: Option<&str>) {
+fn file_section(file: &FileReport, out: &mut String, rerun: &str) {
     let failed: Vec<(usize, &HunkFailure)> = file
         .hunks
         .iter()
@@ -72,16 +73,12 @@ fn file_section(file: &FileReport, out: &mut String, patch: Option<&str>) {
             for (n, text) in &view.lines {
                 let _ = writeln!(out, "{n:>6} | {text}");
             }
-            let pin = format!(
-                "git fuzzy-apply --at {}:{}",
+            let _ = writeln!(
+                out,
+                "```\n\nTo apply it there: `git fuzzy-apply --at {}:{} {rerun}`\n",
                 super::human::shell_word(&file.path),
                 view.line
             );
-            let command = match patch {
-                Some(patch) => format!("`{pin} {patch}`"),
-                None => format!("`{pin} < PATCH` (the same patch on standard input)"),
-            };
-            let _ = writeln!(out, "```\n\nTo apply it there: {command}\n");
         }
         if let Some(near) = &f.near_match {
             let _ = writeln!(

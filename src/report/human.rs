@@ -174,17 +174,19 @@ fn hunk_line(hunk: &HunkReport) -> String {
 /// ```
 /// use git_fuzzy_apply::report::human::ErrorStyle;
 ///
-/// let style = ErrorStyle { color: false, patch: Some("reply.md".into()) };
-/// assert_eq!(style.patch.as_deref(), Some("reply.md"));
+/// let style = ErrorStyle { color: false, rerun: Some("-p2 reply.md".into()) };
+/// assert_eq!(style.rerun.as_deref(), Some("-p2 reply.md"));
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct ErrorStyle {
     /// Colour the `error:` labels and the commands to run (ANSI styles).
     pub color: bool,
-    /// The patch as it is given on a command line (shell-quoted file names),
-    /// for the `--at` commands of an ambiguous hunk; `None` when it was read
-    /// from standard input.
-    pub patch: Option<String>,
+    /// What the `--at` commands of an ambiguous hunk repeat after
+    /// `git fuzzy-apply --at FILE:LINE`: the arguments of the run,
+    /// shell-quoted, ending in `< PATCH` when the patch came from standard
+    /// input. `None` when they are not known: the commands then end in
+    /// `PATCH`.
+    pub rerun: Option<String>,
 }
 
 /// Renders every problem: one `error:` line each, naming file, hunk and patch line,
@@ -206,7 +208,7 @@ pub struct ErrorStyle {
 /// assert!(text.contains("[ambiguous]"));
 /// ```
 pub fn errors(report: &Report, color: bool) -> String {
-    errors_with(report, &ErrorStyle { color, patch: None })
+    errors_with(report, &ErrorStyle { color, rerun: None })
 }
 
 /// [`errors`], written as `style` says; for each candidate of an ambiguous
@@ -219,7 +221,7 @@ pub fn errors(report: &Report, color: bool) -> String {
 /// std::fs::write(dir.path().join("a.txt"), "a\nx\nb\nx\n").unwrap();
 /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-x\n+y\n";
 /// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
-/// let style = ErrorStyle { color: false, patch: Some("fix.diff".into()) };
+/// let style = ErrorStyle { color: false, rerun: Some("fix.diff".into()) };
 /// let text = errors_with(&report, &style);
 /// assert!(text.contains("git fuzzy-apply --at a.txt:4 fix.diff"), "{text}");
 /// ```
@@ -349,15 +351,15 @@ fn pin_commands(out: &mut String, path: &str, failure: &HunkFailure, style: &Err
         return;
     }
     let _ = writeln!(out, "  to choose a place, run one of:");
+    let rerun = style.rerun.as_deref().unwrap_or("PATCH");
     for line in &failure.candidates {
-        let command = match &style.patch {
-            Some(patch) => format!("git fuzzy-apply --at {}:{line} {patch}", shell_word(path)),
-            None => format!("git fuzzy-apply --at {}:{line} < PATCH", shell_word(path)),
-        };
+        let command = format!("git fuzzy-apply --at {}:{line} {rerun}", shell_word(path));
         let _ = writeln!(out, "    {}", color::label(&command, HINT, style.color));
     }
-    if style.patch.is_none() {
-        let _ = writeln!(out, "  (PATCH: the same patch on standard input)");
+    if rerun.ends_with("< PATCH") {
+        let _ = writeln!(out, "  (PATCH: the same patch, on standard input again)");
+    } else if style.rerun.is_none() {
+        let _ = writeln!(out, "  (PATCH: the patch, with the options of this run)");
     }
 }
 
