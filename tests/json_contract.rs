@@ -387,6 +387,29 @@ fn a_held_lock_is_a_json_error_object() {
 }
 
 #[test]
+fn a_tree_another_run_holds_is_a_json_error_object() {
+    // Outside a repository the tree lock holds the holder's process id: this
+    // test's own, which is running.
+    let dir = tree();
+    fs::write(
+        dir.path().join(".git-fuzzy-apply.lock"),
+        std::process::id().to_string(),
+    )
+    .expect("lock");
+    fs::write(
+        dir.path().join("fix.diff"),
+        "--- a/greet.py\n+++ b/greet.py\n@@\n-    print('bye')\n+    print('ciao')\n",
+    )
+    .expect("write");
+    let message = exit_two(dir.path(), &["--json", "fix.diff"], "locked");
+    assert!(message.contains("another git-fuzzy-apply"), "{message}");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("greet.py")).expect("read"),
+        GREET
+    );
+}
+
+#[test]
 fn json_with_feedback_holds_the_feedback_text() {
     let patch = "--- a/greet.py\n+++ b/greet.py\n@@\n-no such line\n+x\n";
     let r = report(&["--feedback"], patch, 1);
