@@ -176,7 +176,7 @@ fn rust_version_covers_every_locked_dependency_and_the_readme_says_how_to_instal
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
-        .args(["metadata", "--format-version", "1", "--locked", "--offline"])
+        .args(["metadata", "--format-version", "1", "--locked"])
         .current_dir(manifest_dir)
         .output()
         .unwrap();
