@@ -188,22 +188,25 @@ impl HookRun {
             color,
             rerun: Some(human::shell_word(&patch.display().to_string())),
         };
+        // Patches were applied before one failed: the run stopped there.
+        let stopped = self.entries.iter().any(|e| e.moved_to.is_some()) && !self.all_apply();
         for entry in &self.entries {
             let name = entry.patch.display();
-            match (&entry.moved_to, entry.report.ok, self.mode) {
-                (Some(to), ..) => {
-                    let _ = writeln!(out, "applied {name} (moved to {})", to.display());
-                }
+            let _ = match (&entry.moved_to, entry.report.ok, self.mode) {
+                (Some(to), ..) => writeln!(out, "applied {name} (moved to {})", to.display()),
                 (None, true, HookMode::Check) => {
-                    let _ = writeln!(out, "{name} is waiting and would apply:");
+                    writeln!(out, "{name} is waiting and would apply:")
                 }
-                (None, true, HookMode::Apply) => {
-                    let _ = writeln!(out, "{name} applies but was not applied (see below)");
-                }
-                (None, false, _) => {
-                    let _ = writeln!(out, "{name} does not apply; nothing was changed:");
-                }
-            }
+                (None, true, HookMode::Apply) => writeln!(
+                    out,
+                    "{name} was not applied: the run stopped at the patch above; it still waits"
+                ),
+                (None, false, _) if stopped => writeln!(
+                    out,
+                    "{name} does not apply after the patches above; nothing of it was written:"
+                ),
+                (None, false, _) => writeln!(out, "{name} does not apply; nothing was changed:"),
+            };
             for line in human::summary(&entry.report, false).lines() {
                 let _ = writeln!(out, "  {line}");
             }

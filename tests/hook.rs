@@ -331,3 +331,75 @@ fn the_shipped_hook_manifest_is_valid_and_runs_the_hook_subcommand() {
     );
     assert!(out.status.success(), "{}", text(&out));
 }
+
+#[test]
+fn the_configurations_in_the_docs_are_valid_pre_commit_configs() {
+    let docs = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/pre-commit.md"))
+        .unwrap();
+    let configs: Vec<&str> = docs
+        .split("```yaml\n")
+        .skip(1)
+        .filter_map(|block| block.split("```").next())
+        .filter(|block| block.starts_with("repos:"))
+        .collect();
+    assert_eq!(configs.len(), 2, "the remote and the local configuration");
+    assert!(configs[0].contains("id: git-fuzzy-apply"));
+    assert!(configs[1].contains("entry: git-fuzzy-apply hook"));
+    if !have_pre_commit() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for (i, config) in configs.iter().enumerate() {
+        let path = dir.path().join(format!("config-{i}.yaml"));
+        fs::write(&path, config).unwrap();
+        let out = run(
+            "pre-commit",
+            &["validate-config", &path.display().to_string()],
+            dir.path(),
+        );
+        assert!(out.status.success(), "{config}\n{}", text(&out));
+    }
+}
+
+#[test]
+fn patches_that_apply_alone_but_not_in_turn_stop_at_the_second() {
+    let dir = repo();
+    wait(dir.path(), "1-two.patch", FIX);
+    // Applies to the tree as it is, not after 1-two.patch.
+    wait(
+        dir.path(),
+        "2-deux.patch",
+        "--- a/a.txt\n+++ b/a.txt\n@@\n one\n-two\n+deux\n three\n",
+    );
+    wait(
+        dir.path(),
+        "3-one.patch",
+        "--- a/a.txt\n+++ b/a.txt\n@@\n-one\n+1\n two\n",
+    );
+    let out = run_bin(dir.path(), &["hook"], None);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("applied .agent-patches/1-two.patch"),
+        "{said}"
+    );
+    assert!(
+        said.contains(
+            ".agent-patches/2-deux.patch does not apply after the patches above; nothing of it was written"
+        ),
+        "{said}"
+    );
+    assert!(
+        said.contains(
+            ".agent-patches/3-one.patch was not applied: the run stopped at the patch above"
+        ),
+        "{said}"
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+        "one\n2\nthree\n"
+    );
+    let folder = dir.path().join(".agent-patches");
+    assert!(folder.join("applied/1-two.patch").exists());
+    assert!(folder.join("2-deux.patch").exists() && folder.join("3-one.patch").exists());
+}
