@@ -5,7 +5,7 @@ use anstream::{AutoStream, ColorChoice};
 use clap::error::ErrorKind;
 use clap::{ArgMatches, FromArgMatches};
 use git_fuzzy_apply::ApplyOptions;
-use git_fuzzy_apply::cli::{self, Action, Cli, FormatArg, TierArg};
+use git_fuzzy_apply::cli::{self, Action, Cli, FormatArg, HookArgs, TierArg};
 use git_fuzzy_apply::hook::{HookMode, run_hook};
 use git_fuzzy_apply::invocation::{
     Destination, Invocation, Outcome, RunError, recover, run_patch_text,
@@ -62,12 +62,18 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage_error(e, json),
     };
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let choice = color::choice(cli.color, &cwd);
-    match execute(&cli, &matches, choice) {
+    match execute(&cli, &matches) {
         Ok(code) => ExitCode::from(code),
-        Err(failure) => fail(&failure, cli.json, choice),
+        Err(failure) => fail(&failure, &cli),
     }
+}
+
+/// Standard error, coloured as `--color`, the environment and git say.
+/// Made only when there is something to print: finding git's `color.ui`
+/// opens the repository.
+fn stderr_stream(flag: cli::ColorArg) -> AutoStream<io::Stderr> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    AutoStream::new(io::stderr(), color::choice(flag, &cwd))
 }
 
 /// Prints clap's error (help and version go to standard output, exit 0);
@@ -89,11 +95,11 @@ fn usage_error(e: clap::Error, json: bool) -> ExitCode {
 
 /// Reports a run that could not be made, on standard error (and as JSON on
 /// standard output with `--json`); exit 2.
-fn fail(failure: &Failure, json: bool, choice: ColorChoice) -> ExitCode {
-    if json {
+fn fail(failure: &Failure, cli: &Cli) -> ExitCode {
+    if cli.json {
         print_json_failure(failure);
     }
-    let mut stderr = AutoStream::new(io::stderr(), choice);
+    let mut stderr = stderr_stream(cli.color);
     let label = color::label(
         "error:",
         ERROR,
@@ -110,7 +116,22 @@ fn print_json_failure(failure: &Failure) {
     let _ = writeln!(stdout);
 }
 
-fn execute(cli: &Cli, matches: &ArgMatches, choice: ColorChoice) -> Result<u8, Failure> {
+/// `git-fuzzy-apply hook`: runs the hook and prints what it did.
+fn hook(args: &HookArgs) -> Result<u8, Failure> {
+    let mode = if args.check {
+        HookMode::Check
+    } else {
+        HookMode::Apply
+    };
+    let cwd = std::env::current_dir()?;
+    let run = run_hook(&cwd, &args.dir, mode)?;
+    let mut stdout = AutoStream::new(io::stdout(), color::choice(args.color, &cwd));
+    let colored = stdout.current_choice() != ColorChoice::Never;
+    stdout.write_all(run.render(colored).as_bytes())?;
+    Ok(run.exit_code())
+}
+
+fn execute(cli: &Cli, matches: &ArgMatches) -> Result<u8, Failure> {
     match &cli.action {
         Some(Action::Man) => {
             cli::docs::render_man(&mut io::stdout().lock())?;
@@ -120,19 +141,7 @@ fn execute(cli: &Cli, matches: &ArgMatches, choice: ColorChoice) -> Result<u8, F
             cli::docs::render_completions(*shell, &mut io::stdout().lock())?;
             return Ok(0);
         }
-        Some(Action::Hook(hook)) => {
-            let mode = if hook.check {
-                HookMode::Check
-            } else {
-                HookMode::Apply
-            };
-            let run = run_hook(&std::env::current_dir()?, &hook.dir, mode)?;
-            let cwd = std::env::current_dir()?;
-            let mut stdout = AutoStream::new(io::stdout(), color::choice(hook.color, &cwd));
-            let colored = stdout.current_choice() != ColorChoice::Never;
-            stdout.write_all(run.render(colored).as_bytes())?;
-            return Ok(run.exit_code());
-        }
+        Some(Action::Hook(args)) => return hook(args),
         None => {}
     }
     let invocation = invocation(cli, matches).map_err(|message| Failure {
@@ -166,7 +175,7 @@ fn execute(cli: &Cli, matches: &ArgMatches, choice: ColorChoice) -> Result<u8, F
     if let Some(done) = &outcome.recovered {
         eprintln!("git-fuzzy-apply: {done}");
     }
-    print(cli, &outcome, text.as_bytes(), choice)?;
+    print(cli, &outcome, text.as_bytes())?;
     Ok(outcome.plan.report.exit_code() as u8)
 }
 
@@ -261,7 +270,7 @@ fn invocation(cli: &Cli, matches: &ArgMatches) -> Result<Invocation, String> {
     })
 }
 
-fn print(cli: &Cli, outcome: &Outcome, patch: &[u8], choice: ColorChoice) -> io::Result<()> {
+fn print(cli: &Cli, outcome: &Outcome, patch: &[u8]) -> io::Result<()> {
     let report = &outcome.plan.report;
     let mut stdout = io::stdout().lock();
     if cli.json {
@@ -288,12 +297,17 @@ fn print(cli: &Cli, outcome: &Outcome, patch: &[u8], choice: ColorChoice) -> io:
     } else if !cli.quiet {
         stdout.write_all(human::summary(report, cli.verbose).as_bytes())?;
     }
-    let mut stderr = AutoStream::new(io::stderr().lock(), choice);
+    // Styled here; the stream drops the styles when colour is off.
     let style = ErrorStyle {
-        color: stderr.current_choice() != ColorChoice::Never,
+        color: true,
         rerun: Some(rerun(&cli.patches)),
     };
-    stderr.write_all(human::errors_with(report, &style).as_bytes())?;
+    let errors = human::errors_with(report, &style);
+    if errors.is_empty() && outcome.rejects.is_empty() && outcome.conflict_report.is_none() {
+        return Ok(());
+    }
+    let mut stderr = stderr_stream(cli.color);
+    stderr.write_all(errors.as_bytes())?;
     for path in &outcome.rejects {
         writeln!(stderr, "rejected hunks written to {}", path.display())?;
     }
