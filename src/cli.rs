@@ -17,8 +17,10 @@
 //! assert_eq!(cli.patches, [std::path::PathBuf::from("reply.md")]);
 //! ```
 
-use clap::{CommandFactory, Parser, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
+
+pub mod docs;
 
 /// Help heading of the options that say what the patch is and how to read it.
 const HEADING_INPUT: &str = "Patch input";
@@ -28,6 +30,8 @@ const HEADING_WHERE: &str = "Where to apply";
 const HEADING_MATCHING: &str = "Matching";
 /// Help heading of the options that choose what is printed or written.
 const HEADING_OUTPUT: &str = "Output";
+/// Help heading of the `git apply` options accepted for aliases and habits.
+const HEADING_GIT_APPLY: &str = "git apply options";
 
 const LONG_ABOUT: &str = "\
 Reads a patch written by a language model and applies it to the working tree \
@@ -41,7 +45,10 @@ is tried only when the stricter ones found nothing, and equally good places \
 are never guessed between. Every hunk of every file applies, or no file \
 changes; when something does not apply, a conflict report is left in \
 .git/fuzzy-apply/. Paths are relative to the top of the working tree (or the \
-current directory outside a repository).";
+current directory outside a repository).
+
+A patch file named like a subcommand (`hook`, `man`, `completions`) is given \
+as `./hook`.";
 
 const AFTER_HELP: &str = "\
 Examples:
@@ -75,6 +82,14 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     (
         "some-agent | git fuzzy-apply --json",
         "Read the patch from standard input and print the report as JSON.",
+    ),
+    (
+        "git fuzzy-apply hook",
+        "Apply the patches waiting in .agent-patches/ (the pre-commit hook).",
+    ),
+    (
+        "git-fuzzy-apply man > ~/.local/share/man/man1/git-fuzzy-apply.1",
+        "Install the man page that `git fuzzy-apply --help` opens.",
     ),
 ];
 
@@ -132,9 +147,15 @@ fn after_long_help() -> String {
     long_about = LONG_ABOUT,
     after_help = AFTER_HELP,
     after_long_help = after_long_help(),
-    max_term_width = 100
+    max_term_width = 100,
+    args_conflicts_with_subcommands = true,
+    disable_help_subcommand = true
 )]
 pub struct Cli {
+    /// A subcommand instead of applying a patch: `hook`, `man`, `completions`.
+    #[command(subcommand)]
+    pub action: Option<Action>,
+
     /// Patch files, or folders whose files are all read; none or `-` reads standard input.
     #[arg(value_name = "PATCH")]
     pub patches: Vec<PathBuf>,
@@ -223,7 +244,7 @@ pub struct Cli {
     )]
     pub max_tier: TierArg,
 
-    /// Minimum block similarity (0.5 to 1.0) for the similarity tier.
+    /// Minimum similarity (0.5-1.0) of the similarity tier.
     #[arg(
         long,
         value_name = "RATIO",
@@ -232,7 +253,7 @@ pub struct Cli {
     )]
     pub threshold: f64,
 
-    /// Files longer than LINES are scanned by the similarity tier only near a line hint.
+    /// Similarity tier: in files over LINES lines, scan only near the line hint.
     #[arg(
         long,
         value_name = "LINES",
@@ -302,15 +323,15 @@ pub struct Cli {
     #[arg(long, help_heading = HEADING_OUTPUT)]
     pub json: bool,
 
-    /// Print what a language model needs to fix its patch (short text on standard output).
+    /// Print what a language model needs to fix its patch.
     #[arg(
         long,
-        conflicts_with = "json",
         help_heading = HEADING_OUTPUT,
         long_help = "Print what a language model needs to fix its patch: for each failed \
                      hunk the reason code, the first patch line that differs, the file's \
                      real lines around the closest place, numbered, and one instruction. \
-                     Short enough to paste into a context window."
+                     Short enough to paste into a context window. With --json, the text is \
+                     the report's `feedback` field."
     )]
     pub feedback: bool,
 
@@ -321,17 +342,47 @@ pub struct Cli {
         help_heading = HEADING_OUTPUT,
         long_help = "Write the conflict report of a run that did not apply to PATH.md \
                      and PATH.json (default: .git/fuzzy-apply/last-report in a \
-                     repository, none outside one)."
+                     repository, none outside one). A later run that applies removes \
+                     them, so that a report never describes an earlier run."
     )]
     pub report: Option<PathBuf>,
 
     /// Show every hunk with its tier and location.
-    #[arg(short, long, help_heading = HEADING_OUTPUT)]
+    #[arg(
+        short,
+        long,
+        help_heading = HEADING_OUTPUT,
+        long_help = "Show every file and every hunk with its tier and location. Without it, \
+                     one line per file is printed (with the hunks that were already applied \
+                     or changed nothing counted on it), and a patch of more than 20 files \
+                     prints one total line instead, as git apply prints nothing; problems are \
+                     always printed in full."
+    )]
     pub verbose: bool,
 
     /// Print nothing but errors.
     #[arg(short, long, conflicts_with = "verbose", help_heading = HEADING_OUTPUT)]
     pub quiet: bool,
+
+    /// Colour the output: auto (the default), always or never.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "WHEN",
+        default_value_t = ColorArg::Auto,
+        hide_possible_values = true,
+        hide_default_value = true,
+        help_heading = HEADING_OUTPUT,
+        long_help = "When to colour the output. With `auto`, colour is used when standard \
+                     error is a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it; \
+                     in a repository, git's `color.ui` (never, always) is followed too."
+    )]
+    pub color: ColorArg,
+
+    /// Options of `git apply`, accepted so that aliases keep working (listed
+    /// by `--help`, not `-h`).
+    #[command(flatten)]
+    pub git_apply: GitApplyArgs,
 
     /// Only put right a run that was killed while writing, then exit.
     #[arg(
@@ -343,6 +394,241 @@ pub struct Cli {
                      index. Every run does this first; this option does nothing else."
     )]
     pub recover: bool,
+}
+
+/// The options of `git apply` that people keep in aliases. Most change
+/// nothing here, because what they ask for is already how this tool reads a
+/// patch; a few are refused with what to use instead (see
+/// [`GitApplyArgs::refusal`]).
+///
+/// ```
+/// use clap::Parser;
+/// use git_fuzzy_apply::cli::Cli;
+///
+/// let cli = Cli::try_parse_from(["git-fuzzy-apply", "-C1", "--recount", "--3way", "x.diff"]).unwrap();
+/// assert_eq!(cli.git_apply.context, Some(1));
+/// assert!(cli.git_apply.refusal().unwrap().contains("--3way"));
+/// ```
+#[derive(Args, Debug, Clone, Default)]
+pub struct GitApplyArgs {
+    /// Whitespace errors: nowarn and warn change nothing; fix, strip, error and error-all are refused.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "ACTION",
+        help_heading = HEADING_GIT_APPLY, hide_short_help = true,
+        long_help = "What git apply does about whitespace errors in added lines. `nowarn` and \
+                     `warn` are accepted and change nothing (added lines are written as the \
+                     patch has them; whitespace errors are not reported). `fix`, `strip`, \
+                     `error` and `error-all` are refused: pipe the completed diff into git, \
+                     `git fuzzy-apply --emit-unified PATCH | git apply --whitespace=fix`."
+    )]
+    pub whitespace: Option<WhitespaceArg>,
+
+    /// Refused: a hunk that does not apply is reported, never merged (see --reject).
+    #[arg(short = '3', long = "3way", help_heading = HEADING_GIT_APPLY, hide_short_help = true)]
+    pub three_way: bool,
+
+    /// Accepted, changes nothing: hunks without context lines are always read.
+    #[arg(long, help_heading = HEADING_GIT_APPLY, hide_short_help = true)]
+    pub unidiff_zero: bool,
+
+    /// A patch with no edits at all (empty, or prose only) succeeds instead of failing.
+    #[arg(long, help_heading = HEADING_GIT_APPLY, hide_short_help = true)]
+    pub allow_empty: bool,
+
+    /// Accepted, changes nothing: context is matched by content, not by a count of lines.
+    #[arg(short = 'C', value_name = "N", help_heading = HEADING_GIT_APPLY, hide_short_help = true)]
+    pub context: Option<usize>,
+
+    /// Accepted, changes nothing: the line counts of `@@` headers are always recounted.
+    #[arg(long, help_heading = HEADING_GIT_APPLY, hide_short_help = true)]
+    pub recount: bool,
+
+    /// Already the default (the resilient tier); raises --max-tier exact to resilient.
+    #[arg(
+        long,
+        visible_alias = "ignore-space-change",
+        help_heading = HEADING_GIT_APPLY, hide_short_help = true,
+        long_help = "Whitespace differences in context lines are ignored: already the \
+                     default, from the resilient tier on. With --max-tier exact, the \
+                     resilient tier is allowed too."
+    )]
+    pub ignore_whitespace: bool,
+
+    /// Refused: paths outside the working tree are never written (see --directory).
+    #[arg(long, help_heading = HEADING_GIT_APPLY, hide_short_help = true)]
+    pub unsafe_paths: bool,
+}
+
+impl GitApplyArgs {
+    /// Why the options given cannot be honoured, and what to use instead;
+    /// `None` when all of them can.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::cli::{GitApplyArgs, WhitespaceArg};
+    ///
+    /// let warn = GitApplyArgs { whitespace: Some(WhitespaceArg::Warn), ..Default::default() };
+    /// assert_eq!(warn.refusal(), None);
+    /// let fix = GitApplyArgs { whitespace: Some(WhitespaceArg::Fix), ..Default::default() };
+    /// assert!(fix.refusal().unwrap().contains("--emit-unified"));
+    /// ```
+    pub fn refusal(&self) -> Option<String> {
+        if self.three_way {
+            return Some(
+                "--3way is not supported: a hunk that does not apply is refused with a conflict \
+                 report (.git/fuzzy-apply/last-report.md), never merged; use --reject to apply the \
+                 rest and keep the failed hunks in <file>.rej, or --at FILE:LINE to place an \
+                 ambiguous hunk"
+                    .into(),
+            );
+        }
+        if self.unsafe_paths {
+            return Some(
+                "--unsafe-paths is not supported: paths outside the working tree are always \
+                 refused; run from the tree the patch is for, or use --directory DIR to put its \
+                 paths under DIR"
+                    .into(),
+            );
+        }
+        match self.whitespace {
+            Some(
+                action @ (WhitespaceArg::Fix
+                | WhitespaceArg::Strip
+                | WhitespaceArg::Error
+                | WhitespaceArg::ErrorAll),
+            ) => Some(format!(
+                "--whitespace={} is not supported: added lines are written as the patch has \
+                 them; let git do it on the completed diff: git fuzzy-apply --emit-unified PATCH \
+                 | git apply --whitespace={}",
+                action.name(),
+                action.name()
+            )),
+            _ => None,
+        }
+    }
+}
+
+/// The actions `--whitespace` names, as in `git apply`.
+///
+/// ```
+/// use git_fuzzy_apply::cli::WhitespaceArg;
+///
+/// assert_eq!(WhitespaceArg::ErrorAll.name(), "error-all");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum WhitespaceArg {
+    /// Do not warn.
+    Nowarn,
+    /// Warn (nothing is reported here).
+    Warn,
+    /// Fix whitespace errors (refused).
+    Fix,
+    /// Same as fix (refused).
+    Strip,
+    /// Fail on whitespace errors (refused).
+    Error,
+    /// Fail on all whitespace errors (refused).
+    ErrorAll,
+}
+
+impl WhitespaceArg {
+    /// The action as written on the command line.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::cli::WhitespaceArg;
+    ///
+    /// assert_eq!(WhitespaceArg::Nowarn.name(), "nowarn");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            WhitespaceArg::Nowarn => "nowarn",
+            WhitespaceArg::Warn => "warn",
+            WhitespaceArg::Fix => "fix",
+            WhitespaceArg::Strip => "strip",
+            WhitespaceArg::Error => "error",
+            WhitespaceArg::ErrorAll => "error-all",
+        }
+    }
+}
+
+/// What `--color` accepts.
+///
+/// ```
+/// use clap::Parser;
+/// use git_fuzzy_apply::cli::{Cli, ColorArg};
+///
+/// let cli = Cli::try_parse_from(["git-fuzzy-apply", "--color=never"]).unwrap();
+/// assert_eq!(cli.color, ColorArg::Never);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Default)]
+pub enum ColorArg {
+    /// Colour on a terminal, unless NO_COLOR or git's color.ui says otherwise.
+    #[default]
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// The subcommands: things the binary does besides applying a patch.
+///
+/// ```
+/// use clap::Parser;
+/// use git_fuzzy_apply::cli::{Action, Cli};
+///
+/// let cli = Cli::try_parse_from(["git-fuzzy-apply", "hook", "--check"]).unwrap();
+/// let Some(Action::Hook(hook)) = cli.action else { panic!() };
+/// assert!(hook.check);
+/// assert_eq!(hook.dir, std::path::PathBuf::from(".agent-patches"));
+/// ```
+#[derive(Subcommand, Debug, Clone)]
+pub enum Action {
+    /// Apply patches waiting in .agent-patches/ and fail once for review (pre-commit hook).
+    #[command(
+        long_about = "Apply the patches waiting in DIR (default .agent-patches) to the working \
+                      tree, move each into DIR/applied/ with its JSON report, and exit 1 with a \
+                      summary so that the commit stops once and the changes are reviewed and \
+                      staged. Only files named *.patch or *.diff are patches; other files \
+                      (a README) are left alone. A missing or empty folder exits 0. When a \
+                      patch does not apply, its report is printed and nothing changes. See \
+                      docs/pre-commit.md."
+    )]
+    Hook(HookArgs),
+    /// Print the man page (roff) on standard output.
+    Man,
+    /// Print the completion script for SHELL on standard output.
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+/// The options of `git-fuzzy-apply hook`.
+///
+/// ```
+/// use clap::Parser;
+/// use git_fuzzy_apply::cli::{Action, Cli};
+///
+/// let cli = Cli::try_parse_from(["git-fuzzy-apply", "hook", "patches"]).unwrap();
+/// let Some(Action::Hook(hook)) = cli.action else { panic!() };
+/// assert_eq!((hook.check, hook.dir), (false, std::path::PathBuf::from("patches")));
+/// ```
+#[derive(Args, Debug, Clone)]
+pub struct HookArgs {
+    /// Apply nothing: exit 1 when a patch is waiting, saying whether it would apply (for CI).
+    #[arg(long)]
+    pub check: bool,
+
+    /// The folder of waiting patches.
+    #[arg(value_name = "DIR", default_value = ".agent-patches")]
+    pub dir: PathBuf,
+
+    /// When to colour the output: auto, always or never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorArg::Auto)]
+    pub color: ColorArg,
 }
 
 /// The notations `--format` accepts.
@@ -435,6 +721,8 @@ mod tests {
         ] {
             assert!(short.contains(heading), "{heading} missing from -h");
         }
+        // The git apply options are for aliases: listed by --help only.
+        assert!(long.contains(HEADING_GIT_APPLY) && !short.contains(HEADING_GIT_APPLY));
         assert!(long.contains("Exit status"));
         assert!(!short.contains("Exit status"));
     }

@@ -78,6 +78,13 @@ pub struct Invocation {
     pub reject: bool,
     /// Where to write the conflict report (default `.git/fuzzy-apply/last-report`).
     pub report_path: Option<PathBuf>,
+    /// `--allow-empty`: a patch with no edits at all succeeds.
+    pub allow_empty: bool,
+    /// What the `--at` commands of the conflict report repeat after
+    /// `git fuzzy-apply --at FILE:LINE` (see
+    /// [`ErrorStyle::rerun`](crate::report::human::ErrorStyle::rerun));
+    /// `None`: `PATCH`.
+    pub rerun: Option<String>,
 }
 
 /// What a run did.
@@ -155,6 +162,33 @@ pub enum RunError {
         /// Why the working tree could not be put back.
         undo: std::io::Error,
     },
+}
+
+impl RunError {
+    /// The report code of this error, for the JSON object `--json` prints
+    /// when a run could not be made (exit 2).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::invocation::{run, Invocation};
+    /// use git_fuzzy_apply::report::ProblemCode;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let err = run(&dir.path().join("gone"), b"", &Invocation::default()).unwrap_err();
+    /// assert_eq!(err.code(), ProblemCode::IoError);
+    /// ```
+    pub fn code(&self) -> ProblemCode {
+        match self {
+            RunError::Io(_)
+            | RunError::Commit(_)
+            | RunError::Finish(_)
+            | RunError::Undone { .. }
+            | RunError::Journal(JournalError::Lock { .. }) => ProblemCode::IoError,
+            RunError::Git(GitError::IndexLocked(_)) => ProblemCode::Locked,
+            RunError::Git(_) => ProblemCode::GitError,
+            RunError::Journal(JournalError::Busy { .. }) => ProblemCode::Locked,
+            RunError::Journal(_) | RunError::Unfinished { .. } => ProblemCode::InterruptedRun,
+        }
+    }
 }
 
 /// The repository containing `cwd`, if any, and the top of the tree: its
@@ -396,16 +430,7 @@ pub fn run_patch_text(
         rejects: Vec::new(),
         recovered,
     };
-    if !outcome.plan.report.ok && !inv.dry_run {
-        // Outside a repository a report is written only where asked.
-        let base = inv.report_path.clone().or_else(|| {
-            repo.as_ref()
-                .map(|r| r.git_dir().join("fuzzy-apply").join("last-report"))
-        });
-        if let Some(base) = base {
-            outcome.conflict_report = conflict::write(&outcome.plan.report, &base).ok();
-        }
-    }
+    conflict_report(&mut outcome, inv, repo.as_ref());
     if inv.dry_run || !writable {
         return Ok(outcome);
     }
@@ -463,6 +488,7 @@ fn plan_run(
         _ => plan_patch_with(text, targets, apply, progress),
     };
     plan.report.check = inv.dry_run;
+    crate::report::checks::check(&mut plan.report, &apply.pins, inv.allow_empty);
     if inv.destination != Destination::Worktree && repo.is_none() {
         refuse(
             &mut plan.report,
@@ -551,6 +577,26 @@ fn write_results(
             },
         }),
         (Err(e), None) => Err(e),
+    }
+}
+
+/// Writes the conflict report of a run that wrote nothing because something
+/// did not apply, or removes the one an earlier run left once a run
+/// succeeds: it no longer describes the tree. Outside a repository a report
+/// is written (and removed) only where `--report` asks.
+fn conflict_report(outcome: &mut Outcome, inv: &Invocation, repo: Option<&Repo>) {
+    let base = inv
+        .report_path
+        .clone()
+        .or_else(|| repo.map(|r| r.git_dir().join("fuzzy-apply").join("last-report")));
+    let (Some(base), false) = (base, inv.dry_run) else {
+        return;
+    };
+    if outcome.plan.report.ok {
+        conflict::remove(&base);
+    } else {
+        let rerun = inv.rerun.as_deref();
+        outcome.conflict_report = conflict::write(&outcome.plan.report, &base, rerun).ok();
     }
 }
 

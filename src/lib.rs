@@ -29,6 +29,7 @@ pub mod cli;
 mod content;
 mod error;
 mod git;
+pub mod hook;
 pub mod invocation;
 mod journal;
 pub mod locate;

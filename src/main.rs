@@ -1,40 +1,157 @@
 //! The `git-fuzzy-apply` command: argument parsing and printing; the library
 //! does the work.
 
+use anstream::{AutoStream, ColorChoice};
+use clap::error::ErrorKind;
 use clap::{ArgMatches, FromArgMatches};
 use git_fuzzy_apply::ApplyOptions;
-use git_fuzzy_apply::cli::{self, Cli, FormatArg, TierArg};
-use git_fuzzy_apply::invocation::{Destination, Invocation, Outcome, recover, run_patch_text};
+use git_fuzzy_apply::cli::{self, Action, Cli, FormatArg, HookArgs, TierArg};
+use git_fuzzy_apply::hook::{HookMode, run_hook};
+use git_fuzzy_apply::invocation::{
+    Destination, Invocation, Outcome, RunError, recover, run_patch_text,
+};
 use git_fuzzy_apply::locate::{MatchOptions, Tier};
 use git_fuzzy_apply::model::PatchFormat;
 use git_fuzzy_apply::patch::{ParseOptions, PatchText};
 use git_fuzzy_apply::progress::{Terminal, TerminalProgress};
-use git_fuzzy_apply::report::{feedback, human, stat, unified};
+use git_fuzzy_apply::report::color::{self, ERROR};
+use git_fuzzy_apply::report::human::{self, ErrorStyle, shell_word};
+use git_fuzzy_apply::report::{Problem, ProblemCode, Report, feedback, stat, unified};
+use std::ffi::OsString;
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+/// Why a run could not be made (exit 2), with its report code.
+struct Failure {
+    code: ProblemCode,
+    message: String,
+}
+
+impl From<RunError> for Failure {
+    fn from(e: RunError) -> Self {
+        Failure {
+            code: e.code(),
+            message: e.to_string(),
+        }
+    }
+}
+
+impl From<io::Error> for Failure {
+    fn from(e: io::Error) -> Self {
+        Failure {
+            code: ProblemCode::IoError,
+            message: e.to_string(),
+        }
+    }
+}
 
 fn main() -> ExitCode {
     // Before any thread starts: a signal then removes the locks held.
     if let Err(e) = git_fuzzy_apply::signals::clean_up_on_signals() {
         eprintln!("warning: cannot handle interruptions: {e}");
     }
-    let matches = cli::command().get_matches();
+    let args: Vec<OsString> = std::env::args_os().collect();
+    // Known before parsing, so that a usage error is reported as JSON too.
+    let json = args
+        .iter()
+        .skip(1)
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--json");
+    let matches = match cli::command().try_get_matches_from(&args) {
+        Ok(matches) => matches,
+        Err(e) => return usage_error(e, json),
+    };
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
-        Err(e) => e.exit(),
+        Err(e) => return usage_error(e, json),
     };
     match execute(&cli, &matches) {
         Ok(code) => ExitCode::from(code),
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
+        Err(failure) => fail(&failure, &cli),
     }
 }
 
-fn execute(cli: &Cli, matches: &ArgMatches) -> Result<u8, Box<dyn std::error::Error>> {
-    let invocation = invocation(cli, matches)?;
+/// Standard error, coloured as `--color`, the environment and git say.
+/// Made only when there is something to print: finding git's `color.ui`
+/// opens the repository.
+fn stderr_stream(flag: cli::ColorArg) -> AutoStream<io::Stderr> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    AutoStream::new(io::stderr(), color::choice(flag, &cwd))
+}
+
+/// Prints clap's error (help and version go to standard output, exit 0);
+/// with `--json`, the JSON error object too.
+fn usage_error(e: clap::Error, json: bool) -> ExitCode {
+    if json && !matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let text = e.render().to_string();
+        let first = text.lines().next().unwrap_or_default();
+        let message = first.strip_prefix("error: ").unwrap_or(first).to_string();
+        let failure = Failure {
+            code: ProblemCode::UsageError,
+            message,
+        };
+        print_json_failure(&failure);
+    }
+    let _ = e.print();
+    ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2))
+}
+
+/// Reports a run that could not be made, on standard error (and as JSON on
+/// standard output with `--json`); exit 2.
+fn fail(failure: &Failure, cli: &Cli) -> ExitCode {
+    if cli.json {
+        print_json_failure(failure);
+    }
+    let mut stderr = stderr_stream(cli.color);
+    let label = color::label(
+        "error:",
+        ERROR,
+        stderr.current_choice() != ColorChoice::Never,
+    );
+    let _ = writeln!(stderr, "{label} {}", failure.message);
+    ExitCode::from(2)
+}
+
+fn print_json_failure(failure: &Failure) {
+    let report = Report::failed(Problem::new(failure.code, failure.message.clone(), None));
+    let mut stdout = io::stdout().lock();
+    let _ = serde_json::to_writer_pretty(&mut stdout, &report.json(None));
+    let _ = writeln!(stdout);
+}
+
+/// `git-fuzzy-apply hook`: runs the hook and prints what it did.
+fn hook(args: &HookArgs) -> Result<u8, Failure> {
+    let mode = if args.check {
+        HookMode::Check
+    } else {
+        HookMode::Apply
+    };
+    let cwd = std::env::current_dir()?;
+    let run = run_hook(&cwd, &args.dir, mode)?;
+    let mut stdout = AutoStream::new(io::stdout(), color::choice(args.color, &cwd));
+    let colored = stdout.current_choice() != ColorChoice::Never;
+    stdout.write_all(run.render(colored).as_bytes())?;
+    Ok(run.exit_code())
+}
+
+fn execute(cli: &Cli, matches: &ArgMatches) -> Result<u8, Failure> {
+    match &cli.action {
+        Some(Action::Man) => {
+            cli::docs::render_man(&mut io::stdout().lock())?;
+            return Ok(0);
+        }
+        Some(Action::Completions { shell }) => {
+            cli::docs::render_completions(*shell, &mut io::stdout().lock())?;
+            return Ok(0);
+        }
+        Some(Action::Hook(args)) => return hook(args),
+        None => {}
+    }
+    let invocation = invocation(cli, matches).map_err(|message| Failure {
+        code: ProblemCode::UsageError,
+        message,
+    })?;
     if cli.recover {
         match recover(&std::env::current_dir()?)? {
             Some(done) => eprintln!("git-fuzzy-apply: {done}"),
@@ -66,9 +183,26 @@ fn execute(cli: &Cli, matches: &ArgMatches) -> Result<u8, Box<dyn std::error::Er
     Ok(outcome.plan.report.exit_code() as u8)
 }
 
+/// This run's arguments as they would be typed again (shell-quoted), ending
+/// in `< PATCH` when the patch is read from standard input: what the `--at`
+/// commands of an ambiguous hunk repeat.
+fn rerun(patches: &[PathBuf]) -> String {
+    let mut words: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| shell_word(&a.to_string_lossy()))
+        .collect();
+    if patches.is_empty() || patches.iter().any(|p| p.as_os_str() == "-") {
+        words.push("< PATCH".into());
+    }
+    words.join(" ")
+}
+
 fn invocation(cli: &Cli, matches: &ArgMatches) -> Result<Invocation, String> {
     if !(0.5..=1.0).contains(&cli.threshold) {
         return Err("--threshold must be between 0.5 and 1.0".into());
+    }
+    if let Some(refusal) = cli.git_apply.refusal() {
+        return Err(refusal);
     }
     let mut pins = Vec::new();
     for at in &cli.at {
@@ -103,6 +237,8 @@ fn invocation(cli: &Cli, matches: &ArgMatches) -> Result<Invocation, String> {
             matching: MatchOptions {
                 similarity_threshold: cli.threshold,
                 max_tier: match cli.max_tier {
+                    // --ignore-whitespace asks for the resilient tier.
+                    TierArg::Exact if cli.git_apply.ignore_whitespace => Tier::Resilient,
                     TierArg::Exact => Tier::Exact,
                     TierArg::Resilient => Tier::Resilient,
                     TierArg::Fuzzy => Tier::Fuzzy,
@@ -133,6 +269,8 @@ fn invocation(cli: &Cli, matches: &ArgMatches) -> Result<Invocation, String> {
         dry_run: cli.check || cli.emit_unified || cli.stat || cli.numstat || cli.summary,
         reject: cli.reject,
         report_path: cli.report.clone(),
+        allow_empty: cli.git_apply.allow_empty,
+        rerun: Some(rerun(&cli.patches)),
     })
 }
 
@@ -140,7 +278,8 @@ fn print(cli: &Cli, outcome: &Outcome, patch: &[u8]) -> io::Result<()> {
     let report = &outcome.plan.report;
     let mut stdout = io::stdout().lock();
     if cli.json {
-        serde_json::to_writer_pretty(&mut stdout, report)?;
+        let text = cli.feedback.then(|| feedback::render(report, patch));
+        serde_json::to_writer_pretty(&mut stdout, &report.json(text))?;
         writeln!(stdout)?;
         return Ok(());
     }
@@ -162,9 +301,17 @@ fn print(cli: &Cli, outcome: &Outcome, patch: &[u8]) -> io::Result<()> {
     } else if !cli.quiet {
         stdout.write_all(human::summary(report, cli.verbose).as_bytes())?;
     }
-    let color = io::stderr().is_terminal();
-    let mut stderr = io::stderr().lock();
-    stderr.write_all(human::errors(report, color).as_bytes())?;
+    // Styled here; the stream drops the styles when colour is off.
+    let style = ErrorStyle {
+        color: true,
+        rerun: Some(rerun(&cli.patches)),
+    };
+    let errors = human::errors_with(report, &style);
+    if errors.is_empty() && outcome.rejects.is_empty() && outcome.conflict_report.is_none() {
+        return Ok(());
+    }
+    let mut stderr = stderr_stream(cli.color);
+    stderr.write_all(errors.as_bytes())?;
     for path in &outcome.rejects {
         writeln!(stderr, "rejected hunks written to {}", path.display())?;
     }

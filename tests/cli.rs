@@ -243,3 +243,241 @@ fn partial_never_writes_a_file_refused_for_a_path_conflict() {
         "K\n"
     );
 }
+
+const DUP: &str = "x = 1\ny = 2\n\nz = 3\n\nx = 1\ny = 2\n";
+const DUP_PATCH: &str = "--- a/dup.py\n+++ b/dup.py\n@@\n x = 1\n-y = 2\n+y = 3\n";
+
+/// A repository holding `dup.py` and the ambiguous patch as `my fix.diff`.
+fn ambiguous_repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let status = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(dir.path())
+        .status()
+        .expect("git runs");
+    assert!(status.success());
+    fs::write(dir.path().join("dup.py"), DUP).expect("write");
+    fs::write(dir.path().join("my fix.diff"), DUP_PATCH).expect("write");
+    dir
+}
+
+#[test]
+fn an_ambiguous_hunk_prints_the_at_command_for_each_candidate() {
+    let dir = ambiguous_repo();
+    let out = run(dir.path(), &["my fix.diff"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let commands: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("git fuzzy-apply --at"))
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            "git fuzzy-apply --at dup.py:1 'my fix.diff'",
+            "git fuzzy-apply --at dup.py:6 'my fix.diff'"
+        ],
+        "{stderr}"
+    );
+    // The conflict report names the real patch too.
+    let md = fs::read_to_string(dir.path().join(".git/fuzzy-apply/last-report.md")).expect("md");
+    assert!(
+        md.contains("`git fuzzy-apply --at dup.py:6 'my fix.diff'`"),
+        "{md}"
+    );
+    assert!(!md.contains("<patch>"), "{md}");
+    // The command does what it says.
+    let out = run(dir.path(), &["--at", "dup.py:6", "my fix.diff"], None);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        fs::read_to_string(dir.path().join("dup.py")).expect("read"),
+        "x = 1\ny = 2\n\nz = 3\n\nx = 1\ny = 3\n"
+    );
+}
+
+#[test]
+fn an_ambiguous_patch_on_stdin_says_to_feed_it_again() {
+    let dir = ambiguous_repo();
+    let out = run(dir.path(), &[], Some(DUP_PATCH));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("git fuzzy-apply --at dup.py:1 < PATCH"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("PATCH: the same patch, on standard input again"));
+}
+
+#[test]
+fn the_at_commands_repeat_the_options_of_the_run() {
+    let dir = ambiguous_repo();
+    fs::create_dir(dir.path().join("sub")).expect("mkdir");
+    fs::rename(dir.path().join("dup.py"), dir.path().join("sub/dup.py")).expect("mv");
+    let out = run(dir.path(), &["--directory", "sub", "my fix.diff"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let command = "git fuzzy-apply --at sub/dup.py:6 --directory sub 'my fix.diff'";
+    assert!(stderr.contains(command), "{stderr}");
+    // Run as printed (git fuzzy-apply is git-fuzzy-apply).
+    let out = run(
+        dir.path(),
+        &["--at", "sub/dup.py:6", "--directory", "sub", "my fix.diff"],
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("sub/dup.py")).expect("read"),
+        "x = 1\ny = 2\n\nz = 3\n\nx = 1\ny = 3\n"
+    );
+}
+
+#[test]
+fn an_at_naming_no_candidate_is_an_error_and_writes_nothing() {
+    let dir = ambiguous_repo();
+    for (at, says) in [
+        (
+            "dup.py:3",
+            "--at dup.py:3 names no place a hunk of dup.py can go; hunk 1 could go at line 1 or 6",
+        ),
+        (
+            "other.py:1",
+            "--at other.py:1: the patch does not edit other.py",
+        ),
+    ] {
+        let out = run(dir.path(), &["--at", at, "my fix.diff"], None);
+        assert_eq!(out.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(says), "{stderr}");
+        assert!(stderr.contains("[unmatched_pin]"), "{stderr}");
+        assert_eq!(
+            fs::read_to_string(dir.path().join("dup.py")).expect("read"),
+            DUP
+        );
+    }
+    // A hunk with one place: an --at elsewhere is refused, not ignored.
+    let unique = "--- a/dup.py\n+++ b/dup.py\n@@\n-z = 3\n+z = 4\n";
+    let out = run(dir.path(), &["--at", "dup.py:1"], Some(unique));
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("hunk 1 goes at line 4"), "{stderr}");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("dup.py")).expect("read"),
+        DUP
+    );
+    let out = run(dir.path(), &["--at", "dup.py:4"], Some(unique));
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn git_apply_options_that_change_nothing_are_accepted() {
+    for args in [
+        &["--whitespace=nowarn"][..],
+        &["--whitespace", "warn"],
+        &["--unidiff-zero"],
+        &["-C1"],
+        &["-C", "3"],
+        &["--recount"],
+        &["--ignore-whitespace"],
+        &["--ignore-space-change"],
+        &["--verbose"],
+    ] {
+        let dir = setup();
+        let mut all = args.to_vec();
+        all.push("reply.md");
+        let out = run(dir.path(), &all, None);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            fs::read_to_string(dir.path().join("greet.py"))
+                .expect("read")
+                .contains("'hi'")
+        );
+    }
+    let help = run(Path::new("."), &["--help"], None);
+    let help = String::from_utf8_lossy(&help.stdout);
+    let section = help.split("git apply options:").nth(1).expect("a section");
+    for option in [
+        "--3way",
+        "--unidiff-zero",
+        "--allow-empty",
+        "-C <N>",
+        "--recount",
+    ] {
+        assert!(section.contains(option), "{option} missing: {section}");
+    }
+    assert!(section.contains("Accepted, changes nothing"), "{section}");
+}
+
+#[test]
+fn ignore_whitespace_lifts_max_tier_exact_to_resilient() {
+    let dir = setup();
+    let drifted = "--- a/greet.py\n+++ b/greet.py\n@@\n def greet(name):\n-  print('hello', name)\n+    print('hi', name)\n";
+    let exact = run(dir.path(), &["--max-tier", "exact"], Some(drifted));
+    assert_eq!(exact.status.code(), Some(1));
+    let out = run(
+        dir.path(),
+        &["--max-tier", "exact", "--ignore-whitespace"],
+        Some(drifted),
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn allow_empty_lets_a_patch_without_edits_succeed() {
+    let dir = setup();
+    for patch in ["", "Nothing to change here, the code is fine.\n"] {
+        let strict = run(dir.path(), &[], Some(patch));
+        assert_eq!(strict.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&strict.stderr).contains("[no_edits]"));
+        let out = run(dir.path(), &["--allow-empty"], Some(patch));
+        assert_eq!(out.status.code(), Some(0), "{patch:?}");
+        assert!(out.stderr.is_empty());
+    }
+    // It does not excuse a patch that fails.
+    let failing = "--- a/greet.py\n+++ b/greet.py\n@@\n-nope\n+x\n";
+    let out = run(dir.path(), &["--allow-empty"], Some(failing));
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn git_apply_options_that_cannot_be_honoured_say_what_to_use() {
+    for (args, advice) in [
+        (&["--3way"][..], "use --reject"),
+        (&["-3"], "use --reject"),
+        (
+            &["--whitespace=fix"],
+            "git fuzzy-apply --emit-unified PATCH | git apply --whitespace=fix",
+        ),
+        (
+            &["--whitespace=error-all"],
+            "git apply --whitespace=error-all",
+        ),
+        (&["--unsafe-paths"], "use --directory DIR"),
+    ] {
+        let dir = setup();
+        let mut all = args.to_vec();
+        all.push("reply.md");
+        let out = run(dir.path(), &all, None);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("is not supported"), "{stderr}");
+        assert!(stderr.contains(advice), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("Usage:"),
+            "not a bare usage error: {stderr}"
+        );
+        assert_eq!(
+            fs::read_to_string(dir.path().join("greet.py")).expect("read"),
+            FILE
+        );
+    }
+}

@@ -185,8 +185,25 @@ fn partial_run_asks_only_for_the_failed_hunks() {
 }
 
 #[test]
-fn feedback_and_json_exclude_each_other() {
+fn feedback_and_json_combine_into_one_json_report() {
     let dir = tree();
-    let out = run_bin(dir.path(), &["--feedback", "--json"], Some(b"x"));
-    assert_eq!(out.status.code(), Some(2));
+    let patch = b"--- a/greet.py\n+++ b/greet.py\n@@\n-no such line\n+x\n";
+    let out = run_bin(dir.path(), &["--feedback", "--json"], Some(patch));
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert_eq!(
+        report["files"][0]["hunks"][0]["failure"]["code"],
+        "context_not_found"
+    );
+    let alone = run_bin(dir.path(), &["--feedback"], Some(patch));
+    assert_eq!(
+        report["feedback"].as_str(),
+        Some(&*String::from_utf8_lossy(&alone.stdout))
+    );
+    assert!(
+        report["feedback"]
+            .as_str()
+            .unwrap()
+            .contains("context_not_found")
+    );
 }

@@ -328,3 +328,113 @@ fn the_docs_and_the_schema_list_every_reason_code() {
     assert_eq!(listed("problem_code"), problems);
     assert_eq!(listed("reason_code"), reasons);
 }
+
+/// Runs `--json` with `args` in `dir`, expects exit 2 and a schema-valid
+/// error object with `code`; returns its message.
+fn exit_two(dir: &Path, args: &[&str], code: &str) -> String {
+    let out = run_bin(dir, args, Some(b""));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
+    let value: Value = serde_json::from_str(&stdout).expect("stdout is one JSON document");
+    let errors = violations(&validator(), &value);
+    assert!(errors.is_empty(), "{errors:#?}\n{stdout}");
+    assert_eq!(value["ok"], false);
+    assert_eq!(value["files"], json!([]));
+    assert_eq!(value["error"]["code"], code, "{stdout}");
+    // The message is on standard error as well, as without --json.
+    let message = value["error"]["message"]
+        .as_str()
+        .expect("message")
+        .to_string();
+    assert!(stderr.contains(&message), "{stderr}");
+    message
+}
+
+#[test]
+fn exit_two_prints_a_json_error_object() {
+    let dir = tree();
+    let message = exit_two(dir.path(), &["--json", "nope.diff"], "io_error");
+    assert!(message.contains("nope.diff"), "{message}");
+    let message = exit_two(dir.path(), &["--json", "--no-such-option"], "usage_error");
+    assert!(message.contains("--no-such-option"), "{message}");
+    exit_two(dir.path(), &["--threshold", "3", "--json"], "usage_error");
+    let message = exit_two(dir.path(), &["--json", "--3way", "x.diff"], "usage_error");
+    assert!(message.contains("--reject"), "{message}");
+}
+
+#[test]
+fn a_held_lock_is_a_json_error_object() {
+    let dir = tree();
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(dir.path())
+        .status()
+        .expect("git runs");
+    assert!(git.success());
+    fs::write(dir.path().join(".git/index.lock"), "").expect("lock");
+    fs::write(
+        dir.path().join("fix.diff"),
+        "--- a/greet.py\n+++ b/greet.py\n@@\n-    print('bye')\n+    print('ciao')\n",
+    )
+    .expect("write");
+    // Only a run that stages takes git's index lock.
+    let message = exit_two(dir.path(), &["--json", "--index", "fix.diff"], "locked");
+    assert!(message.contains("index.lock"), "{message}");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("greet.py")).expect("read"),
+        GREET
+    );
+}
+
+#[test]
+fn a_tree_another_run_holds_is_a_json_error_object() {
+    // Outside a repository the tree lock is a file lock: this test holds
+    // it, as a running run does.
+    let dir = tree();
+    let held = fs::File::create(dir.path().join(".git-fuzzy-apply.lock")).expect("lock");
+    // SAFETY: the descriptor stays open until the end of the test.
+    let locked = unsafe {
+        libc::flock(
+            std::os::fd::AsRawFd::as_raw_fd(&held),
+            libc::LOCK_EX | libc::LOCK_NB,
+        )
+    };
+    assert_eq!(locked, 0);
+    fs::write(
+        dir.path().join("fix.diff"),
+        "--- a/greet.py\n+++ b/greet.py\n@@\n-    print('bye')\n+    print('ciao')\n",
+    )
+    .expect("write");
+    let message = exit_two(dir.path(), &["--json", "fix.diff"], "locked");
+    assert!(message.contains("another git-fuzzy-apply"), "{message}");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("greet.py")).expect("read"),
+        GREET
+    );
+}
+
+#[test]
+fn json_with_feedback_holds_the_feedback_text() {
+    let patch = "--- a/greet.py\n+++ b/greet.py\n@@\n-no such line\n+x\n";
+    let r = report(&["--feedback"], patch, 1);
+    let text = r["feedback"].as_str().expect("feedback is a string");
+    assert!(text.contains("context_not_found"), "{text}");
+    let plain = report(&[], patch, 1);
+    assert!(plain.get("feedback").is_none());
+    // The schema holds feedback to a string.
+    let mut wrong = r.clone();
+    wrong["feedback"] = json!(["not", "text"]);
+    assert!(!validator().is_valid(&wrong));
+}
+
+#[test]
+fn an_at_naming_no_candidate_is_refused() {
+    let patch = "--- a/dup.py\n+++ b/dup.py\n@@\n x = 1\n-y = 2\n+y = 3\n";
+    let r = report(&["--at", "dup.py:3"], patch, 1);
+    assert_eq!(r["error"]["code"], "unmatched_pin");
+    let message = r["error"]["message"].as_str().expect("message");
+    assert!(message.contains("line 1 or 6"), "{message}");
+    let r = report(&["--at", "dup.py:6"], patch, 0);
+    assert_eq!(r["files"][0]["hunks"][0]["lines"]["start"], 6);
+}

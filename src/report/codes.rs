@@ -87,6 +87,15 @@ problem_codes! {
     NotInIndex => "not_in_index",
     /// `--index`: the working-tree file differs from the index.
     IndexMismatch => "index_mismatch",
+    /// `--at FILE:LINE` names no place a hunk of FILE could go.
+    UnmatchedPin => "unmatched_pin",
+    /// The command line could not be used (exit 2).
+    UsageError => "usage_error",
+    /// Another run or git process holds the tree or its index (exit 2).
+    Locked => "locked",
+    /// A run killed while writing left a journal that cannot be put right
+    /// (exit 2).
+    InterruptedRun => "interrupted_run",
 }
 
 impl fmt::Display for ProblemCode {

@@ -10,33 +10,44 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// Writes `<base>.md` and `<base>.json` for a report that is not ok, and
-/// returns their paths.
-pub fn write(report: &Report, base: &Path) -> io::Result<(PathBuf, PathBuf)> {
+/// returns their paths. `rerun` is what the `--at` commands of ambiguous
+/// hunks repeat after `--at FILE:LINE` (the run's arguments; `None`:
+/// `PATCH`).
+pub fn write(report: &Report, base: &Path, rerun: Option<&str>) -> io::Result<(PathBuf, PathBuf)> {
     if let Some(dir) = base.parent().filter(|d| !d.as_os_str().is_empty()) {
         fs::create_dir_all(dir)?;
     }
     let md = base.with_extension("md");
     let json = base.with_extension("json");
-    fs::write(&md, markdown(report))?;
+    fs::write(&md, markdown(report, rerun))?;
     let text = serde_json::to_string_pretty(report).map_err(io::Error::other)?;
     fs::write(&json, text + "\n")?;
     Ok((md, json))
 }
 
+/// Removes `<base>.md` and `<base>.json`, the report of an earlier run that
+/// failed, after a run that succeeded. Missing files are no error, and a
+/// file that cannot be removed is left (the run itself succeeded).
+pub fn remove(base: &Path) {
+    for ext in ["md", "json"] {
+        let _ = fs::remove_file(base.with_extension(ext));
+    }
+}
+
 /// The Markdown conflict report.
-pub fn markdown(report: &Report) -> String {
+pub fn markdown(report: &Report, rerun: Option<&str>) -> String {
     let mut out = String::from("# git fuzzy-apply: the patch did not apply\n\n");
     out.push_str("Nothing was written unless `--partial` or `--reject` was given.\n\n");
     if let Some(p) = &report.error {
         let _ = writeln!(out, "- **{}**: {}\n", p.code, p.message);
     }
     for file in &report.files {
-        file_section(file, &mut out);
+        file_section(file, &mut out, rerun.unwrap_or("PATCH"));
     }
     out
 }
 
-fn file_section(file: &FileReport, out: &mut String) {
+fn file_section(file: &FileReport, out: &mut String, rerun: &str) {
     let failed: Vec<(usize, &HunkFailure)> = file
         .hunks
         .iter()
@@ -64,8 +75,9 @@ fn file_section(file: &FileReport, out: &mut String) {
             }
             let _ = writeln!(
                 out,
-                "```\n\nTo apply it there: `git fuzzy-apply --at {}:{} <patch>`\n",
-                file.path, view.line
+                "```\n\nTo apply it there: `git fuzzy-apply --at {}:{} {rerun}`\n",
+                super::human::shell_word(&file.path),
+                view.line
             );
         }
         if let Some(near) = &f.near_match {

@@ -334,11 +334,15 @@ fn problem_instruction(path: Option<&str>, problem: &Problem) -> String {
             format!("{file} cannot be patched as text: leave it out of the patch.")
         }
         ProblemCode::PathConflict => "A path cannot be both a file and a directory: rename one of them.".to_string(),
+        ProblemCode::UnmatchedPin => "The user's --at names no place for this hunk: report it to the user; the patch is not at fault.".to_string(),
         ProblemCode::IoError
         | ProblemCode::NotARepository
         | ProblemCode::GitError
         | ProblemCode::NotInIndex
-        | ProblemCode::IndexMismatch => {
+        | ProblemCode::IndexMismatch
+        | ProblemCode::UsageError
+        | ProblemCode::Locked
+        | ProblemCode::InterruptedRun => {
             "This is a problem of the working tree, not of the patch: report it to the user.".to_string()
         }
     }

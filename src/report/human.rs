@@ -12,11 +12,33 @@
 //! assert_eq!(human::errors(&report, false), "");
 //! ```
 
-use super::{FileReport, FileStatus, HunkOutcome, HunkReport, Report};
+use super::color::{self, ERROR, HINT};
+use super::{FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, Report};
 use crate::locate::{NearMatch, Reason};
+use crate::model::FileOp;
 use std::fmt::Write;
 
-/// Renders what was done (or would be, with `--check`), one line per file and hunk.
+/// Files listed one by one by [`summary`] without `-v`; a patch touching
+/// more gets one total line instead, as `git apply` prints nothing at all.
+///
+/// ```
+/// use git_fuzzy_apply::{plan_patch, report::human::{summary, LISTED_FILES}};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let patch: String = (0..=LISTED_FILES)
+///     .map(|i| format!("--- /dev/null\n+++ b/f{i}.txt\n@@ -0,0 +1 @@\n+x\n"))
+///     .collect();
+/// let report = plan_patch(patch.as_bytes(), dir.path(), &Default::default()).unwrap().report;
+/// assert_eq!(summary(&report, false), format!("changed {} files (+{0} -0); -v lists every file and hunk\n", LISTED_FILES + 1));
+/// assert_eq!(summary(&report, true).lines().count(), 2 * (LISTED_FILES + 1));
+/// ```
+pub const LISTED_FILES: usize = 20;
+
+/// Renders what was done (or would be, with `--check`): one line per file
+/// (up to [`LISTED_FILES`] files, otherwise one total line), and with
+/// `verbose` every file and every hunk with its tier and lines. A file whose
+/// every hunk failed is left to [`errors`]; with `--partial`, a file where
+/// no hunk applied says so rather than "patched +0 -0".
 ///
 /// ```
 /// use git_fuzzy_apply::{plan_patch, report::human::summary};
@@ -37,34 +59,89 @@ pub fn summary(report: &Report, verbose: bool) -> String {
     if !report.ok && !partial {
         return out;
     }
-    for file in &report.files {
-        if file.status == FileStatus::Failed {
-            continue;
-        }
-        let verb = match (file.status, report.check) {
-            (FileStatus::Unchanged, _) => "unchanged",
-            (FileStatus::Partial, _) => "partly patched",
-            (_, true) => "would patch",
-            (_, false) => "patched",
-        };
-        let _ = write!(out, "{verb} {}", file.path);
-        if let Some(to) = &file.move_to {
-            let _ = write!(out, " -> {to}");
-        }
-        let _ = writeln!(
-            out,
-            " ({}, +{} -{})",
-            file.format.name(),
-            file.added,
-            file.removed
-        );
-        for hunk in &file.hunks {
-            if verbose || hunk.status != HunkOutcome::Applied || !hunk.normalizations.is_empty() {
+    let shown: Vec<&FileReport> = report
+        .files
+        .iter()
+        .filter(|f| f.status != FileStatus::Failed)
+        .collect();
+    if !verbose && shown.len() > LISTED_FILES {
+        total_line(&mut out, report, &shown);
+        return out;
+    }
+    for file in shown {
+        file_line(&mut out, file, report.check);
+        if verbose {
+            for hunk in &file.hunks {
                 let _ = writeln!(out, "  {}", hunk_line(hunk));
             }
         }
     }
     out
+}
+
+/// The verb of a file's line: what was done to it, or would be with `check`.
+fn verb(file: &FileReport, check: bool) -> &'static str {
+    let applied = file.hunks.iter().any(|h| h.status == HunkOutcome::Applied);
+    match (file.status, file.op, check) {
+        (FileStatus::Unchanged, ..) => "unchanged",
+        (FileStatus::Partial, ..) if !applied => "not patched",
+        (FileStatus::Partial, _, true) => "would partly patch",
+        (FileStatus::Partial, _, false) => "partly patched",
+        (_, FileOp::Add, true) => "would create",
+        (_, FileOp::Add, false) => "created",
+        (_, FileOp::Delete, true) => "would delete",
+        (_, FileOp::Delete, false) => "deleted",
+        (_, FileOp::Update, true) => "would patch",
+        (_, FileOp::Update, false) => "patched",
+    }
+}
+
+/// One file's line: verb, path, notation, counts and skipped hunks.
+fn file_line(out: &mut String, file: &FileReport, check: bool) {
+    let verb = verb(file, check);
+    let _ = write!(out, "{verb} {}", file.path);
+    if let Some(to) = &file.move_to {
+        let _ = write!(out, " -> {to}");
+    }
+    let mut notes = vec![file.format.name().to_string()];
+    if !matches!(verb, "unchanged" | "not patched") {
+        notes.push(format!("+{} -{}", file.added, file.removed));
+    }
+    let count = |status: HunkOutcome| file.hunks.iter().filter(|h| h.status == status).count();
+    for (status, what) in [
+        (HunkOutcome::AlreadyApplied, "already applied"),
+        (HunkOutcome::NoOp, "changing nothing"),
+        (HunkOutcome::Failed, "failed"),
+    ] {
+        match count(status) {
+            0 => {}
+            1 => notes.push(format!("1 hunk {what}")),
+            n => notes.push(format!("{n} hunks {what}")),
+        }
+    }
+    let _ = writeln!(out, " ({})", notes.join(", "));
+}
+
+/// The one line that stands for a long list of files.
+fn total_line(out: &mut String, report: &Report, shown: &[&FileReport]) {
+    let changed = shown
+        .iter()
+        .filter(|f| matches!(f.status, FileStatus::Patched | FileStatus::Partial))
+        .count();
+    let (added, removed) = shown
+        .iter()
+        .fold((0, 0), |(a, r), f| (a + f.added, r + f.removed));
+    let verb = if report.check {
+        "would change"
+    } else {
+        "changed"
+    };
+    let _ = write!(out, "{verb} {changed} files (+{added} -{removed})");
+    let unchanged = shown.len() - changed;
+    if unchanged > 0 {
+        let _ = write!(out, ", {unchanged} unchanged");
+    }
+    let _ = writeln!(out, "; -v lists every file and hunk");
 }
 
 fn hunk_line(hunk: &HunkReport) -> String {
@@ -92,11 +169,32 @@ fn hunk_line(hunk: &HunkReport) -> String {
     line
 }
 
+/// How [`errors_with`] writes the problems.
+///
+/// ```
+/// use git_fuzzy_apply::report::human::ErrorStyle;
+///
+/// let style = ErrorStyle { color: false, rerun: Some("-p2 reply.md".into()) };
+/// assert_eq!(style.rerun.as_deref(), Some("-p2 reply.md"));
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct ErrorStyle {
+    /// Colour the `error:` labels and the commands to run (ANSI styles).
+    pub color: bool,
+    /// What the `--at` commands of an ambiguous hunk repeat after
+    /// `git fuzzy-apply --at FILE:LINE`: the arguments of the run,
+    /// shell-quoted, ending in `< PATCH` when the patch came from standard
+    /// input. `None` when they are not known: the commands then end in
+    /// `PATCH`.
+    pub rerun: Option<String>,
+}
+
 /// Renders every problem: one `error:` line each, naming file, hunk and patch line,
 /// then the lines the patch expects side by side with the closest lines of
 /// the file (marked ` ` same, `~` same but for blanks or case, `!` differ),
 /// or the expected lines alone when nothing came close. With `color`,
-/// `error:` is red (for a terminal).
+/// `error:` is red (for a terminal). [`errors_with`] also names the patch
+/// in the `--at` commands of an ambiguous hunk.
 ///
 /// ```
 /// use git_fuzzy_apply::{plan_patch, report::human::errors};
@@ -110,19 +208,35 @@ fn hunk_line(hunk: &HunkReport) -> String {
 /// assert!(text.contains("[ambiguous]"));
 /// ```
 pub fn errors(report: &Report, color: bool) -> String {
+    errors_with(report, &ErrorStyle { color, rerun: None })
+}
+
+/// [`errors`], written as `style` says; for each candidate of an ambiguous
+/// hunk, the command that applies the patch there.
+///
+/// ```
+/// use git_fuzzy_apply::{plan_patch, report::human::{errors_with, ErrorStyle}};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "a\nx\nb\nx\n").unwrap();
+/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-x\n+y\n";
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let style = ErrorStyle { color: false, rerun: Some("fix.diff".into()) };
+/// let text = errors_with(&report, &style);
+/// assert!(text.contains("git fuzzy-apply --at a.txt:4 fix.diff"), "{text}");
+/// ```
+pub fn errors_with(report: &Report, style: &ErrorStyle) -> String {
     let mut out = String::new();
+    let error = color::label("error:", ERROR, style.color);
     if let Some(p) = &report.error {
-        let _ = writeln!(out, "error: {} [{}]", p.message, p.code);
+        let _ = writeln!(out, "{error} {} [{}]", p.message, p.code);
     }
     for file in &report.files {
-        file_errors(file, &mut out);
+        file_errors(file, &mut out, style);
     }
     let partial = report.files.iter().any(|f| f.status == FileStatus::Partial);
     if !report.ok && report.error.is_none() && !partial {
         let _ = writeln!(out, "nothing was written: every hunk must apply (exit 1)");
-    }
-    if color {
-        out = out.replace("error:", "\x1b[1;31merror:\x1b[0m");
     }
     out
 }
@@ -188,15 +302,16 @@ fn loosely_equal(a: &str, b: &str) -> bool {
     squeeze(a) == squeeze(b)
 }
 
-fn file_errors(file: &FileReport, out: &mut String) {
+fn file_errors(file: &FileReport, out: &mut String, style: &ErrorStyle) {
+    let error = color::label("error:", ERROR, style.color);
     if let Some(p) = &file.error {
-        let _ = writeln!(out, "error: {} [{}]", p.message, p.code);
+        let _ = writeln!(out, "{error} {} [{}]", p.message, p.code);
     }
     for hunk in &file.hunks {
         let Some(f) = &hunk.failure else { continue };
         let _ = writeln!(
             out,
-            "error: {}: hunk {} (patch line {}): {} [{}]",
+            "{error} {}: hunk {} (patch line {}): {} [{}]",
             file.path, hunk.index, hunk.patch_line, f.message, f.code
         );
         match &f.near_match {
@@ -225,6 +340,45 @@ fn file_errors(file: &FileReport, out: &mut String) {
                 "  first difference: patch `{patch_line}` vs file line {file_line}"
             );
         }
+        pin_commands(out, &file.path, f, style);
+    }
+}
+
+/// For each candidate of an ambiguous hunk, the command that applies the
+/// patch there.
+fn pin_commands(out: &mut String, path: &str, failure: &HunkFailure, style: &ErrorStyle) {
+    if failure.candidates.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "  to choose a place, run one of:");
+    let rerun = style.rerun.as_deref().unwrap_or("PATCH");
+    for line in &failure.candidates {
+        let command = format!("git fuzzy-apply --at {}:{line} {rerun}", shell_word(path));
+        let _ = writeln!(out, "    {}", color::label(&command, HINT, style.color));
+    }
+    if rerun.ends_with("< PATCH") {
+        let _ = writeln!(out, "  (PATCH: the same patch, on standard input again)");
+    } else if style.rerun.is_none() {
+        let _ = writeln!(out, "  (PATCH: the patch, with the options of this run)");
+    }
+}
+
+/// `word` as one shell word: as it is when it holds only safe characters,
+/// single-quoted otherwise.
+///
+/// ```
+/// use git_fuzzy_apply::report::human::shell_word;
+///
+/// assert_eq!(shell_word("src/a.rs"), "src/a.rs");
+/// assert_eq!(shell_word("my reply.md"), "'my reply.md'");
+/// assert_eq!(shell_word("it's"), "'it'\\''s'");
+/// ```
+pub fn shell_word(word: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "/._-+:=,@%".contains(c);
+    if !word.is_empty() && word.chars().all(safe) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
     }
 }
 

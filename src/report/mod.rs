@@ -13,7 +13,9 @@
 //! assert!(human::summary(&report, false).contains("a.txt"));
 //! ```
 
+pub(crate) mod checks;
 mod codes;
+pub mod color;
 pub(crate) mod conflict;
 pub mod feedback;
 pub mod human;
@@ -67,6 +69,27 @@ pub struct Report {
     pub error: Option<Problem>,
     /// One entry per target file.
     pub files: Vec<FileReport>,
+}
+
+/// What `--json` prints: a [`Report`], with the `--feedback` text when
+/// both options are given (see [`Report::json`]).
+///
+/// ```
+/// use git_fuzzy_apply::report::{Problem, ProblemCode, Report};
+///
+/// let report = Report::failed(Problem::new(ProblemCode::Locked, "busy", None));
+/// let json = serde_json::to_string(&report.json(Some("wait".into()))).unwrap();
+/// // The report's fields first, in their order, then the feedback.
+/// assert!(json.starts_with("{\"version\":1,\"ok\":false") && json.ends_with("\"feedback\":\"wait\"}"));
+/// ```
+#[derive(Debug, Serialize)]
+pub struct JsonReport<'a> {
+    /// The report's own fields.
+    #[serde(flatten)]
+    pub report: &'a Report,
+    /// The `--feedback` text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<String>,
 }
 
 /// A reason code with a message and, where known, the patch line.
@@ -336,6 +359,46 @@ pub struct CandidateView {
 }
 
 impl Report {
+    /// The report of a run that could not be made (exit 2): not ok, no
+    /// files, and `problem` as its error. `--json` prints it for a usage
+    /// error, a patch file that cannot be read, or a tree another run holds.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::report::{Problem, ProblemCode, Report};
+    ///
+    /// let report = Report::failed(Problem::new(ProblemCode::UsageError, "bad option", None));
+    /// assert!(!report.ok && report.files.is_empty());
+    /// assert_eq!(serde_json::to_value(&report).unwrap()["error"]["code"], "usage_error");
+    /// ```
+    pub fn failed(problem: Problem) -> Report {
+        Report {
+            version: REPORT_VERSION,
+            ok: false,
+            check: false,
+            error: Some(problem),
+            files: Vec::new(),
+        }
+    }
+
+    /// The report as `--json` prints it: its own fields in order, and
+    /// `feedback` (the `--feedback` text) as one more field when given.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::report::{Problem, ProblemCode, Report};
+    ///
+    /// let report = Report::failed(Problem::new(ProblemCode::IoError, "gone", None));
+    /// let value = serde_json::to_value(report.json(Some("fix it".into()))).unwrap();
+    /// assert_eq!((value["feedback"].as_str(), value["ok"].as_bool()), (Some("fix it"), Some(false)));
+    /// let plain = serde_json::to_value(report.json(None)).unwrap();
+    /// assert!(plain.get("feedback").is_none());
+    /// ```
+    pub fn json(&self, feedback: Option<String>) -> JsonReport<'_> {
+        JsonReport {
+            report: self,
+            feedback,
+        }
+    }
+
     /// Process exit code: 0 applied, 1 not applied.
     ///
     /// ```

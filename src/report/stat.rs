@@ -10,7 +10,7 @@
 //! assert_eq!(stat::numstat(&report), "2\t1\ta.txt\n");
 //! ```
 
-use super::{FileReport, Report};
+use super::{FileReport, FileStatus, HunkOutcome, Report};
 use crate::apply::FileResult;
 use crate::model::FileOp;
 use std::fmt::Write as _;
@@ -22,7 +22,10 @@ fn shown_path(f: &FileReport) -> String {
     }
 }
 
-/// A diffstat: one line per file and a total line.
+/// A diffstat: one line per file and a total line. A file that is refused
+/// shows `refused` instead of counts (it would not change, but it is not
+/// empty either), and the total line of a patch that does not apply says so
+/// rather than counting as if it did.
 ///
 /// ```
 /// use git_fuzzy_apply::{ApplyOptions, plan_patch};
@@ -33,6 +36,9 @@ fn shown_path(f: &FileReport) -> String {
 /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n one\n-two\n+2\n";
 /// let plan = plan_patch(patch, dir.path(), &ApplyOptions::default()).unwrap();
 /// assert!(stat(&plan.report).contains("1 file changed, 1 insertion(+), 1 deletion(-)"));
+/// let stale = b"--- a/a.txt\n+++ b/a.txt\n@@\n one\n-three\n+3\n";
+/// let plan = plan_patch(stale, dir.path(), &ApplyOptions::default()).unwrap();
+/// assert_eq!(stat(&plan.report), " a.txt | refused\n 1 file, 1 refused: the patch does not apply\n");
 /// ```
 pub fn stat(report: &Report) -> String {
     let files: Vec<&FileReport> = report.files.iter().collect();
@@ -46,8 +52,13 @@ pub fn stat(report: &Report) -> String {
         }
     };
     let mut out = String::new();
-    let (mut ins, mut del) = (0, 0);
+    let (mut ins, mut del, mut refused) = (0, 0, 0);
     for f in &files {
+        if refused_file(f) {
+            refused += 1;
+            let _ = writeln!(out, " {:<width$} | refused", shown_path(f));
+            continue;
+        }
         ins += f.added;
         del += f.removed;
         let _ = writeln!(
@@ -59,25 +70,47 @@ pub fn stat(report: &Report) -> String {
             "-".repeat(scale(f.removed)),
         );
     }
-    let plural = |n: usize, one: &str, many: &str| {
-        if n == 1 {
-            one.to_string()
-        } else {
-            many.to_string()
-        }
-    };
-    let _ = writeln!(
+    let partial = files.iter().any(|f| f.status == FileStatus::Partial);
+    if !report.ok && !partial {
+        let _ = writeln!(
+            out,
+            " {} {}, {refused} refused: the patch does not apply",
+            files.len(),
+            plural(files.len(), "file", "files"),
+        );
+        return out;
+    }
+    let changed = files.len() - refused;
+    let _ = write!(
         out,
-        " {} {} changed, {ins} {}(+), {del} {}(-)",
-        files.len(),
-        plural(files.len(), "file", "files"),
+        " {changed} {} changed, {ins} {}(+), {del} {}(-)",
+        plural(changed, "file", "files"),
         plural(ins, "insertion", "insertions"),
         plural(del, "deletion", "deletions"),
     );
+    if refused > 0 {
+        let _ = write!(out, "; {refused} refused");
+    }
+    out.push('\n');
     out
 }
 
-/// Tab-separated added, removed, path per file.
+/// A file that does not change because it is refused: failed, or (with
+/// `--partial`) not one of its hunks applies.
+fn refused_file(f: &FileReport) -> bool {
+    match f.status {
+        FileStatus::Failed => true,
+        FileStatus::Partial => !f.hunks.iter().any(|h| h.status == HunkOutcome::Applied),
+        FileStatus::Patched | FileStatus::Unchanged => false,
+    }
+}
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
+
+/// Tab-separated added, removed, path per file; `-` and `-` for a file
+/// that is refused (as git writes for a binary file: no counts to give).
 ///
 /// ```
 /// use git_fuzzy_apply::{plan_patch, report::stat::numstat};
@@ -91,7 +124,10 @@ pub fn numstat(report: &Report) -> String {
     report
         .files
         .iter()
-        .map(|f| format!("{}\t{}\t{}\n", f.added, f.removed, shown_path(f)))
+        .map(|f| match refused_file(f) {
+            true => format!("-\t-\t{}\n", shown_path(f)),
+            false => format!("{}\t{}\t{}\n", f.added, f.removed, shown_path(f)),
+        })
         .collect()
 }
 
