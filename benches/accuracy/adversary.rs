@@ -453,8 +453,8 @@ pub(super) fn build(
                 let t = l.trim();
                 t.is_empty()
                     || t.chars().all(|c| "{}()[];,".contains(c))
-                    || t.starts_with("//")
-                    || t.starts_with('#')
+                    || (ext == "rs" && t.starts_with("//"))
+                    || (matches!(ext, "py" | "toml") && t.starts_with('#'))
             };
             let want_structural = noise == Noise::UnmatchedBlankBesideInsert;
             if lines[d.clone()]

@@ -387,6 +387,9 @@ pub struct Case {
     pub pad: usize,
     /// For `Large`: the kind that was padded.
     pub base: Option<Noise>,
+    /// For padded cases: the patch before its numbers were shifted (for
+    /// running the same case unpadded); empty otherwise.
+    pub unpadded_patch: Vec<u8>,
 }
 
 impl Case {
@@ -470,6 +473,7 @@ pub fn generate(corpus: &Corpus, seed: u64, count: usize) -> Generated {
                         unidiff_zero: false,
                         pad: 0,
                         base: None,
+                        unpadded_patch: Vec::new(),
                     });
                     break;
                 }
@@ -524,7 +528,9 @@ pub fn generate_adversarial(
             match adversary::build(&mut rng, path, &text, format, kind) {
                 Ok(b) => {
                     let mut patch = b.patch;
+                    let mut unpadded_patch = Vec::new();
                     if pad > 0 {
+                        unpadded_patch = patch.clone().into_bytes();
                         patch = adversary::shift_patch(&patch, format, pad);
                     }
                     out.cases.push(Case {
@@ -539,6 +545,7 @@ pub fn generate_adversarial(
                         unidiff_zero: b.unidiff_zero,
                         pad,
                         base: (noise == Noise::Large).then_some(kind),
+                        unpadded_patch,
                     });
                     break;
                 }

@@ -99,11 +99,12 @@ fn run_all(
     generated: &Generated,
     args: &Args,
     tools: &[Tool],
-) -> (Results, Vec<Miss>, Vec<Outcome>) {
+) -> (Results, Vec<Miss>, Vec<Outcome>, Vec<Outcome>) {
     let next = AtomicUsize::new(0);
     let results = Mutex::new(Results::default());
     let misses = Mutex::new(Vec::new());
     let ours = Mutex::new(vec![Outcome::Unsupported; generated.cases.len()]);
+    let small = Mutex::new(vec![Outcome::Unsupported; generated.cases.len()]);
     std::thread::scope(|s| {
         for _ in 0..args.jobs {
             s.spawn(|| {
@@ -126,6 +127,16 @@ fn run_all(
                         );
                         if tool == Tool::Ours {
                             ours.lock().expect("lock")[i] = run.outcome;
+                            if case.pad > 0 {
+                                // The same case without the padding.
+                                let mut unpadded = case.clone();
+                                unpadded.pad = 0;
+                                unpadded.patch = case.unpadded_patch.clone();
+                                let r = scratch
+                                    .run(tool, &unpadded, &args.bin)
+                                    .expect("scratch I/O");
+                                small.lock().expect("lock")[i] = r.outcome;
+                            }
                         }
                         if tool == Tool::Ours && !good {
                             misses.lock().expect("lock").push(Miss { case: i, run });
@@ -141,6 +152,7 @@ fn run_all(
         results.into_inner().expect("lock"),
         misses,
         ours.into_inner().expect("lock"),
+        small.into_inner().expect("lock"),
     )
 }
 
@@ -234,8 +246,21 @@ fn targets(apply: &Tally, refuse: &Tally, all: usize) -> String {
 
 /// The adversarial table for our tool: one row per kind in table order,
 /// and for the large kind one row per padded kind.
-fn adversarial_rows(generated: &Generated, ours: &[Outcome]) -> String {
+fn adversarial_rows(generated: &Generated, ours: &[Outcome], small: &[Outcome]) -> String {
     let mut rows: Vec<(String, &'static str, table::Tally)> = Vec::new();
+    let (mut large, mut differs) = (0, Vec::new());
+    for (c, (&o, &s)) in generated.cases.iter().zip(ours.iter().zip(small)) {
+        if c.pad > 0 && o != Outcome::Unsupported {
+            large += 1;
+            if o != s {
+                differs.push(format!(
+                    "{} ({}): {o:?} padded, {s:?} unpadded",
+                    c.id,
+                    c.label()
+                ));
+            }
+        }
+    }
     let mut order: Vec<(usize, usize, String)> = Vec::new();
     for (c, &o) in generated.cases.iter().zip(ours) {
         if !c.noise.is_adversarial() || o == Outcome::Unsupported {
@@ -257,7 +282,17 @@ fn adversarial_rows(generated: &Generated, ours: &[Outcome]) -> String {
     let mut idx: Vec<usize> = (0..rows.len()).collect();
     idx.sort_by(|&a, &b| order[a].cmp(&order[b]));
     let sorted: Vec<_> = idx.into_iter().map(|i| rows[i].clone()).collect();
-    table::adversarial(&sorted)
+    let mut out = table::adversarial(&sorted);
+    out.push_str(&format!(
+        "\nLarge cases whose outcome differs from the same case unpadded: {} of {large}{}\n",
+        differs.len(),
+        if differs.is_empty() {
+            String::new()
+        } else {
+            format!(" (case ids: {})", differs.join("; "))
+        }
+    ));
+    out
 }
 
 fn today() -> String {
@@ -313,7 +348,7 @@ fn main() {
     } else {
         Tool::ALL.to_vec()
     };
-    let (results, misses, ours) = run_all(&generated, &args, &tools);
+    let (results, misses, ours, small) = run_all(&generated, &args, &tools);
     let elapsed = started.elapsed();
     let (apply, refuse) = results.totals(Tool::Ours);
     let mut tables = String::new();
@@ -324,7 +359,7 @@ fn main() {
             table::per_format(&results, tool, &Noise::ALL)
         ));
     }
-    let adv_summary = adversarial_rows(&generated, &ours);
+    let adv_summary = adversarial_rows(&generated, &ours, &small);
     let mut adv_tables = String::new();
     for &tool in &tools {
         adv_tables.push_str(&format!(
@@ -334,7 +369,7 @@ fn main() {
         ));
     }
     let summary = table::summary(&results);
-    let target_list = targets(&apply, &refuse, generated.cases.len());
+    let target_list = targets(&apply, &refuse, classic);
     let by_noise = misses_by_noise(&generated, &misses);
     println!(
         "## Summary\n\n{summary}\n{target_list}\n## Our misses by noise kind\n\n{by_noise}\n## Per format and noise\n\n{tables}"
