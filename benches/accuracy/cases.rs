@@ -7,6 +7,8 @@
 //! in-process run in `tests/accuracy_floor.rs`, which includes this file with
 //! `#[path = "../benches/accuracy/cases.rs"] mod cases;`.
 
+#[path = "adversary.rs"]
+pub mod adversary;
 #[path = "corpus.rs"]
 pub mod corpus;
 #[path = "edit.rs"]
@@ -141,6 +143,50 @@ pub enum Noise {
     Ambiguous,
     /// The block is in the file twice; a line number points at one copy.
     HintedDuplicate,
+    // Adversarial placement kinds (`adversary.rs`); not in `ALL`.
+    /// Must refuse: context line(s) the patch left out sit right where it
+    /// inserts, so the insertion could go before or after them.
+    UnmatchedBesideInsert,
+    /// The same with structural dropped lines (blank, closing brackets,
+    /// comments).
+    UnmatchedBlankBesideInsert,
+    /// Twins, one drifted; the hint (header, `:start_line:`, Codex anchor or
+    /// `*** End of File`) points at the drifted one, the other is exact.
+    HintDriftedTwin,
+    /// Must refuse: twins, the hint more than 100 lines from the nearer one.
+    HintFarTwin,
+    /// Hunk 1 wrongly numbered; hunk 2 rightly numbered, with a twin where
+    /// hunk 1's offset carries its number.
+    CarriedOffset,
+    /// Exact `git diff -U0` output with several insertions.
+    UnidiffZero,
+    /// `-R` of a multi-hunk diff whose hunks change line counts.
+    ReverseMulti,
+    /// Two hunks whose contexts overlap; a look-alike of the second elsewhere.
+    OverlapContext,
+    /// Must refuse: the second hunk's context holds lines the first removes;
+    /// a look-alike of the second elsewhere.
+    OverlapRemoved,
+    /// Must refuse: a removed `#`-line whose `#` count differs in the file.
+    RemovedHeading,
+    /// Must refuse: a removed line that is only a suffix of the file's line.
+    RemovedPrefixed,
+    /// Python: a 4-space patch for a 2-space file or the reverse, edits
+    /// beside `else:`-like lines of nested blocks.
+    PyReindent,
+    /// Must refuse: Python, the patch indents a line the file has outside an
+    /// `if` and adds after it inside.
+    PyBlockShift,
+    /// The patch is already applied: nothing may change.
+    Reapply,
+    /// `-U0` insertions of lines equal to their neighbours: must insert.
+    U0Duplicate,
+    /// A case-only fix whose context is stale: not "already applied".
+    CaseFixStale,
+    /// Must refuse: stale removed line, the new lines stand elsewhere.
+    StaleNewElsewhere,
+    /// Another adversarial kind with the file padded past 200,000 lines.
+    Large,
 }
 
 impl Noise {
@@ -189,12 +235,89 @@ impl Noise {
             Noise::Stale => "stale (refuse)",
             Noise::Ambiguous => "ambiguous (refuse)",
             Noise::HintedDuplicate => "duplicate + hint",
+            Noise::UnmatchedBesideInsert => "adv-unmatched-beside-insert",
+            Noise::UnmatchedBlankBesideInsert => "adv-unmatched-structural-beside-insert",
+            Noise::HintDriftedTwin => "adv-hint-at-drifted-twin",
+            Noise::HintFarTwin => "adv-far-hint-twin-beyond",
+            Noise::CarriedOffset => "adv-carried-offset-twin",
+            Noise::UnidiffZero => "adv-unidiff-zero",
+            Noise::ReverseMulti => "adv-reverse-multi-hunk",
+            Noise::OverlapContext => "adv-overlap-context-lookalike",
+            Noise::OverlapRemoved => "adv-overlap-removed-lookalike",
+            Noise::RemovedHeading => "adv-removed-heading-level",
+            Noise::RemovedPrefixed => "adv-removed-line-suffix",
+            Noise::PyReindent => "adv-py-reindent",
+            Noise::PyBlockShift => "adv-py-block-shift",
+            Noise::Reapply => "adv-already-applied",
+            Noise::U0Duplicate => "adv-u0-insert-equal-neighbour",
+            Noise::CaseFixStale => "adv-case-fix-stale-context",
+            Noise::StaleNewElsewhere => "adv-stale-new-lines-elsewhere",
+            Noise::Large => "adv-large",
         }
     }
 
     /// True when the intended outcome is a refusal.
     pub fn must_refuse(self) -> bool {
-        matches!(self, Noise::Stale | Noise::Ambiguous)
+        self.expectation() == adversary::Expectation::Refuse
+    }
+
+    /// Every adversarial kind, in table order.
+    pub const ADVERSARIAL: [Noise; 18] = [
+        Noise::UnmatchedBesideInsert,
+        Noise::UnmatchedBlankBesideInsert,
+        Noise::HintDriftedTwin,
+        Noise::HintFarTwin,
+        Noise::CarriedOffset,
+        Noise::UnidiffZero,
+        Noise::ReverseMulti,
+        Noise::OverlapContext,
+        Noise::OverlapRemoved,
+        Noise::RemovedHeading,
+        Noise::RemovedPrefixed,
+        Noise::PyReindent,
+        Noise::PyBlockShift,
+        Noise::Reapply,
+        Noise::U0Duplicate,
+        Noise::CaseFixStale,
+        Noise::StaleNewElsewhere,
+        Noise::Large,
+    ];
+
+    /// True for the adversarial placement kinds (`adversary.rs`).
+    pub fn is_adversarial(self) -> bool {
+        Noise::ADVERSARIAL.contains(&self)
+    }
+
+    /// What the kind's cases must end in (for `Large`, see [`Case::expectation`]).
+    pub fn expectation(self) -> adversary::Expectation {
+        use adversary::Expectation::*;
+        match self {
+            Noise::Stale
+            | Noise::Ambiguous
+            | Noise::UnmatchedBesideInsert
+            | Noise::UnmatchedBlankBesideInsert
+            | Noise::HintFarTwin
+            | Noise::OverlapRemoved
+            | Noise::RemovedHeading
+            | Noise::RemovedPrefixed
+            | Noise::PyBlockShift
+            | Noise::StaleNewElsewhere => Refuse,
+            Noise::HintDriftedTwin
+            | Noise::CarriedOffset
+            | Noise::OverlapContext
+            | Noise::PyReindent
+            | Noise::CaseFixStale => ApplyOrRefuse,
+            _ => Apply,
+        }
+    }
+
+    /// True when exit 0 with the file unchanged is a wrong outcome (the tool
+    /// claimed the patch was already applied when it was not).
+    pub fn noop_is_wrong(self) -> bool {
+        matches!(
+            self,
+            Noise::U0Duplicate | Noise::CaseFixStale | Noise::StaleNewElsewhere
+        )
     }
 
     /// The formats this damage applies to.
@@ -205,6 +328,9 @@ impl Noise {
             Noise::LinePrefixes | Noise::IndentShift => &[SearchReplace],
             Noise::Ambiguous => &[Numberless, Codex, SearchReplace],
             Noise::HintedDuplicate => &[Unified, SearchReplace],
+            Noise::HintDriftedTwin => &[Unified, Codex, SearchReplace],
+            Noise::HintFarTwin | Noise::CarriedOffset => &[Unified, SearchReplace],
+            Noise::UnidiffZero | Noise::ReverseMulti | Noise::U0Duplicate => &[Unified],
             _ => &Format::ALL,
         }
     }
@@ -213,6 +339,14 @@ impl Noise {
 /// Every (format, noise) pair a case can have, in table order.
 pub fn combos() -> Vec<(Format, Noise)> {
     Noise::ALL
+        .iter()
+        .flat_map(|&n| n.formats().iter().map(move |&f| (f, n)))
+        .collect()
+}
+
+/// Every (format, adversarial kind) pair, in table order.
+pub fn adversarial_combos() -> Vec<(Format, Noise)> {
+    Noise::ADVERSARIAL
         .iter()
         .flat_map(|&n| n.formats().iter().map(move |&f| (f, n)))
         .collect()
@@ -244,6 +378,47 @@ pub struct Case {
     pub patch: Vec<u8>,
     /// What should happen.
     pub expect: Expect,
+    /// Apply in reverse (`-R`, for every tool).
+    pub reverse: bool,
+    /// The patch is `git diff -U0` output (`git apply` needs `--unidiff-zero`).
+    pub unidiff_zero: bool,
+    /// Filler lines put above `original` (and the intended result) when the
+    /// case is run; the patch's numbers already count them.
+    pub pad: usize,
+    /// For `Large`: the kind that was padded.
+    pub base: Option<Noise>,
+    /// For padded cases: the patch before its numbers were shifted (for
+    /// running the same case unpadded); empty otherwise.
+    pub unpadded_patch: Vec<u8>,
+}
+
+impl Case {
+    /// The kind that decides the expectation (the padded kind for `Large`).
+    pub fn kind(&self) -> Noise {
+        self.base.unwrap_or(self.noise)
+    }
+
+    /// What the case must end in.
+    pub fn expectation(&self) -> adversary::Expectation {
+        self.kind().expectation()
+    }
+
+    /// Table label: the kind, and for `Large` the padded kind.
+    pub fn label(&self) -> String {
+        match self.base {
+            Some(b) => format!("{} ({})", self.noise.name(), b.name()),
+            None => self.noise.name().to_string(),
+        }
+    }
+
+    /// The padding put above the file, as bytes.
+    pub fn padding(&self) -> Vec<u8> {
+        if self.pad == 0 {
+            return Vec::new();
+        }
+        let ext = self.path.rsplit('.').next().unwrap_or("");
+        adversary::padding(ext, self.pad)
+    }
 }
 
 /// A run's cases and what was passed over to get them.
@@ -294,6 +469,11 @@ pub fn generate(corpus: &Corpus, seed: u64, count: usize) -> Generated {
                         original,
                         patch,
                         expect,
+                        reverse: false,
+                        unidiff_zero: false,
+                        pad: 0,
+                        base: None,
+                        unpadded_patch: Vec::new(),
                     });
                     break;
                 }
@@ -303,6 +483,77 @@ pub fn generate(corpus: &Corpus, seed: u64, count: usize) -> Generated {
         }
     }
     out
+}
+
+/// Appends `count` adversarial cases (ids from `first_id`) to `out`; case
+/// `first_id + i` takes the `i % adversarial_combos().len()`-th pair. The
+/// `Large` kind builds a case of another kind that reads the same format
+/// and pads its file past 200,000 lines.
+pub fn generate_adversarial(
+    corpus: &Corpus,
+    seed: u64,
+    count: usize,
+    first_id: usize,
+    out: &mut Generated,
+) {
+    if corpus.files.is_empty() {
+        return;
+    }
+    let combos = adversarial_combos();
+    for i in 0..count {
+        let id = first_id + i;
+        let (format, noise) = combos[i % combos.len()];
+        let mut rng = Rng::new(
+            seed.rotate_left(17)
+                ^ 0x5eed_ad00_0000_0000
+                ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+        );
+        let (kind, pad) = if noise == Noise::Large {
+            let bases: Vec<Noise> = Noise::ADVERSARIAL
+                .iter()
+                .copied()
+                .filter(|n| *n != Noise::Large && n.formats().contains(&format))
+                .collect();
+            (*rng.pick(&bases), adversary::LARGE_PAD + rng.below(2000))
+        } else {
+            (noise, 0)
+        };
+        for _ in 0..4000 {
+            let f = corpus.pick(rng.next_u64());
+            let Some(text) = corpus.load(f) else {
+                out.skipped_other += 1;
+                continue;
+            };
+            let path = &corpus.files[f].rel;
+            match adversary::build(&mut rng, path, &text, format, kind) {
+                Ok(b) => {
+                    let mut patch = b.patch;
+                    let mut unpadded_patch = Vec::new();
+                    if pad > 0 {
+                        unpadded_patch = patch.clone().into_bytes();
+                        patch = adversary::shift_patch(&patch, format, pad);
+                    }
+                    out.cases.push(Case {
+                        id,
+                        path: path.clone(),
+                        format,
+                        noise,
+                        original: join(&b.file).into_bytes(),
+                        patch: patch.into_bytes(),
+                        expect: b.expect,
+                        reverse: b.reverse,
+                        unidiff_zero: b.unidiff_zero,
+                        pad,
+                        base: (noise == Noise::Large).then_some(kind),
+                        unpadded_patch,
+                    });
+                    break;
+                }
+                Err(Skip::Duplicate) => out.skipped_duplicate += 1,
+                Err(Skip::Other) => out.skipped_other += 1,
+            }
+        }
+    }
 }
 
 /// Lines compared as the most lenient tiers do: trimmed, inner whitespace

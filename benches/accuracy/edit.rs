@@ -188,7 +188,7 @@ pub fn variant(rng: &mut Rng, line: &str) -> Option<String> {
 
 /// A plausible new line for position `at`: a copy of a nearby line with a
 /// word changed, or a new comment or statement at that place's indentation.
-fn new_line(rng: &mut Rng, lines: &[String], at: usize, ext: &str) -> String {
+pub fn new_line(rng: &mut Rng, lines: &[String], at: usize, ext: &str) -> String {
     let indent = indentation_near(lines, at);
     if rng.chance(0.4) {
         let lo = at.saturating_sub(3);

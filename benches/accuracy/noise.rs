@@ -46,7 +46,7 @@ fn indent_len(line: &str) -> usize {
 }
 
 /// Trailing spaces, tabs↔spaces in the indentation, or a doubled inner space.
-fn drift(rng: &mut Rng, line: &str) -> Option<String> {
+pub fn drift(rng: &mut Rng, line: &str) -> Option<String> {
     let start = rng.below(3);
     for k in 0..3 {
         let got = match (start + k) % 3 {

@@ -25,17 +25,15 @@ pub fn starts(hunks: &[Hunk]) -> Vec<(usize, usize)> {
         .map(|h| {
             let old_len = h.old_lines().len();
             let new_len = h.new_lines().len();
+            // A side with no lines names the line before the place (`-a,0`
+            // inserts after line a); otherwise its first line.
             let old = if old_len == 0 {
                 h.old_start
             } else {
                 h.old_start + 1
             };
-            let new = (old as i64 + delta).max(0) as usize;
-            let new = if new_len == 0 {
-                new.saturating_sub(1)
-            } else {
-                new
-            };
+            let new0 = (h.old_start as i64 + delta).max(0) as usize;
+            let new = if new_len == 0 { new0 } else { new0 + 1 };
             delta += new_len as i64 - old_len as i64;
             (old, new)
         })

@@ -21,15 +21,19 @@ pub struct Tally {
     pub wrong: usize,
     /// Timeout, signal or panic.
     pub crash: usize,
+    /// Intended outcomes (see `tools::good`).
+    pub ok: usize,
 }
 
 impl Tally {
-    /// Counts one outcome (`Unsupported` is not counted).
-    pub fn add(&mut self, o: Outcome) {
+    /// Counts one outcome (`Unsupported` is not counted); `good` when it
+    /// was an intended one.
+    pub fn add(&mut self, o: Outcome, good: bool) {
         if o == Outcome::Unsupported {
             return;
         }
         self.n += 1;
+        self.ok += usize::from(good);
         match o {
             Outcome::Exact => self.exact += 1,
             Outcome::Refused => self.refused += 1,
@@ -47,6 +51,7 @@ impl Tally {
         self.noop += o.noop;
         self.wrong += o.wrong;
         self.crash += o.crash;
+        self.ok += o.ok;
     }
 }
 
@@ -59,17 +64,21 @@ pub struct Results {
 
 impl Results {
     /// Records one run.
-    pub fn add(&mut self, tool: Tool, noise: Noise, format: Format, o: Outcome) {
+    pub fn add(&mut self, tool: Tool, noise: Noise, format: Format, o: Outcome, good: bool) {
         if o != Outcome::Unsupported {
-            self.cells.entry((tool, noise, format)).or_default().add(o);
+            self.cells
+                .entry((tool, noise, format))
+                .or_default()
+                .add(o, good);
         }
     }
 
-    /// (must-apply, must-refuse) totals for `tool`.
+    /// (must-apply, must-refuse) totals for `tool` over the classic kinds
+    /// (the adversarial kinds have their own table).
     pub fn totals(&self, tool: Tool) -> (Tally, Tally) {
         let (mut apply, mut refuse) = (Tally::default(), Tally::default());
         for ((t, noise, _), tally) in &self.cells {
-            if *t == tool {
+            if *t == tool && !noise.is_adversarial() {
                 if noise.must_refuse() {
                     refuse.merge(tally);
                 } else {
@@ -123,10 +132,11 @@ pub fn summary(results: &Results) -> String {
     out
 }
 
-/// One tool's table: noise kinds down, formats across; each cell is
-/// `ok/n` (ok = applied exactly, or refused for must-refuse rows), with
-/// wrong, no-op and crash counts when there are any.
-pub fn per_format(results: &Results, tool: Tool) -> String {
+/// One tool's table: noise kinds (of `kinds`) down, formats across; each
+/// cell is `ok/n` (ok = the intended outcome: applied exactly, refused for
+/// must-refuse rows, either for apply-or-refuse rows), with wrong, no-op and
+/// crash counts when there are any.
+pub fn per_format(results: &Results, tool: Tool, kinds: &[Noise]) -> String {
     let formats: Vec<Format> = Format::ALL.into_iter().filter(|f| tool.reads(*f)).collect();
     let mut out = String::from("| noise |");
     for f in &formats {
@@ -137,7 +147,7 @@ pub fn per_format(results: &Results, tool: Tool) -> String {
         out.push_str(" ---: |");
     }
     out.push('\n');
-    for noise in Noise::ALL {
+    for &noise in kinds {
         let cells: Vec<Option<&Tally>> = formats
             .iter()
             .map(|f| results.cells.get(&(tool, noise, *f)))
@@ -150,12 +160,7 @@ pub fn per_format(results: &Results, tool: Tool) -> String {
             match c {
                 None => out.push_str(" |"),
                 Some(t) => {
-                    let ok = if noise.must_refuse() {
-                        t.refused
-                    } else {
-                        t.exact
-                    };
-                    let mut cell = format!("{ok}/{}", t.n);
+                    let mut cell = format!("{}/{}", t.ok, t.n);
                     for (k, label) in [(t.wrong, "wrong"), (t.noop, "no-op"), (t.crash, "crash")] {
                         if k > 0 {
                             let _ = write!(cell, ", **{k} {label}**");
@@ -167,5 +172,47 @@ pub fn per_format(results: &Results, tool: Tool) -> String {
         }
         out.push('\n');
     }
+    out
+}
+
+/// Our outcomes on the adversarial cases, one row per label (kind, and for
+/// the large kind the padded kind): `(label, expectation, tally)`.
+pub fn adversarial(rows: &[(String, &'static str, Tally)]) -> String {
+    let mut out = String::from(
+        "| kind | expected | cases | ok | applied exactly | refused | no-op | wrong | crash |\n\
+         | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+    );
+    let mut total = Tally::default();
+    for (label, expect, t) in rows {
+        total.merge(t);
+        let wrong = if t.wrong > 0 {
+            format!("**{}**", t.wrong)
+        } else {
+            "0".to_string()
+        };
+        let _ = writeln!(
+            out,
+            "| {label} | {expect} | {} | {} ({}) | {} | {} | {} | {wrong} | {} |",
+            t.n,
+            t.ok,
+            pct(t.ok, t.n),
+            t.exact,
+            t.refused,
+            t.noop,
+            t.crash
+        );
+    }
+    let _ = writeln!(
+        out,
+        "| all | | {} | {} ({}) | {} | {} | {} | {} | {} |",
+        total.n,
+        total.ok,
+        pct(total.ok, total.n),
+        total.exact,
+        total.refused,
+        total.noop,
+        total.wrong,
+        total.crash
+    );
     out
 }

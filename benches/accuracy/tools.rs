@@ -2,6 +2,7 @@
 //! --ignore-whitespace`, GNU `patch -p1 -F3 -l`) on a case in a scratch
 //! directory, and classifying what they did.
 
+use super::cases::adversary::Expectation;
 use super::cases::{Case, Expect, Format};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -122,30 +123,51 @@ impl Scratch {
         self.clear()?;
         let target = self.repo.join(&case.path);
         fs::create_dir_all(target.parent().unwrap_or(&self.repo))?;
-        fs::write(&target, &case.original)?;
+        let padding = case.padding();
+        if padding.is_empty() {
+            fs::write(&target, &case.original)?;
+        } else {
+            let mut bytes = padding.clone();
+            bytes.extend_from_slice(&case.original);
+            fs::write(&target, bytes)?;
+        }
         let patch = self.root.join("patch");
         fs::write(&patch, &case.patch)?;
         let log = self.root.join("stderr");
         let mut cmd = match tool {
             Tool::Ours => {
                 let mut c = Command::new(ours);
-                c.arg("-q").arg(&patch);
+                c.arg("-q");
+                if case.reverse {
+                    c.arg("-R");
+                }
+                c.arg(&patch);
                 c
             }
-            Tool::GitApply => {
+            Tool::GitApply | Tool::GitApplyLenient => {
                 let mut c = Command::new("git");
-                c.arg("apply").arg(&patch);
-                c
-            }
-            Tool::GitApplyLenient => {
-                let mut c = Command::new("git");
-                c.args(["apply", "--recount", "-C1", "--ignore-whitespace"])
-                    .arg(&patch);
+                c.arg("apply");
+                if tool == Tool::GitApplyLenient {
+                    c.args(["--recount", "-C1", "--ignore-whitespace"]);
+                }
+                if case.reverse {
+                    c.arg("-R");
+                }
+                if case.unidiff_zero {
+                    c.arg("--unidiff-zero");
+                }
+                c.arg(&patch);
                 c
             }
             Tool::GnuPatch => {
                 let mut c = Command::new("patch");
-                c.args(["-p1", "-F3", "-l", "--batch", "--forward"])
+                // --forward would refuse every reversed hunk.
+                if case.reverse {
+                    c.arg("-R");
+                } else {
+                    c.arg("--forward");
+                }
+                c.args(["-p1", "-F3", "-l", "--batch"])
                     .args(["--no-backup-if-mismatch", "--reject-file=-"])
                     .stdin(fs::File::open(&patch)?);
                 c
@@ -173,7 +195,20 @@ impl Scratch {
         };
         let stderr = fs::read_to_string(&log).unwrap_or_default();
         let code = status.and_then(|s| s.code());
-        let after = fs::read(&target).ok();
+        let mut after = fs::read(&target).ok();
+        // Judge (and keep) the file without its padding, when it is intact.
+        if !padding.is_empty()
+            && let Some(a) = &after
+            && a.starts_with(&padding)
+        {
+            after = Some(a[padding.len()..].to_vec());
+        } else if !padding.is_empty() {
+            // Padding damaged or file gone: wrong whatever remains.
+            after = after.map(|mut a| {
+                a.insert(0, 0);
+                a
+            });
+        }
         let outcome = match code {
             None => Outcome::Crash,
             Some(101) if tool == Tool::Ours => Outcome::Crash,
@@ -198,13 +233,25 @@ pub struct Run {
     pub after: Option<Vec<u8>>,
 }
 
-/// Judges a finished run from its exit code and the file it left.
+/// Judges a finished run from its exit code and the file it left. For the
+/// kinds where a claimed success that changed nothing hides a lost edit
+/// ([`super::cases::Noise::noop_is_wrong`]), a no-op is wrong.
 pub fn classify(case: &Case, code: i32, after: Option<&[u8]>) -> Outcome {
     let unchanged = after == Some(case.original.as_slice());
     match &case.expect {
         Expect::Apply(want) if code == 0 && after == Some(want.as_slice()) => Outcome::Exact,
+        _ if unchanged && code == 0 && case.kind().noop_is_wrong() => Outcome::Wrong,
         _ if unchanged && code == 0 => Outcome::NoOp,
         _ if unchanged => Outcome::Refused,
         _ => Outcome::Wrong,
+    }
+}
+
+/// Whether `o` is an intended outcome for `case`.
+pub fn good(case: &Case, o: Outcome) -> bool {
+    match case.expectation() {
+        Expectation::Apply => o == Outcome::Exact,
+        Expectation::Refuse => o == Outcome::Refused,
+        Expectation::ApplyOrRefuse => matches!(o, Outcome::Exact | Outcome::Refused),
     }
 }
