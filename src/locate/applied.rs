@@ -135,17 +135,22 @@ pub(super) fn already_applied(
         .filter(|l| l.is_new())
         .map(|l| l.kind == LineKind::Add)
         .collect();
+    // A line with a word in it (a comment counts) tells; a lone bracket or
+    // blank line could stand anywhere.
     let telling_addition = hunk
         .lines
         .iter()
-        .any(|l| l.kind == LineKind::Add && !normalize::is_structural(&l.text));
+        .any(|l| l.kind == LineKind::Add && l.text.chars().any(char::is_alphanumeric));
     // Without an added line to recognise, only a deletion framed by context on
     // both sides can be seen to be done: the two sides must now touch.
     let recognisable = telling_addition || (new.len() >= 2 && framed_deletion(hunk));
     if !recognisable {
         return None;
     }
-    for tier in [Tier::Exact, Tier::Resilient, Tier::Fuzzy] {
+    // Not the fuzzy tier: a new side recognised only through case and
+    // punctuation folding is too weak a proof that the edit was made here
+    // (the old side of a case fix reads as its new side).
+    for tier in [Tier::Exact, Tier::Resilient] {
         let mut cands = match prefilter::starts(keys, &new, tier, 0, 0) {
             Some(starts) => contiguous(keys, &new, tier, starts),
             None => contiguous(keys, &new, tier, 0..keys.len()),

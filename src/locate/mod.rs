@@ -137,7 +137,40 @@ pub(crate) fn locate_hunks(
         }
         results.push(result);
     }
+    insert_numbered_additions_again(hunks, &mut results, &state);
     results
+}
+
+/// A pure addition placed by its line number alone is "already applied"
+/// when its lines stand right there, but the same lines may simply be there
+/// already in a file the patch has not touched (`git diff -U0` adding a line
+/// equal to the next one). When another hunk of the file applies afresh, the
+/// patch is not applied as a whole: such additions are inserted, as `git
+/// apply` does; when every hunk is done, the patch was applied before.
+fn insert_numbered_additions_again(
+    hunks: &[Hunk],
+    results: &mut [Result<Located, Failure>],
+    state: &FileState,
+) {
+    let fresh = results
+        .iter()
+        .any(|r| matches!(r, Ok(l) if l.status == HunkStatus::Applied));
+    if !fresh {
+        return;
+    }
+    for (hunk, result) in hunks.iter().zip(results.iter_mut()) {
+        let numbered_addition = hunk.line_hint.is_some()
+            && hunk.anchors.is_empty()
+            && !hunk.at_eof
+            && hunk.old_len() == 0;
+        if let Ok(loc) = result
+            && numbered_addition
+            && loc.status == HunkStatus::AlreadyApplied
+            && state.overlapping(loc.start, loc.start).is_none()
+        {
+            *loc = fixed(loc.hunk, loc.start, loc.start, HunkStatus::Applied);
+        }
+    }
 }
 
 /// `n` as a signed offset (line counts fit; larger values saturate).

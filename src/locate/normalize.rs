@@ -193,7 +193,10 @@ fn fragment_match(file_key: &str, patch_key: &str, removed: bool) -> bool {
     }
     // The end of the line, starting at a word boundary (or anywhere, for a
     // long fragment of a context line: models cut long lines mid-word).
-    if patch_key.chars().count() >= MIN_FRAGMENT
+    // Never for a removed line: `data = rest;` must not delete
+    // `self.data = rest;` (only an explicit `...` marks a removed line cut).
+    if !removed
+        && patch_key.chars().count() >= MIN_FRAGMENT
         && file_key.len() > patch_key.len()
         && file_key.ends_with(patch_key)
         && covers(patch_key.len())
