@@ -6,9 +6,9 @@
 //! file's. An added line whose indentation the matched lines map to one file
 //! indentation takes it. When the patch's indentation stands for several of
 //! the file's (a model mangled a context line, or the block's structure
-//! differs), the added line takes the mapping of the nearest matched lines
-//! of the same patch indentation above and below it in the hunk; if those
-//! two disagree, nothing tells where the added line belongs.
+//! differs: a statement inside an `if` in the patch is after it in the
+//! file), nothing tells which an added line at that indentation follows:
+//! the hunk is refused.
 
 use super::Slot;
 use super::normalize::{fuzzy_key, indentation};
@@ -33,8 +33,8 @@ pub(crate) struct IndentPair {
 pub(crate) enum Level {
     /// The file's indentation for it.
     Known(String),
-    /// The nearest matched lines of the same patch indentation above and
-    /// below it stand at these two file lines, indented differently.
+    /// Matched lines of the same patch indentation stand at these two file
+    /// lines, indented differently.
     Conflict(usize, usize),
     /// No matched line has its indentation.
     Unseen,
@@ -69,7 +69,7 @@ pub(crate) fn pairs<'t>(
 
 /// The file indentation the matched lines give to an added line at `at`
 /// (index in the hunk's lines) indented `indent` in the patch.
-pub(crate) fn level_for(pairs: &[IndentPair], at: usize, indent: &str) -> Level {
+pub(crate) fn level_for(pairs: &[IndentPair], _at: usize, indent: &str) -> Level {
     let same: Vec<&IndentPair> = pairs.iter().filter(|p| p.patch == indent).collect();
     let Some(first) = same.first() else {
         return Level::Unseen;
@@ -77,13 +77,11 @@ pub(crate) fn level_for(pairs: &[IndentPair], at: usize, indent: &str) -> Level 
     if same.iter().all(|p| p.file == first.file) {
         return Level::Known(first.file.clone());
     }
-    let above = same.iter().rev().find(|p| p.at < at);
-    let below = same.iter().find(|p| p.at > at);
-    match (above, below) {
-        (Some(a), Some(b)) if a.file != b.file => Level::Conflict(a.file_line, b.file_line),
-        (Some(near), _) | (None, Some(near)) => Level::Known(near.file.clone()),
-        (None, None) => Level::Unseen,
-    }
+    // Two file indentations for one of the patch's: the block's structure
+    // is not the file's, and no neighbour can say which the added line
+    // follows (the statement above it, or the block it sits in).
+    let other = same.iter().find(|p| p.file != first.file).unwrap_or(first);
+    Level::Conflict(first.file_line, other.file_line)
 }
 
 /// The first added line whose indentation the matched lines cannot settle:
@@ -113,11 +111,13 @@ mod tests {
     }
 
     #[test]
-    fn a_mangled_level_is_settled_by_its_neighbours() {
-        // `if` at 4 in the patch stands for 8 above and 4 below.
+    fn a_level_standing_for_two_is_a_conflict() {
+        // 4 spaces in the patch stand for 8 above and 4 below.
         let pairs = [pair(0, "    ", "        "), pair(2, "    ", "    ")];
         assert_eq!(level_for(&pairs, 1, "    "), Level::Conflict(0, 2));
-        assert_eq!(level_for(&pairs, 3, "    "), Level::Known("    ".into()));
+        assert_eq!(level_for(&pairs, 3, "    "), Level::Conflict(0, 2));
         assert_eq!(level_for(&pairs, 1, "  "), Level::Unseen);
+        let one = [pair(0, "  ", "    "), pair(2, "  ", "    ")];
+        assert_eq!(level_for(&one, 1, "  "), Level::Known("    ".into()));
     }
 }
