@@ -119,7 +119,9 @@ fn addition_present(keys: &FileKeys, hunk: &Hunk, at: usize, appending: bool) ->
 
 /// A hunk whose old side is gone but whose new side stands where the hunk
 /// belongs has already been applied. `site` is where its context stands
-/// exactly with the removed lines missing, when that was found.
+/// exactly with the removed lines missing, when that was found. With
+/// `hinted`, only a place the hunk's hints agree with counts; without, the
+/// place is only evidence against a lenient reading elsewhere.
 pub(super) fn already_applied(
     keys: &FileKeys,
     hunk: &Hunk,
@@ -127,6 +129,7 @@ pub(super) fn already_applied(
     hints: &Hints,
     state: &FileState,
     site: Option<&Range<usize>>,
+    hinted: bool,
 ) -> Option<Located> {
     let new = new_side(hunk);
     let added: Vec<bool> = hunk
@@ -167,7 +170,7 @@ pub(super) fn already_applied(
             return None;
         };
         let cand = &cands[c];
-        if !where_hinted(cand, hints) {
+        if hinted && !where_hinted(cand, hints) {
             return None;
         }
         return Some(Located {
