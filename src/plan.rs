@@ -102,9 +102,9 @@ fn build_edit(hunk: &Hunk, loc: &Located, rebase: Option<&IndentShift>) -> (Edit
     let mut cursor = loc.start;
     let mut k = 0;
     let mut rebased = false;
-    for (at, line) in hunk.lines.iter().enumerate() {
+    for line in &hunk.lines {
         if line.kind == LineKind::Add {
-            let text = rebase.map_or_else(|| line.text.to_string(), |r| r.apply(&line.text, at));
+            let text = rebase.map_or_else(|| line.text.to_string(), |r| r.apply(&line.text));
             rebased |= text != *line.text;
             lines.push(NewLine::Insert(text));
             continue;
@@ -198,25 +198,20 @@ impl IndentShift {
                 return Some(IndentShift::SpacesToTabs { spaces });
             }
         }
-        Self::levels(pairs, matched)
+        Self::levels(matched)
     }
 
     /// The level mapping of [`IndentShift::Levels`], when the matched lines
     /// give one file indentation for each of the patch's (the locator
     /// refuses hunks where they do not).
-    fn levels(pairs: Vec<(String, String)>, matched: Vec<IndentPair>) -> Option<IndentShift> {
+    fn levels(matched: Vec<IndentPair>) -> Option<IndentShift> {
         // The patch indentations that stand for one file indentation only.
         let mut known: Vec<(String, String)> = Vec::new();
-        let mut mixed: Vec<String> = Vec::new();
-        for (f, p) in pairs {
-            match known.iter().position(|(kp, _)| *kp == p) {
-                Some(i) if known[i].1 != f => {
-                    known.remove(i);
-                    mixed.push(p);
-                }
-                Some(_) => {}
-                None if !mixed.contains(&p) => known.push((p, f)),
-                None => {}
+        for pair in &matched {
+            if known.iter().all(|(p, _)| *p != pair.patch)
+                && let Level::Known(file) = indent::level_for(&matched, &pair.patch)
+            {
+                known.push((pair.patch.clone(), file));
             }
         }
         known.sort_by_key(|(p, _)| p.len());
@@ -251,8 +246,8 @@ impl IndentShift {
         })
     }
 
-    /// Re-indents the added line at `at` (index in the hunk's lines).
-    fn apply(&self, text: &str, at: usize) -> String {
+    /// Re-indents one added line.
+    fn apply(&self, text: &str) -> String {
         if text.trim().is_empty() {
             return text.to_string();
         }
@@ -278,7 +273,7 @@ impl IndentShift {
                 ref known,
                 scale,
             } => {
-                let mapped = match indent::level_for(matched, at, indent) {
+                let mapped = match indent::level_for(matched, indent) {
                     Level::Known(file) => file,
                     // The locator refuses a hunk whose level is in conflict.
                     Level::Conflict(..) => indent.to_string(),
@@ -333,41 +328,42 @@ mod tests {
             delta: 4,
             unit: ' ',
         };
-        assert_eq!(s.apply("  x", 0), "      x");
+        assert_eq!(s.apply("  x"), "      x");
         let s = IndentShift::Shift {
             delta: -2,
             unit: ' ',
         };
-        assert_eq!(s.apply("    x", 0), "  x");
-        assert_eq!(s.apply("x", 0), "x");
+        assert_eq!(s.apply("    x"), "  x");
+        assert_eq!(s.apply("x"), "x");
     }
 
     #[test]
     fn maps_levels_and_scales_deeper_ones() {
         let pairs = |v: &[(&str, &str)]| {
             v.iter()
-                .map(|(f, p)| (f.to_string(), p.to_string()))
+                .enumerate()
+                .map(|(i, (f, p))| IndentPair {
+                    patch: p.to_string(),
+                    file: f.to_string(),
+                    file_line: i,
+                })
                 .collect::<Vec<_>>()
         };
         // A 4-space patch for a 2-space file.
-        let two = IndentShift::levels(
-            pairs(&[("", ""), ("  ", "    "), ("    ", "        ")]),
-            Vec::new(),
-        )
-        .expect("a mapping");
-        assert_eq!(two.apply("    else:", 0), "  else:");
-        assert_eq!(two.apply("            deep()", 0), "      deep()");
+        let two = IndentShift::levels(pairs(&[("", ""), ("  ", "    "), ("    ", "        ")]))
+            .expect("a mapping");
+        assert_eq!(two.apply("    else:"), "  else:");
+        assert_eq!(two.apply("            deep()"), "      deep()");
         // List items 3 deeper than the file's under an unindented header.
-        let list =
-            IndentShift::levels(pairs(&[("", ""), ("", "   ")]), Vec::new()).expect("a mapping");
-        assert_eq!(list.apply("   - b", 0), "- b");
-        assert_eq!(list.apply("      - nested", 0), "   - nested");
+        let list = IndentShift::levels(pairs(&[("", ""), ("", "   ")])).expect("a mapping");
+        assert_eq!(list.apply("   - b"), "- b");
+        assert_eq!(list.apply("      - nested"), "   - nested");
     }
 
     #[test]
     fn converts_spaces_to_tabs() {
         let s = IndentShift::SpacesToTabs { spaces: 4 };
-        assert_eq!(s.apply("        x", 0), "\t\tx");
-        assert_eq!(s.apply("      x", 0), "\t  x");
+        assert_eq!(s.apply("        x"), "\t\tx");
+        assert_eq!(s.apply("      x"), "\t  x");
     }
 }

@@ -6,7 +6,7 @@
 //! (its line hint, its Codex anchor, the stale site of its context), its
 //! added lines must be there exactly but for whitespace, and it is checked
 //! before any tier lenient enough to read the applied state as the old one
-//! (see `docs/matching.md`, "Already applied").
+//! (see `docs/matching.md`, "One placement decision", rule 7).
 
 use super::choose::{Choice, Hints, choose, points_at};
 use super::keys::{FileKeys, OldLine, new_side};
@@ -117,11 +117,19 @@ fn addition_present(keys: &FileKeys, hunk: &Hunk, at: usize, appending: bool) ->
     [Some(at), before].into_iter().flatten().find(|&s| fits(s))
 }
 
-/// A hunk whose old side is gone but whose new side stands where the hunk
-/// belongs has already been applied. `site` is where its context stands
-/// exactly with the removed lines missing, when that was found. With
-/// `hinted`, only a place the hunk's hints agree with counts; without, the
-/// place is only evidence against a lenient reading elsewhere.
+/// Where a hunk's new side stands in the file.
+pub(super) struct NewSideFound {
+    /// The place, as an already-applied hunk.
+    pub loc: Located,
+    /// True when the hunk's hints agree with the place: only then is the
+    /// hunk already applied by this alone; otherwise the place is evidence
+    /// against a lenient reading of the old side elsewhere.
+    pub hinted: bool,
+}
+
+/// Where the new side of a hunk whose old side is gone stands, if it stands
+/// in one place. `site` is where its context stands exactly with the
+/// removed lines missing, when that was found.
 pub(super) fn already_applied(
     keys: &FileKeys,
     hunk: &Hunk,
@@ -129,8 +137,7 @@ pub(super) fn already_applied(
     hints: &Hints,
     state: &FileState,
     site: Option<&Range<usize>>,
-    hinted: bool,
-) -> Option<Located> {
+) -> Option<NewSideFound> {
     let new = new_side(hunk);
     let added: Vec<bool> = hunk
         .lines
@@ -170,12 +177,12 @@ pub(super) fn already_applied(
             return None;
         };
         let cand = &cands[c];
-        if hinted && !where_hinted(cand, hints) {
-            return None;
-        }
-        return Some(Located {
-            tier: Some(tier),
-            ..fixed(index, cand.start, cand.end, HunkStatus::AlreadyApplied)
+        return Some(NewSideFound {
+            loc: Located {
+                tier: Some(tier),
+                ..fixed(index, cand.start, cand.end, HunkStatus::AlreadyApplied)
+            },
+            hinted: where_hinted(cand, hints),
         });
     }
     None
@@ -199,7 +206,7 @@ fn added_lines_stand(keys: &FileKeys, new: &[OldLine], added: &[bool], cand: &Ca
 /// candidate: a line hint must point at it, a Codex anchor must precede it.
 fn where_hinted(cand: &Candidate, hints: &Hints) -> bool {
     let near_line = |line: usize| points_at(cand.start.abs_diff(line), usize::MAX);
-    let lines_ok = hints.line.is_none() && hints.raw_line.is_none() || hints.lines().any(near_line);
+    let lines_ok = hints.lines().next().is_none() || hints.lines().any(near_line);
     let anchors_ok = hints
         .anchors
         .as_ref()

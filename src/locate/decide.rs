@@ -20,7 +20,7 @@
 use super::choose::{Hints, points_at};
 use super::keys::{FileKeys, OldLine};
 use super::search::{Candidate, Slack, Slot, contiguous, similar, structural};
-use super::{HINT_WINDOW, MatchOptions, Tier};
+use super::{HINT_WINDOW, MatchOptions, Tier, prefilter};
 use crate::model::{Hunk, LineKind};
 use std::ops::Range;
 
@@ -78,7 +78,10 @@ pub(super) fn hinted_rival(
     None
 }
 
-/// Candidates of `tier` starting in `range`.
+/// Candidates of `tier` starting in `range`. A large file's lines are
+/// narrowed by the prefilter as in the ladder itself (it only drops lines
+/// that cannot match), and a range longer than the similarity scan limit
+/// gets no similarity search, as a whole file of that size gets none.
 fn search_in(
     keys: &FileKeys,
     old: &[OldLine],
@@ -86,13 +89,23 @@ fn search_in(
     range: Range<usize>,
     options: &MatchOptions,
 ) -> Vec<Candidate> {
+    let (before, after) = if tier == Tier::Structural {
+        (2, 5)
+    } else {
+        (0, 0)
+    };
+    let starts: Vec<usize> = match prefilter::starts(keys, old, tier, before, after) {
+        Some(starts) => starts.into_iter().filter(|s| range.contains(s)).collect(),
+        None => range.clone().collect(),
+    };
     match tier {
-        Tier::Exact | Tier::Resilient | Tier::Fuzzy => contiguous(keys, old, tier, range),
-        Tier::Structural => structural(keys, old, range, Slack::default()),
-        Tier::Similarity => {
+        Tier::Exact | Tier::Resilient | Tier::Fuzzy => contiguous(keys, old, tier, starts),
+        Tier::Structural => structural(keys, old, starts, Slack::default()),
+        Tier::Similarity if range.len() <= options.similarity_scan_limit => {
             let end = (range.end + old.len()).min(keys.len());
             similar(keys, old, range.start..end, options.similarity_threshold)
         }
+        Tier::Similarity => Vec::new(),
     }
 }
 

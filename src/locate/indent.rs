@@ -18,8 +18,6 @@ use std::borrow::Cow;
 /// One matched line's indentation in the patch and in the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct IndentPair {
-    /// Index of the line in the hunk's lines.
-    pub at: usize,
     /// The patch line's indentation.
     pub patch: String,
     /// The file line's indentation.
@@ -47,9 +45,9 @@ pub(crate) fn pairs<'t>(
     slots: &[Slot],
     text: impl Fn(usize) -> Cow<'t, str>,
 ) -> Vec<IndentPair> {
-    let olds = hunk.lines.iter().enumerate().filter(|(_, l)| l.is_old());
+    let olds = hunk.lines.iter().filter(|l| l.is_old());
     let mut out = Vec::new();
-    for ((at, line), slot) in olds.zip(slots) {
+    for (line, slot) in olds.zip(slots) {
         let Slot::Line(j, _) = slot else { continue };
         let file = text(*j);
         // Only whole lines say how the patch indents: not blank ones, and
@@ -58,7 +56,6 @@ pub(crate) fn pairs<'t>(
             continue;
         }
         out.push(IndentPair {
-            at,
             patch: indentation(&line.text).to_string(),
             file: indentation(&file).to_string(),
             file_line: *j,
@@ -67,9 +64,9 @@ pub(crate) fn pairs<'t>(
     out
 }
 
-/// The file indentation the matched lines give to an added line at `at`
-/// (index in the hunk's lines) indented `indent` in the patch.
-pub(crate) fn level_for(pairs: &[IndentPair], _at: usize, indent: &str) -> Level {
+/// The file indentation the matched lines give to an added line indented
+/// `indent` in the patch.
+pub(crate) fn level_for(pairs: &[IndentPair], indent: &str) -> Level {
     let same: Vec<&IndentPair> = pairs.iter().filter(|p| p.patch == indent).collect();
     let Some(first) = same.first() else {
         return Level::Unseen;
@@ -89,9 +86,8 @@ pub(crate) fn level_for(pairs: &[IndentPair], _at: usize, indent: &str) -> Level
 pub(crate) fn unsettled(hunk: &Hunk, pairs: &[IndentPair]) -> Option<(usize, usize)> {
     hunk.lines
         .iter()
-        .enumerate()
-        .filter(|(_, l)| l.kind == LineKind::Add && !l.text.trim().is_empty())
-        .find_map(|(at, l)| match level_for(pairs, at, indentation(&l.text)) {
+        .filter(|l| l.kind == LineKind::Add && !l.text.trim().is_empty())
+        .find_map(|l| match level_for(pairs, indentation(&l.text)) {
             Level::Conflict(a, b) => Some((a, b)),
             _ => None,
         })
@@ -101,12 +97,11 @@ pub(crate) fn unsettled(hunk: &Hunk, pairs: &[IndentPair]) -> Option<(usize, usi
 mod tests {
     use super::*;
 
-    fn pair(at: usize, patch: &str, file: &str) -> IndentPair {
+    fn pair(file_line: usize, patch: &str, file: &str) -> IndentPair {
         IndentPair {
-            at,
             patch: patch.into(),
             file: file.into(),
-            file_line: at,
+            file_line,
         }
     }
 
@@ -114,10 +109,10 @@ mod tests {
     fn a_level_standing_for_two_is_a_conflict() {
         // 4 spaces in the patch stand for 8 above and 4 below.
         let pairs = [pair(0, "    ", "        "), pair(2, "    ", "    ")];
-        assert_eq!(level_for(&pairs, 1, "    "), Level::Conflict(0, 2));
-        assert_eq!(level_for(&pairs, 3, "    "), Level::Conflict(0, 2));
-        assert_eq!(level_for(&pairs, 1, "  "), Level::Unseen);
+        assert_eq!(level_for(&pairs, "    "), Level::Conflict(0, 2));
+        assert_eq!(level_for(&pairs, "    "), Level::Conflict(0, 2));
+        assert_eq!(level_for(&pairs, "  "), Level::Unseen);
         let one = [pair(0, "  ", "    "), pair(2, "  ", "    ")];
-        assert_eq!(level_for(&one, 1, "  "), Level::Known("    ".into()));
+        assert_eq!(level_for(&one, "  "), Level::Known("    ".into()));
     }
 }

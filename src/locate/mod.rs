@@ -48,7 +48,7 @@ pub(crate) use search::Slot;
 
 use crate::model::{Hunk, LineKind};
 use crate::source::SourceText;
-use applied::{already_applied, place_pure_addition};
+use applied::{NewSideFound, already_applied, place_pure_addition};
 use choose::{Choice, Hints, choose};
 use keys::{FileKeys, OldLine, old_side};
 use search::{Candidate, Slack, contiguous, similar, structural};
@@ -260,34 +260,28 @@ fn locate_one(
     // The removed lines are gone from where the context stands: done already
     // if the new lines stand exactly there, stale otherwise.
     let stale_or_applied = |site: Range<usize>| {
-        already_applied(keys, hunk, index, &hints, state, Some(&site), true)
+        already_applied(keys, hunk, index, &hints, state, Some(&site))
+            .filter(|found| found.hinted)
+            .map(|found| found.loc)
             .ok_or_else(|| diagnose::stale_failure(keys, &old, index, site))
     };
     // Where the new side stands, found before any tier lenient enough to
     // take the applied state for the old one (an added line for an omitted
-    // file line, a case fix for a case drift).
-    let mut applied: Option<Located> = None;
-    // The new side standing where no hint points: not "done" by itself, but
-    // a lenient reading of the old side there is the applied state read
-    // again, and one elsewhere is a second reading.
-    let mut unhinted: Option<Located> = None;
-    let settle =
-        |tier: Tier, cand: Candidate, applied: &Option<Located>, unhinted: &Option<Located>| {
-            match applied.as_ref().or(unhinted.as_ref()) {
-                Some(done) => done_or_ambiguous(index, done, &cand),
-                None => accept(tier, cand),
-            }
-        };
+    // file line, a case fix for a case drift). Even where no hint points, a
+    // lenient reading of the old side at the same lines is the applied
+    // state read again, and one elsewhere is a second reading.
+    let mut new_side: Option<NewSideFound> = None;
+    let settle = |tier: Tier, cand: Candidate, new_side: &Option<NewSideFound>| match new_side {
+        Some(found) => done_or_ambiguous(index, &found.loc, &cand),
+        None => accept(tier, cand),
+    };
     for tier in Tier::LADDER {
         if tier > options.max_tier {
             break;
         }
         if tier == Tier::Structural {
             stale = diagnose::stale_site(keys, &old, &hints);
-            applied = already_applied(keys, hunk, index, &hints, state, stale.as_ref(), true);
-            if applied.is_none() {
-                unhinted = already_applied(keys, hunk, index, &hints, state, stale.as_ref(), false);
-            }
+            new_side = already_applied(keys, hunk, index, &hints, state, stale.as_ref());
         }
         if tier == Tier::Similarity
             && let Some(site) = stale.take()
@@ -307,13 +301,13 @@ fn locate_one(
             continue;
         }
         match choose(&cands, &hints, n) {
-            Choice::One(c) => return settle(tier, cands.swap_remove(c), &applied, &unhinted),
+            Choice::One(c) => return settle(tier, cands.swap_remove(c), &new_side),
             Choice::Nothing => continue,
             Choice::Ambiguous(starts) => {
                 if let Some(pick) = in_order_pick(hunks, index, &starts)
                     && let Some(c) = cands.iter().position(|c| c.start == pick)
                 {
-                    return settle(tier, cands.swap_remove(c), &applied, &unhinted);
+                    return settle(tier, cands.swap_remove(c), &new_side);
                 }
                 let score = cands.first().map_or(1.0, |c| c.similarity);
                 return Err(ambiguous(index, &starts, Some((tier, score)), None));
@@ -323,10 +317,12 @@ fn locate_one(
     if let Some(site) = stale {
         return stale_or_applied(site);
     }
-    if let Some(loc) =
-        applied.or_else(|| already_applied(keys, hunk, index, &hints, state, None, true))
-    {
-        return Ok(loc);
+    // The structural tier looked already (with no stale site, as here).
+    if options.max_tier < Tier::Structural {
+        new_side = already_applied(keys, hunk, index, &hints, state, None);
+    }
+    if let Some(found) = new_side.filter(|found| found.hinted) {
+        return Ok(found.loc);
     }
     Err(diagnose::diagnose(keys, &old, index, &hints, options))
 }
