@@ -43,6 +43,9 @@ pub struct FilePlan {
     pub edits: Vec<Edit>,
     /// Whether the result ends with a line terminator.
     pub final_newline: bool,
+    /// The applied hunks' added lines ended in CRLF in the patch: new lines
+    /// get CRLF in a file that has no line end of its own to follow.
+    pub crlf_when_file_has_none: bool,
 }
 
 impl FilePlan {
@@ -68,6 +71,7 @@ pub fn plan_file(source: &SourceText, hunks: &[Hunk], located: &mut [Located]) -
     let n = source.len();
     let mut final_newline = source.has_final_newline() || source.is_empty();
     let mut edits = Vec::new();
+    let (mut adding, mut all_crlf) = (false, true);
     for loc in located.iter_mut() {
         if loc.status != HunkStatus::Applied {
             continue;
@@ -75,6 +79,10 @@ pub fn plan_file(source: &SourceText, hunks: &[Hunk], located: &mut [Located]) -
         let Some(hunk) = hunks.get(loc.hunk) else {
             continue;
         };
+        if hunk.lines.iter().any(|l| l.kind == LineKind::Add) {
+            adding = true;
+            all_crlf &= hunk.added_crlf;
+        }
         let rebase = IndentShift::detect(source, hunk, loc);
         let (edit, rebased) = build_edit(hunk, loc, rebase.as_ref());
         if rebased {
@@ -93,6 +101,7 @@ pub fn plan_file(source: &SourceText, hunks: &[Hunk], located: &mut [Located]) -
     FilePlan {
         edits,
         final_newline,
+        crlf_when_file_has_none: adding && all_crlf,
     }
 }
 

@@ -2,7 +2,7 @@
 //! and report every hunk (added files take over their lines instead).
 
 use crate::content::Content;
-use crate::locate::{HunkStatus, locate_file};
+use crate::locate::{HunkStatus, locate_known_file};
 use crate::model::{FileOp, FilePatch, Hunk, LineKind};
 use crate::plan::{FilePlan, plan_file};
 use crate::report::{
@@ -228,7 +228,9 @@ fn update(
         .filter(|(path, _)| *path == file.path)
         .map(|(_, line)| line.saturating_sub(1))
         .collect();
-    let (hunks, results) = locate_file(&source, &file.hunks, &options.matching, &pins);
+    let pre_image = file.blob_ids.as_ref().map(|ids| ids.old.as_str());
+    let (hunks, results) =
+        locate_known_file(&source, &file.hunks, &options.matching, &pins, pre_image);
     let mut located = Vec::new();
     for (i, (hunk, result)) in hunks.iter().zip(results).enumerate() {
         match result {

@@ -138,6 +138,7 @@ fn reverse_file(file: &mut FilePatch) {
     if let Some(to) = file.move_to.take() {
         file.move_to = Some(std::mem::replace(&mut file.path, to));
     }
+    file.blob_ids = file.blob_ids.take().map(crate::model::BlobIds::reversed);
     reverse_hints(&mut file.hunks);
     for hunk in &mut file.hunks {
         for line in &mut hunk.lines {
@@ -158,6 +159,7 @@ fn reverse_file(file: &mut FilePatch) {
             i += 1;
         }
         std::mem::swap(&mut hunk.old_missing_newline, &mut hunk.new_missing_newline);
+        std::mem::swap(&mut hunk.added_crlf, &mut hunk.removed_crlf);
     }
 }
 
@@ -200,6 +202,9 @@ pub(super) fn merge_same_paths(patch: Patch) -> Result<Vec<FilePatch>, Problem> 
                     && prev.move_to == file.move_to =>
             {
                 prev.create_if_missing &= file.create_if_missing;
+                // Two diffs of one file: neither was made from the other's
+                // result, so no `index` line speaks for both.
+                prev.blob_ids = None;
                 let first = prev.hunks.len();
                 prev.hunks.extend(file.hunks);
                 // Another section's anchors and line numbers start afresh.

@@ -39,11 +39,13 @@ mod keys;
 pub(crate) mod normalize;
 mod outcome;
 mod prefilter;
+mod proven;
 mod search;
 
 pub(crate) use choose::HINT_WINDOW;
 pub(crate) use outcome::{Failure, HunkStatus, Located};
 pub use outcome::{MatchOptions, NearMatch, Normalization, Reason, Tier};
+pub(crate) use proven::locate_known_file;
 pub(crate) use search::Slot;
 
 use crate::model::{Hunk, LineKind};

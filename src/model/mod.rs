@@ -213,6 +213,14 @@ pub struct Hunk {
     /// found by the hunks before it is not carried over.
     #[serde(skip)]
     pub starts_section: bool,
+    /// Every added line ended in CRLF in the patch (the CR is gone from
+    /// `lines`): the line end for a file that has none of its own.
+    #[serde(skip)]
+    pub added_crlf: bool,
+    /// Every removed line ended in CRLF in the patch (kept for `-R`, which
+    /// makes them the added lines).
+    #[serde(skip)]
+    pub removed_crlf: bool,
 }
 
 impl Hunk {
@@ -327,6 +335,50 @@ pub struct FilePatch {
     /// is the source's with the hunks applied.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub copy_from: Option<String>,
+    /// The blob ids of a `git diff` `index OLD..NEW` line: when the file is
+    /// the blob `old` names, the diff was made from exactly this text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blob_ids: Option<BlobIds>,
+}
+
+/// The two blob ids (abbreviated lowercase hex, as written) of a `git diff`
+/// `index` line, `index 83db48f..bf269f4 100644`.
+///
+/// ```
+/// use git_fuzzy_apply::model::BlobIds;
+///
+/// let ids = BlobIds::parse("83db48f..bf269f4 100644").unwrap();
+/// assert_eq!((ids.old.as_str(), ids.new.as_str()), ("83db48f", "bf269f4"));
+/// assert!(BlobIds::parse("83db..bf26").is_none(), "too short to name a blob");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BlobIds {
+    /// The id of the text the diff was made from.
+    pub old: String,
+    /// The id of the text it makes.
+    pub new: String,
+}
+
+impl BlobIds {
+    /// Reads what follows `index `: two ids of 7 to 64 hex digits joined by
+    /// `..`, then an optional mode. `None` for anything else.
+    pub fn parse(rest: &str) -> Option<BlobIds> {
+        let ids = rest.split_whitespace().next()?;
+        let (old, new) = ids.split_once("..")?;
+        let hex = |s: &str| (7..=64).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_hexdigit());
+        (hex(old) && hex(new)).then(|| BlobIds {
+            old: old.to_ascii_lowercase(),
+            new: new.to_ascii_lowercase(),
+        })
+    }
+
+    /// The ids the other way round, for a reversed patch.
+    pub fn reversed(self) -> BlobIds {
+        BlobIds {
+            old: self.new,
+            new: self.old,
+        }
+    }
 }
 
 impl FilePatch {
@@ -355,6 +407,7 @@ impl FilePatch {
             new_mode: None,
             patch_line,
             copy_from: None,
+            blob_ids: None,
         }
     }
 }

@@ -28,7 +28,7 @@ mod sr_block;
 mod unified;
 
 use crate::error::ParseError;
-use crate::model::{FileOp, Patch, PatchFormat};
+use crate::model::{FileOp, LineKind, Patch, PatchFormat};
 
 /// Options that steer parsing.
 ///
@@ -190,6 +190,12 @@ pub fn parse_patch_text(text: &PatchText, options: &ParseOptions) -> Result<Patc
 
 /// Drops a CR that ends a hunk line, an anchor or a line as written.
 fn drop_line_end_crs(hunk: &mut crate::model::Hunk) {
+    let all_crlf = |kind: LineKind| {
+        let mut lines = hunk.lines.iter().filter(|l| l.kind == kind);
+        lines.clone().next().is_some() && lines.all(|l| l.text.ends_with('\r'))
+    };
+    hunk.added_crlf = all_crlf(LineKind::Add);
+    hunk.removed_crlf = all_crlf(LineKind::Remove);
     for line in hunk
         .lines
         .iter_mut()

@@ -8,7 +8,7 @@ use super::hunk::{
 };
 use super::paths;
 use crate::error::ParseError;
-use crate::model::{FileOp, FilePatch, PatchFormat};
+use crate::model::{BlobIds, FileOp, FilePatch, PatchFormat};
 
 fn malformed(line: usize, message: impl Into<String>) -> ParseError {
     ParseError::Malformed {
@@ -88,6 +88,7 @@ pub(crate) fn parse_file(src: &Src, i: usize, ctx: &Ctx) -> Result<(FilePatch, u
     let mut new_mode = None;
     let mut git = false;
     let mut copy_from = None;
+    let mut blob_ids = None;
     if let Some(rest) = src.line(j).and_then(|l| l.strip_prefix("diff --git ")) {
         git = true;
         let (a, _b) = git_paths(rest)
@@ -103,6 +104,8 @@ pub(crate) fn parse_file(src: &Src, i: usize, ctx: &Ctx) -> Result<(FilePatch, u
                 new_mode = u32::from_str_radix(m.trim(), 8).ok();
             } else if l.starts_with("deleted file mode ") {
                 op = FileOp::Delete;
+            } else if let Some(ids) = l.strip_prefix("index ").and_then(BlobIds::parse) {
+                blob_ids = Some(ids);
             } else if let Some(p) = l.strip_prefix("rename from ") {
                 path = Some(paths::clean(p));
             } else if let Some(p) = l.strip_prefix("rename to ") {
@@ -180,6 +183,7 @@ pub(crate) fn parse_file(src: &Src, i: usize, ctx: &Ctx) -> Result<(FilePatch, u
     fp.move_to = move_to;
     fp.new_mode = new_mode;
     fp.copy_from = copy_from.filter(|_| op == FileOp::Add);
+    fp.blob_ids = blob_ids;
     let mut any_numbered = false;
     // A header directly followed by body lines (no `@@`): one numberless hunk.
     if headered && !git && src.line(j).is_some_and(|l| !is_hunk_header(l)) && is_body_line(src, j) {

@@ -49,7 +49,7 @@ pub(crate) fn render_hashed<W: Write>(
 ) -> io::Result<()> {
     let mut writer = LineWriter {
         out,
-        eol: source.dominant_eol(),
+        eol: line_end(source, plan),
         pending: None,
         bulk,
         crc,
@@ -70,6 +70,17 @@ pub(crate) fn render_hashed<W: Write>(
     }
     writer.copy_lines(source, cursor, source.len())?;
     writer.finish(plan.final_newline)
+}
+
+/// The line end of new lines: the file's dominant one, or, for a file
+/// without any line end (empty, or one unterminated line), the patch's.
+fn line_end(source: &SourceText, plan: &FilePlan) -> &'static [u8] {
+    let terminated = source.len() - usize::from(!source.has_final_newline());
+    if terminated == 0 && plan.crlf_when_file_has_none {
+        b"\r\n"
+    } else {
+        source.dominant_eol()
+    }
 }
 
 /// Renders into a new buffer.

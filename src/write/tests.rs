@@ -5,6 +5,7 @@ use crate::plan::{Edit, NewLine};
 
 fn plan(edits: Vec<Edit>, final_newline: bool) -> FilePlan {
     FilePlan {
+        crlf_when_file_has_none: false,
         edits,
         final_newline,
     }
