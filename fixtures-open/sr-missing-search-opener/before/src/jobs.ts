@@ -1,0 +1,8 @@
+import { Injectable } from '@nestjs/common';
+
+@Injectable()
+export class JobService {
+  run() {
+    console.log('tick');
+  }
+}

@@ -1,0 +1,17 @@
+from dataclasses import dataclass
+
+
+@dataclass
+class Settings:
+    name: str
+    mode: str = "plain"
+    parent: str = ""
+    retries: int = 0
+    verbose: bool = False
+    dry_run: bool = False
+    timeout: float = 30.0
+    headers: dict = None
+    limit: int = 0
+
+
+DEFAULTS = Settings(name="default")
