@@ -190,12 +190,21 @@ pub fn parse_patch_text(text: &PatchText, options: &ParseOptions) -> Result<Patc
 
 /// Drops a CR that ends a hunk line, an anchor or a line as written.
 fn drop_line_end_crs(hunk: &mut crate::model::Hunk) {
-    let all_crlf = |kind: LineKind| {
-        let mut lines = hunk.lines.iter().filter(|l| l.kind == kind);
-        lines.clone().next().is_some() && lines.all(|l| l.text.ends_with('\r'))
+    // Every line of `kind` that has a line end (not the side's last line
+    // under `\ No newline at end of file`) ends in CR, and there is one.
+    let all_crlf = |kind: LineKind, missing_newline: bool| {
+        let on_side = |l: &&crate::model::HunkLine| l.kind == kind || l.kind == LineKind::Context;
+        let last = hunk.lines.iter().rposition(|l| on_side(&l));
+        let mut ended = hunk
+            .lines
+            .iter()
+            .enumerate()
+            .filter(|(k, l)| l.kind == kind && !(missing_newline && Some(*k) == last))
+            .map(|(_, l)| l);
+        ended.clone().next().is_some() && ended.all(|l| l.text.ends_with('\r'))
     };
-    hunk.added_crlf = all_crlf(LineKind::Add);
-    hunk.removed_crlf = all_crlf(LineKind::Remove);
+    hunk.added_crlf = all_crlf(LineKind::Add, hunk.new_missing_newline);
+    hunk.removed_crlf = all_crlf(LineKind::Remove, hunk.old_missing_newline);
     for line in hunk
         .lines
         .iter_mut()
@@ -323,6 +332,18 @@ mod tests {
         );
         assert_eq!(p.files[1].patch_line, 16);
         assert_eq!(p.files[2].op, FileOp::Delete);
+    }
+
+    #[test]
+    fn crlf_of_each_side_is_remembered() {
+        // The last added line has no line end: it does not count.
+        let text = "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n-b\r\n+c\r\n+d\r\n\\ No newline at end of file\n";
+        let h = &parse(text).unwrap().files[0].hunks[0];
+        assert!(h.added_crlf && !h.removed_crlf);
+        assert_eq!(show(h), ["-a", "-b", "+c", "+d"]);
+        let text = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\r\n+c\n";
+        let h = &parse(text).unwrap().files[0].hunks[0];
+        assert!(!h.added_crlf && h.removed_crlf);
     }
 
     #[test]
