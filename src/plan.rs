@@ -98,10 +98,30 @@ pub fn plan_file(source: &SourceText, hunks: &[Hunk], located: &mut [Located]) -
         }
     }
     edits.sort_by_key(|e| (e.start, e.end, e.hunk));
+    separate_shared_context(&mut edits);
     FilePlan {
         edits,
         final_newline,
         crlf_when_file_has_none: adding && all_crlf,
+    }
+}
+
+/// Hunks may share lines that both keep as context (the locator refuses
+/// any other overlap): such lines are cut from the edges of the edits, so
+/// each edit replaces only its own lines and the edits do not overlap.
+fn separate_shared_context(edits: &mut [Edit]) {
+    for k in 1..edits.len() {
+        let (before, after) = edits.split_at_mut(k);
+        let (a, b) = (&mut before[k - 1], &mut after[0]);
+        while a.end > b.start && a.lines.last() == Some(&NewLine::Keep(a.end - 1)) {
+            a.lines.pop();
+            a.end -= 1;
+        }
+        while b.start < a.end && b.lines.first() == Some(&NewLine::Keep(b.start)) {
+            b.lines.remove(0);
+            b.start += 1;
+        }
+        debug_assert!(a.end <= b.start, "edits overlap beyond shared context");
     }
 }
 

@@ -12,6 +12,7 @@ use crate::report::{
 use crate::source::looks_binary;
 use crate::target::Targets;
 
+use super::sequence::{merge_in_order, place_in_order};
 use super::{ApplyOptions, FileResult, NewContent};
 
 pub(super) type Planned = Option<FileResult>;
@@ -229,8 +230,9 @@ fn update(
         .map(|(_, line)| line.saturating_sub(1))
         .collect();
     let pre_image = file.blob_ids.as_ref().map(|ids| ids.old.as_str());
-    let (hunks, results) =
+    let (hunks, mut results) =
         locate_known_file(&source, &file.hunks, &options.matching, &pins, pre_image);
+    let in_order = place_in_order(&source, &hunks, &mut results, &options.matching);
     let mut located = Vec::new();
     for (i, (hunk, result)) in hunks.iter().zip(results).enumerate() {
         match result {
@@ -272,7 +274,14 @@ fn update(
         report.status = FileStatus::Failed;
         return Ok(None);
     }
-    let plan = plan_file(&source, &hunks, &mut located);
+    // Hunks placed in order carry their own (merged) edits.
+    let (mut ordinary, sequential): (Vec<_>, Vec<_>) = located
+        .into_iter()
+        .partition(|l| in_order.iter().all(|o| o.hunk != l.hunk));
+    let mut plan = plan_file(&source, &hunks, &mut ordinary);
+    merge_in_order(&mut plan, &in_order);
+    let mut located = ordinary;
+    located.extend(sequential);
     result_ranges(&plan, report);
     for loc in &located {
         if let Some(h) = report.hunks.get_mut(loc.hunk) {

@@ -4,6 +4,7 @@
 //! hunk of every file succeeded (`crate::write`, `crate::git`).
 
 mod file;
+mod sequence;
 mod transform;
 
 use crate::content::Content;

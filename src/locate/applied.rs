@@ -12,7 +12,7 @@ use super::choose::{Choice, Hints, choose, points_at};
 use super::keys::{FileKeys, OldLine, new_side};
 use super::normalize::{self, LineMatch, same_but_whitespace};
 use super::search::{Candidate, contiguous};
-use super::{FileState, HunkStatus, Located, Reason, Slot, Tier, fixed, prefilter};
+use super::{FileState, Footprint, HunkStatus, Located, Reason, Slot, Tier, fixed, prefilter};
 use crate::model::{Hunk, LineKind};
 use std::ops::Range;
 
@@ -58,7 +58,7 @@ pub(super) fn place_pure_addition(
             HunkStatus::AlreadyApplied,
         ));
     }
-    if let Some(other) = state.overlapping(at, at) {
+    if let Some(other) = state.overlapping(&Footprint::of(hunk, at, at, &[])) {
         return Err((
             Reason::Overlap,
             format!("the insertion point overlaps hunk {}", other + 1),
@@ -166,7 +166,9 @@ pub(super) fn already_applied(
             None => contiguous(keys, &new, tier, 0..keys.len()),
         };
         cands.retain(|c| {
-            state.overlapping(c.start, c.end).is_none()
+            state
+                .overlapping(&Footprint::unchanged(c.start..c.end))
+                .is_none()
                 && added_lines_stand(keys, &new, &added, c)
                 && site.is_none_or(|s| c.start < s.end && s.start < c.end)
         });

@@ -34,8 +34,10 @@ mod applied;
 mod choose;
 mod decide;
 mod diagnose;
+mod footprint;
 pub(crate) mod indent;
 mod keys;
+mod lenient;
 pub(crate) mod normalize;
 mod outcome;
 mod prefilter;
@@ -52,6 +54,7 @@ use crate::model::{Hunk, LineKind};
 use crate::source::SourceText;
 use applied::{NewSideFound, already_applied, place_pure_addition};
 use choose::{Choice, Hints, choose};
+pub(crate) use footprint::Footprint;
 use keys::{FileKeys, OldLine, old_side};
 use search::{Candidate, Slack, contiguous, similar, structural};
 use std::borrow::Cow;
@@ -119,7 +122,8 @@ pub(crate) fn locate_hunks(
         let result = locate_one(&keys, hunks, index, hunk, &mut state, options);
         if let Ok(loc) = &result {
             if loc.status == HunkStatus::Applied {
-                state.placed.push((loc.start..loc.end, index));
+                let footprint = Footprint::of(hunk, loc.start, loc.end, &loc.slots);
+                state.placed.push((footprint, index));
             }
             if loc.status != HunkStatus::NoOp {
                 state.prev_end = loc.end;
@@ -168,7 +172,9 @@ fn insert_numbered_additions_again(
         if let Ok(loc) = result
             && numbered_addition
             && loc.status == HunkStatus::AlreadyApplied
-            && state.overlapping(loc.start, loc.start).is_none()
+            && state
+                .overlapping(&Footprint::of(hunk, loc.start, loc.start, &[]))
+                .is_none()
         {
             *loc = fixed(loc.hunk, loc.start, loc.start, HunkStatus::Applied);
         }
@@ -191,21 +197,19 @@ fn hint_line(hint: usize, offset: isize, n: usize) -> Option<usize> {
 #[derive(Default)]
 struct FileState {
     pins: Vec<usize>,
-    placed: Vec<(Range<usize>, usize)>,
+    /// What each hunk placed so far changes, and its index.
+    placed: Vec<(Footprint, usize)>,
     prev_end: usize,
     offset: isize,
 }
 
 impl FileState {
-    fn overlapping(&self, start: usize, end: usize) -> Option<usize> {
-        self.placed.iter().find_map(|(r, hunk)| {
-            let overlaps = if start == end {
-                r.start < start && start < r.end
-            } else {
-                start < r.end && r.start < end
-            };
-            overlaps.then_some(*hunk)
-        })
+    /// The first placed hunk that `footprint` conflicts with (changes the
+    /// same original lines: see [`Footprint::conflicts`]).
+    fn overlapping(&self, footprint: &Footprint) -> Option<usize> {
+        self.placed
+            .iter()
+            .find_map(|(placed, hunk)| placed.conflicts(footprint).then_some(*hunk))
     }
 }
 
@@ -253,7 +257,7 @@ fn locate_one(
     let accept = |tier: Tier, cand: Candidate| {
         accept(keys, hunk, index, &old, tier, cand, &hints, state, options)
     };
-    if let Some(found) = exact_near_hint(keys, &old, &hints, state) {
+    if let Some(found) = exact_near_hint(keys, hunk, &old, &hints, state) {
         return accept(Tier::Exact, found);
     }
     // Where the hunk's context stands exactly with its removed lines gone
@@ -404,7 +408,8 @@ fn accept(
     state: &FileState,
     options: &MatchOptions,
 ) -> Result<Located, Failure> {
-    if let Some(other) = state.overlapping(cand.start, cand.end) {
+    if let Some(other) = state.overlapping(&Footprint::of(hunk, cand.start, cand.end, &cand.slots))
+    {
         return Err(failure(
             index,
             Reason::Overlap,
@@ -459,6 +464,7 @@ fn accept(
 /// whole ladder.
 fn exact_near_hint(
     keys: &FileKeys,
+    hunk: &Hunk,
     old: &[OldLine],
     hints: &Hints,
     state: &FileState,
@@ -480,7 +486,14 @@ fn exact_near_hint(
         // the window far from the hint may have a twin outside it.
         Choice::One(c)
             if cands[c].start.abs_diff(line) <= HINT_WINDOW
-                && state.overlapping(cands[c].start, cands[c].end).is_none() =>
+                && state
+                    .overlapping(&Footprint::of(
+                        hunk,
+                        cands[c].start,
+                        cands[c].end,
+                        &cands[c].slots,
+                    ))
+                    .is_none() =>
         {
             Some(cands.swap_remove(c))
         }

@@ -2,13 +2,17 @@
 //!
 //! * resilient: trim, collapse runs of spaces and tabs, drop Markdown heading
 //!   markers;
-//! * fuzzy: resilient plus Unicode punctuation folding (smart quotes, dashes,
-//!   NBSP, ellipsis), inline backticks removed, lower case, trailing
-//!   sentence punctuation (`. , ; : ! ?`) ignored.
+//! * fuzzy: resilient plus Unicode canonical composition (NFC) and
+//!   punctuation folding (smart quotes, dashes, NBSP, ellipsis), inline
+//!   backticks removed, lower case, trailing sentence punctuation
+//!   (`. , ; : ! ?`) ignored.
 //!
 //! Both tiers also accept a *truncated* patch line: the last ≥ 10 characters
 //! of the file's line (starting at a word boundary), or its beginning followed
 //! by `...`/`…`.
+
+use std::borrow::Cow;
+use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
 
 /// Minimum length of a truncated fragment that may stand for a whole line.
 pub const MIN_FRAGMENT: usize = 10;
@@ -72,8 +76,18 @@ pub fn resilient_key(line: &str) -> String {
     collapse_whitespace(if body.is_empty() { trimmed } else { body })
 }
 
-/// The fuzzy key: the resilient key, case-folded, with punctuation folded.
+/// The fuzzy key: the resilient key, case-folded, with punctuation folded,
+/// in Unicode canonical composition (NFC): a file in NFD and a patch in
+/// NFC give the same key. Only canonical equivalence: compatibility forms
+/// (`²`, `ﬁ`) stay as they are, since folding them can change meaning.
 pub fn fuzzy_key(line: &str) -> String {
+    let composed: Cow<'_, str> =
+        if line.is_ascii() || is_nfc_quick(line.chars()) == IsNormalized::Yes {
+            Cow::Borrowed(line)
+        } else {
+            Cow::Owned(line.nfc().collect())
+        };
+    let line = composed.as_ref();
     let mut folded = String::with_capacity(line.len());
     for ch in line.chars() {
         match fold_char(ch) {
@@ -211,6 +225,55 @@ fn fragment_match(file_key: &str, patch_key: &str, removed: bool) -> bool {
     false
 }
 
+/// True when two fuzzy keys hold the same tokens (runs of letters, digits
+/// and `_`, and single other characters) in the same order, and differ only
+/// by spaces next to punctuation: `def f( a ):` and `def f(a):`. A space
+/// between two word characters still counts (`"a b"` is not `"ab"`).
+pub fn same_tokens(file_key: &str, patch_key: &str) -> bool {
+    let solid = |k: &str| k.chars().filter(|c| *c != ' ').collect::<Vec<char>>();
+    if file_key == patch_key || file_key.is_empty() || solid(file_key) != solid(patch_key) {
+        return file_key == patch_key;
+    }
+    token_key(file_key) == token_key(patch_key)
+}
+
+/// A fuzzy key without the spaces that touch a character other than a
+/// letter, digit or `_`.
+fn token_key(key: &str) -> String {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let chars: Vec<char> = key.chars().collect();
+    let mut out = String::with_capacity(key.len());
+    for (i, &c) in chars.iter().enumerate() {
+        if c == ' ' {
+            let before = i.checked_sub(1).and_then(|b| chars.get(b).copied());
+            if !(word(before) && word(chars.get(i + 1).copied())) {
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// True when `patch_key` is the end of `file_key` cut mid-word and shorter
+/// than [`MIN_MID_WORD_FRAGMENT`] but at least [`MIN_FRAGMENT`] characters
+/// long (seed 000's rule): evidence only where the rest of the hunk places
+/// it (the caller's check), and never for a removed line.
+pub fn short_mid_word_suffix(file_key: &str, patch_key: &str) -> bool {
+    let len = patch_key.chars().count();
+    if !(MIN_FRAGMENT..MIN_MID_WORD_FRAGMENT).contains(&len)
+        || file_key.len() <= patch_key.len()
+        || !file_key.ends_with(patch_key)
+    {
+        return false;
+    }
+    let is_word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let before = file_key[..file_key.len() - patch_key.len()]
+        .chars()
+        .next_back();
+    is_word(before) && is_word(patch_key.chars().next())
+}
+
 /// True for lines a model often omits: blank lines, closing brackets and commas,
 /// and comment lines.
 pub fn is_structural(line: &str) -> bool {
@@ -280,6 +343,16 @@ mod tests {
     }
 
     #[test]
+    fn fuzzy_composes_canonically_only() {
+        let nfd = "Cre\u{0300}me bru\u{0302}le\u{0301}e";
+        assert_eq!(fuzzy_key(nfd), fuzzy_key("Crème brûlée"));
+        assert_eq!(fuzzy_key(nfd), "crème brûlée");
+        // Compatibility forms are not folded: `r²` is not `r2`.
+        assert_ne!(fuzzy_key("r\u{00B2}"), fuzzy_key("r2"));
+        assert_ne!(fuzzy_key("\u{FB01}le"), fuzzy_key("file"));
+    }
+
+    #[test]
     fn suffix_fragments_need_a_word_boundary() {
         assert!(keys_match(
             "result = compute_everything(a, b)",
@@ -314,6 +387,28 @@ mod tests {
         let file = "a fairly long line that goes on and on and on = value";
         assert!(!keys_match(file, "on and on = value", true));
         assert!(keys_match(file, "on and on = value", false));
+    }
+
+    #[test]
+    fn same_tokens_ignores_spaces_at_punctuation_only() {
+        let key = |s: &str| fuzzy_key(s);
+        assert!(same_tokens(&key("def  f( a ):"), &key(" def f(a):")));
+        assert!(same_tokens(&key("x = f( 1,2 )"), &key("x=f(1, 2)")));
+        assert!(!same_tokens(&key("print(\"a b\")"), &key("print(\"ab\")")));
+        assert!(!same_tokens(&key("return a"), &key("returna")));
+        assert!(!same_tokens(&key("f(a)"), &key("f(b)")));
+        assert!(!same_tokens("", "x"));
+    }
+
+    #[test]
+    fn short_mid_word_suffixes() {
+        let file = "parser.add_argument(\"--dry-run\", action=\"store_true\")";
+        assert!(short_mid_word_suffix(file, "ore_true\")"));
+        // Too short, long enough for the ordinary rule, or at a word boundary.
+        assert!(!short_mid_word_suffix(file, "re_true\")"));
+        assert!(!short_mid_word_suffix(file, "action=\"store_true\")"));
+        assert!(!short_mid_word_suffix(file, "\"store_true\")"));
+        assert!(!keys_match(file, "ore_true\")", false));
     }
 
     #[test]

@@ -103,6 +103,9 @@ pub enum Normalization {
     Similarity,
     /// Added lines were re-indented onto the file's indentation.
     IndentRebased,
+    /// Placed in the text that the hunks before it produce (it edits what
+    /// one of them wrote), and applied after them.
+    AppliedInOrder,
 }
 
 impl Normalization {
@@ -126,6 +129,7 @@ impl Normalization {
             Normalization::EofOverhang => "context past end of file",
             Normalization::Similarity => "similar context",
             Normalization::IndentRebased => "re-indented",
+            Normalization::AppliedInOrder => "applied after the hunks before it",
         }
     }
 }

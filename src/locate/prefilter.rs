@@ -192,10 +192,15 @@ pub fn anchors_of(old: &[OldLine]) -> Vec<Announced> {
 
 /// Characters the fuzzy key does not keep byte for byte in a way a raw
 /// search can see: the ones folding drops (a backtick, a zero-width space,
-/// a byte-order mark), which can join two runs, and the two non-ASCII
+/// a byte-order mark, and GREEK VARIA, which canonical composition turns
+/// into a backtick), which can join two runs, and the two non-ASCII
 /// letters whose lower case holds an ASCII letter (KELVIN SIGN to `k`,
-/// capital I with dot to `i` and a combining dot).
-pub const UNSEEN_BY_RAW_SEARCH: [char; 5] = ['`', '\u{200B}', '\u{FEFF}', '\u{212A}', '\u{0130}'];
+/// capital I with dot to `i` and a combining dot). Canonical composition
+/// makes no other ASCII letter, digit or `_` out of non-ASCII text, so a
+/// run of them in a fuzzy key stands in the raw bytes.
+pub const UNSEEN_BY_RAW_SEARCH: [char; 6] = [
+    '`', '\u{200B}', '\u{FEFF}', '\u{212A}', '\u{0130}', '\u{1FEF}',
+];
 
 /// True when `text` holds one of [`UNSEEN_BY_RAW_SEARCH`].
 pub fn has_dropped_chars(text: &str) -> bool {
@@ -203,9 +208,10 @@ pub fn has_dropped_chars(text: &str) -> bool {
 }
 
 /// True when one of [`UNSEEN_BY_RAW_SEARCH`] starts in `bytes[range]`
-/// (it may end after the range). The five characters start with four
+/// (it may end after the range). The six characters start with five
 /// distinct bytes: one pass for `\x60`, `\xE2` and `\xEF`, one for
-/// `\xC4`; each hit is checked. Plain ASCII has none of these bytes.
+/// `\xC4` and `\xE1`; each hit is checked. Plain ASCII has none of these
+/// bytes.
 fn unseen_by_raw_search(bytes: &[u8], range: std::ops::Range<usize>) -> bool {
     let from = range.start;
     let at = |i: usize| {
@@ -215,7 +221,8 @@ fn unseen_by_raw_search(bytes: &[u8], range: std::ops::Range<usize>) -> bool {
         })
     };
     let part = &bytes[range];
-    memchr::memchr3_iter(b'`', 0xE2, 0xEF, part).any(at) || memchr::memchr_iter(0xC4, part).any(at)
+    memchr::memchr3_iter(b'`', 0xE2, 0xEF, part).any(at)
+        || memchr::memchr2_iter(0xC4, 0xE1, part).any(at)
 }
 
 /// How a group of needles is searched.

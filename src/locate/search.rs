@@ -7,6 +7,7 @@
 //! Levenshtein ratio but insists that removed lines really are in the file.
 
 use super::keys::{FileKeys, OldLine};
+use super::lenient::{rest_places_alone, short_fragment, tokens_match};
 use super::normalize::{LineMatch, bounded_distance, indentation, is_structural};
 use super::{Normalization, Tier};
 use crate::model::LineKind;
@@ -92,6 +93,8 @@ pub fn contiguous(
     }
     // One buffer for all start lines: nothing is allocated per line scanned.
     let mut slots = Vec::with_capacity(m);
+    // Context lines read as short mid-word fragments at this start.
+    let mut cut: Vec<usize> = Vec::new();
     for p in starts {
         if p + m > n {
             break;
@@ -99,8 +102,18 @@ pub fn contiguous(
         slots.clear();
         let mut exact = 0;
         let mut ok = true;
+        let mut by_tokens = false;
+        cut.clear();
         for (i, line) in old.iter().enumerate() {
             match keys.compare(tier, p + i, line) {
+                LineMatch::No if tier == Tier::Fuzzy && tokens_match(keys, p + i, line) => {
+                    by_tokens = true;
+                    slots.push(Slot::Line(p + i, LineMatch::Normalized));
+                }
+                LineMatch::No if short_fragment(keys, tier, p + i, line) => {
+                    cut.push(i);
+                    slots.push(Slot::Line(p + i, LineMatch::Normalized));
+                }
                 LineMatch::No => {
                     ok = false;
                     break;
@@ -111,6 +124,18 @@ pub fn contiguous(
                 }
             }
         }
+        // A context line read by its tokens only decides a place where the
+        // removed lines stand byte for byte.
+        if ok && by_tokens {
+            let mut removed = old
+                .iter()
+                .zip(&slots)
+                .filter(|(l, _)| l.kind == LineKind::Remove);
+            let exact_removed =
+                |(_, s): (&OldLine, &Slot)| matches!(s, Slot::Line(_, LineMatch::Exact));
+            ok = removed.clone().next().is_some() && removed.all(exact_removed);
+        }
+        ok = ok && (cut.is_empty() || rest_places_alone(keys, old, tier, &cut, p));
         if ok && (exact == m || brace_indent_consistent(keys, old, &slots)) {
             let normalizations = if exact < m {
                 vec![tier_normalization(tier)]
@@ -301,7 +326,10 @@ impl Aligner<'_, '_, '_> {
         let matched_before = self.slots.iter().any(|s| matches!(s, Slot::Line(..)));
         // A blank context line that aligns with no blank line.
         if line.blank && line.kind == LineKind::Context && self.blanks < self.slack.max_blanks {
-            let edge = i == 0 || i + 1 == old.len();
+            // At an edge of the hunk, or in a run of blank lines reaching
+            // one: the patch's own spacing, never inserted.
+            let spacing = |l: &OldLine| l.blank && l.kind == LineKind::Context;
+            let edge = old[..i].iter().all(spacing) || old[i + 1..].iter().all(spacing);
             self.blanks += 1;
             self.slots.push(if edge {
                 Slot::Dropped

@@ -1,0 +1,381 @@
+//! Blocks applied in order: a hunk that edits what an earlier hunk of the
+//! same file wrote (Aider applies SEARCH/REPLACE blocks one after another).
+//!
+//! Every hunk is first located in the original file. One that does not
+//! place there (no tier finds it, or only its context stands) is looked
+//! for in the text the hunks before it produce, in patch order; when it
+//! places there, touching what they wrote, it joins their edit. See
+//! `docs/matching.md`, "Blocks applied in order".
+
+use crate::locate::normalize::same_but_whitespace;
+use crate::locate::{
+    Failure, HunkStatus, Located, MatchOptions, Normalization, Reason, Tier, locate_hunks,
+};
+use crate::model::{Hunk, LineKind};
+use crate::plan::{Edit, FilePlan, NewLine, plan_file};
+use crate::source::SourceText;
+use std::ops::Range;
+
+/// A hunk placed in the text the hunks before it produced, as one edit of
+/// the original that also carries the earlier edits it builds on.
+#[derive(Debug, Clone)]
+pub(super) struct InOrder {
+    /// The hunk.
+    pub hunk: usize,
+    /// The merged edit, in the original's lines (its `hunk` is `hunk`).
+    pub edit: Edit,
+    /// The earlier hunks whose edits the merged edit replaces.
+    pub absorbed: Vec<usize>,
+}
+
+/// One line of the text after some edits: an original line, or a line an
+/// edit wrote.
+#[derive(Debug, Clone)]
+enum Produced {
+    Original(usize),
+    Written(String),
+}
+
+impl Produced {
+    fn as_new_line(&self) -> NewLine {
+        match self {
+            Produced::Original(j) => NewLine::Keep(*j),
+            Produced::Written(text) => NewLine::Insert(text.clone()),
+        }
+    }
+}
+
+/// Places, in patch order, the hunks that failed in the original but
+/// place in the text the hunks before them produce; their results become
+/// `Ok` (status applied, lines of the merged edit, `applied_in_order`).
+/// Only hunks without line numbers, anchors or an end-of-file mark take
+/// part (their place is their text alone), and only when no hunk after
+/// them touches the lines of the merged edit.
+pub(super) fn place_in_order(
+    source: &SourceText,
+    hunks: &[Hunk],
+    results: &mut [Result<Located, Failure>],
+    options: &MatchOptions,
+) -> Vec<InOrder> {
+    let mut placed: Vec<InOrder> = Vec::new();
+    for i in 0..hunks.len() {
+        let hunk = &hunks[i];
+        let placed_by_text = hunk.line_hint.is_none()
+            && hunk.anchors.is_empty()
+            && !hunk.at_eof
+            && hunk.old_len() > 0;
+        // Not found in the original, or found there only with tolerance.
+        let open = match &results[i] {
+            Err(f) => matches!(f.reason, Reason::ContextNotFound | Reason::StaleRemovedLine),
+            Ok(l) => l.status == HunkStatus::Applied && l.tier > Some(Tier::Exact),
+        };
+        if !placed_by_text || !open {
+            continue;
+        }
+        let edits = edits_before(source, hunks, results, &placed, i);
+        if edits.is_empty() {
+            continue;
+        }
+        let Some(found) = place_after(source, hunk, i, &edits, options) else {
+            continue;
+        };
+        if let Ok(loc) = &results[i] {
+            // Placed with tolerance in the original, and afresh on what an
+            // earlier hunk wrote: two readings, unless they are one place.
+            if !found.same_place(loc) {
+                results[i] = Err(two_readings(i, loc, &found.located));
+            }
+            continue;
+        }
+        let clash = results[i + 1..].iter().any(|r| {
+            matches!(r, Ok(l) if l.status == HunkStatus::Applied
+                && touches(l.start..l.end, &(found.in_order.edit.start..found.in_order.edit.end)))
+        });
+        if clash {
+            continue;
+        }
+        results[i] = Ok(found.located);
+        placed.push(found.in_order);
+    }
+    settle_consumed(hunks, results);
+    placed
+}
+
+/// A reply applied in order and run again: a block whose output a later
+/// block edited is in the file neither as it was nor as it wrote it. When
+/// a later hunk is already applied and its old side holds this hunk's new
+/// side (the text this hunk wrote, at least one added line of it), this
+/// hunk was applied before that one: already applied too.
+fn settle_consumed(hunks: &[Hunk], results: &mut [Result<Located, Failure>]) {
+    for k in 0..hunks.len() {
+        let hunk = &hunks[k];
+        let not_found = matches!(
+            &results[k],
+            Err(f) if matches!(f.reason, Reason::ContextNotFound | Reason::StaleRemovedLine)
+        );
+        if !not_found || hunk.line_hint.is_some() || !hunk.anchors.is_empty() {
+            continue;
+        }
+        let Some(wrote) = written_run(hunk) else {
+            continue;
+        };
+        let consumer = (k + 1..hunks.len()).find_map(|m| match &results[m] {
+            Ok(l) if l.status == HunkStatus::AlreadyApplied && holds(&hunks[m], &wrote) => {
+                Some((l.start, l.end))
+            }
+            _ => None,
+        });
+        if let Some((start, end)) = consumer {
+            results[k] = Ok(Located {
+                hunk: k,
+                start,
+                end,
+                slots: Vec::new(),
+                tier: None,
+                normalizations: vec![Normalization::AppliedInOrder],
+                similarity: 1.0,
+                status: HunkStatus::AlreadyApplied,
+            });
+        }
+    }
+}
+
+/// The new side of a hunk that adds at least one line holding a word.
+fn written_run(hunk: &Hunk) -> Option<Vec<&str>> {
+    let telling = hunk
+        .lines
+        .iter()
+        .any(|l| l.kind == LineKind::Add && l.text.chars().any(char::is_alphanumeric));
+    telling.then(|| hunk.new_lines().map(|l| &*l.text).collect())
+}
+
+/// True when the old side of `hunk` holds `run` as consecutive lines
+/// (exactly but for whitespace).
+fn holds(hunk: &Hunk, run: &[&str]) -> bool {
+    let old: Vec<&str> = hunk.old_lines().map(|l| &*l.text).collect();
+    !run.is_empty()
+        && old
+            .windows(run.len())
+            .any(|w| w.iter().zip(run).all(|(a, b)| same_but_whitespace(a, b)))
+}
+
+/// Puts the merged edits of hunks placed in order into the plan of the
+/// others, in place of the edits they absorbed.
+pub(super) fn merge_in_order(plan: &mut FilePlan, in_order: &[InOrder]) {
+    for o in in_order {
+        plan.edits.retain(|e| !o.absorbed.contains(&e.hunk));
+        plan.edits.push(o.edit.clone());
+    }
+    plan.edits.sort_by_key(|e| (e.start, e.end, e.hunk));
+}
+
+/// True when a later hunk's lines reach into the merged edit's lines.
+fn touches(later: Range<usize>, merged: &Range<usize>) -> bool {
+    if later.is_empty() {
+        merged.start < later.start && later.start < merged.end
+    } else {
+        later.start < merged.end && merged.start < later.end
+    }
+}
+
+/// The edits of the hunks before `i` that change the file (located in the
+/// original, or placed in order before), sorted.
+fn edits_before(
+    source: &SourceText,
+    hunks: &[Hunk],
+    results: &[Result<Located, Failure>],
+    placed: &[InOrder],
+    i: usize,
+) -> Vec<Edit> {
+    let mut located: Vec<Located> = results[..i]
+        .iter()
+        .filter_map(|r| r.as_ref().ok())
+        .filter(|l| l.status == HunkStatus::Applied && placed.iter().all(|p| p.hunk != l.hunk))
+        .cloned()
+        .collect();
+    let mut edits = plan_file(source, hunks, &mut located).edits;
+    for p in placed {
+        edits.retain(|e| !p.absorbed.contains(&e.hunk));
+        edits.push(p.edit.clone());
+    }
+    edits.sort_by_key(|e| (e.start, e.end, e.hunk));
+    edits
+}
+
+struct Found {
+    located: Located,
+    in_order: InOrder,
+    /// The original lines the hunk's own lines stand on in the produced
+    /// text; `None` when one of them is a line an earlier hunk wrote.
+    own_lines: Option<Range<usize>>,
+}
+
+impl Found {
+    /// True when the hunk stands in the produced text on the very
+    /// original lines `loc` placed it on.
+    fn same_place(&self, loc: &Located) -> bool {
+        self.own_lines == Some(loc.start..loc.end)
+    }
+}
+
+/// The failure of a hunk placed with tolerance in the original that also
+/// places on what an earlier hunk wrote.
+fn two_readings(index: usize, original: &Located, in_order: &Located) -> Failure {
+    Failure {
+        hunk: index,
+        reason: Reason::Ambiguous,
+        message: format!(
+            "the hunk matches with tolerance at line {} of the original, and also stands in what the hunks before it write (around line {}): applied in order or there?",
+            original.start + 1,
+            in_order.start + 1
+        ),
+        candidates: vec![original.start + 1, in_order.start + 1],
+        tie: None,
+        near: None,
+    }
+}
+
+/// Locates `hunk` in the original with `edits` made; `Some` when it
+/// places there, uniquely and afresh, touching what the edits wrote.
+fn place_after(
+    source: &SourceText,
+    hunk: &Hunk,
+    index: usize,
+    edits: &[Edit],
+    options: &MatchOptions,
+) -> Option<Found> {
+    let (lines, ranges) = produce(source, edits);
+    let mut text = Vec::new();
+    for line in &lines {
+        match line {
+            Produced::Original(j) => text.extend_from_slice(source.line(*j)),
+            Produced::Written(s) => text.extend_from_slice(s.as_bytes()),
+        }
+        text.push(b'\n');
+    }
+    let produced = SourceText::new(&text);
+    let one = std::slice::from_ref(hunk);
+    let mut loc = locate_hunks(&produced, one, options, &[]).pop()?.ok()?;
+    if loc.status != HunkStatus::Applied {
+        return None;
+    }
+    // Only a place that builds on an earlier edit: elsewhere the original
+    // would have had it too.
+    let span = loc.start..loc.end;
+    let mut hull = span.clone();
+    let mut absorbed = Vec::new();
+    loop {
+        let before = absorbed.len();
+        for (e, r) in edits.iter().zip(&ranges) {
+            if !absorbed.contains(&e.hunk) && r.start <= hull.end && hull.start <= r.end {
+                absorbed.push(e.hunk);
+                hull = hull.start.min(r.start)..hull.end.max(r.end);
+            }
+        }
+        if absorbed.len() == before {
+            break;
+        }
+    }
+    if absorbed.is_empty() {
+        return None;
+    }
+    let own: Option<Vec<usize>> = lines[span.clone()]
+        .iter()
+        .map(|l| match l {
+            Produced::Original(j) => Some(*j),
+            Produced::Written(_) => None,
+        })
+        .collect();
+    let own_lines = own.and_then(|own| {
+        let (first, last) = (*own.first()?, *own.last()?);
+        (own.len() == last + 1 - first).then_some(first..last + 1)
+    });
+    let plan = plan_file(&produced, one, std::slice::from_mut(&mut loc));
+    let edit = plan.edits.first()?;
+    let mut merged: Vec<NewLine> = lines[hull.start..edit.start]
+        .iter()
+        .map(Produced::as_new_line)
+        .collect();
+    for line in &edit.lines {
+        merged.push(match line {
+            NewLine::Keep(t) => lines.get(*t)?.as_new_line(),
+            NewLine::Insert(s) => NewLine::Insert(s.clone()),
+        });
+    }
+    merged.extend(lines[edit.end..hull.end].iter().map(Produced::as_new_line));
+    let original = original_range(&lines, edits, &ranges, &absorbed, hull.clone())?;
+    let mut normalizations = loc.normalizations.clone();
+    normalizations.push(Normalization::AppliedInOrder);
+    let located = Located {
+        hunk: index,
+        start: original.start,
+        end: original.end,
+        slots: Vec::new(),
+        normalizations,
+        ..loc
+    };
+    let edit = Edit {
+        start: original.start,
+        end: original.end,
+        lines: merged,
+        hunk: index,
+    };
+    Some(Found {
+        located,
+        in_order: InOrder {
+            hunk: index,
+            edit,
+            absorbed,
+        },
+        own_lines,
+    })
+}
+
+/// The lines of the original with `edits` made, and each edit's lines in
+/// that text.
+fn produce(source: &SourceText, edits: &[Edit]) -> (Vec<Produced>, Vec<Range<usize>>) {
+    let mut lines = Vec::with_capacity(source.len());
+    let mut ranges = Vec::with_capacity(edits.len());
+    let mut next = 0;
+    for edit in edits {
+        lines.extend((next..edit.start).map(Produced::Original));
+        let from = lines.len();
+        lines.extend(edit.lines.iter().map(|l| match l {
+            NewLine::Keep(j) => Produced::Original(*j),
+            NewLine::Insert(s) => Produced::Written(s.clone()),
+        }));
+        ranges.push(from..lines.len());
+        next = edit.end;
+    }
+    lines.extend((next..source.len()).map(Produced::Original));
+    (lines, ranges)
+}
+
+/// The original lines that the produced lines `hull` stand for: the
+/// original lines among them, and the lines of the absorbed edits.
+fn original_range(
+    lines: &[Produced],
+    edits: &[Edit],
+    ranges: &[Range<usize>],
+    absorbed: &[usize],
+    hull: Range<usize>,
+) -> Option<Range<usize>> {
+    let mut bounds: Vec<(usize, usize)> = Vec::new();
+    for (e, r) in edits.iter().zip(ranges) {
+        if absorbed.contains(&e.hunk) {
+            bounds.push((e.start, e.end));
+            debug_assert!(hull.start <= r.start && r.end <= hull.end);
+        }
+    }
+    let inside_edit = |t: usize| ranges.iter().any(|r| r.contains(&t));
+    for t in hull {
+        if let Produced::Original(j) = lines[t]
+            && !inside_edit(t)
+        {
+            bounds.push((j, j + 1));
+        }
+    }
+    let start = bounds.iter().map(|b| b.0).min()?;
+    let end = bounds.iter().map(|b| b.1).max()?;
+    Some(start..end)
+}
