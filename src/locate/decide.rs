@@ -19,6 +19,7 @@
 
 use super::choose::{Hints, points_at};
 use super::keys::{FileKeys, OldLine};
+use super::normalize::LineMatch;
 use super::search::{Candidate, Slack, Slot, contiguous, similar, structural};
 use super::{HINT_WINDOW, MatchOptions, Tier, prefilter};
 use crate::model::{Hunk, LineKind};
@@ -142,6 +143,65 @@ pub(super) fn unpinned_insertion(
             // A blank context line turned into an added line is inserted too.
             Some(Slot::AsAddition) => run.push(""),
             Some(Slot::Dropped | Slot::Overhang) | None => {}
+        }
+    }
+    None
+}
+
+/// The similarity tier pairs each old line with the file line at its
+/// offset, matching or not. An unmatched context line at an edge of the
+/// block (no matched line beyond it) is no evidence of a file line: the
+/// model may have written a line the file never had. Added lines beyond
+/// such a line could go on either side of the file lines it was paired
+/// with; unless both readings give the same bytes, those file lines are
+/// returned and the hunk is refused.
+pub(super) fn unanchored_edge(
+    keys: &FileKeys,
+    hunk: &Hunk,
+    cand: &Candidate,
+) -> Option<Range<usize>> {
+    // Each hunk line with its slot (added lines have none).
+    let mut slots = cand.slots.iter();
+    let paired: Vec<(LineKind, &str, Option<Slot>)> = hunk
+        .lines
+        .iter()
+        .map(|l| {
+            let slot = (l.kind != LineKind::Add)
+                .then(|| slots.next().copied())
+                .flatten();
+            (l.kind, l.text.as_str(), slot)
+        })
+        .collect();
+    let matched =
+        |slot: &Option<Slot>| matches!(slot, Some(Slot::Line(_, how)) if *how != LineMatch::No);
+    let first = paired.iter().position(|(_, _, s)| matched(s))?;
+    let last = paired.iter().rposition(|(_, _, s)| matched(s))?;
+    let tail = paired.get(last + 1..).unwrap_or_default();
+    let head: Vec<_> = paired
+        .get(..first)
+        .unwrap_or_default()
+        .iter()
+        .rev()
+        .collect();
+    for edge in [tail.iter().collect::<Vec<_>>(), head] {
+        // File lines paired with unmatched edge lines, then the first run
+        // of added lines beyond them.
+        let mut gap: Vec<usize> = Vec::new();
+        let mut run: Vec<&str> = Vec::new();
+        for (kind, text, slot) in edge {
+            match (kind, slot) {
+                (LineKind::Add, _) if !gap.is_empty() => run.push(text),
+                (LineKind::Add, _) => {}
+                (_, Some(Slot::Line(j, _))) if run.is_empty() => gap.push(*j),
+                _ => break,
+            }
+        }
+        if run.is_empty() || gap.is_empty() {
+            continue;
+        }
+        let (lo, hi) = (gap.iter().min()?, gap.iter().max()?);
+        if !same_every_way(keys, *lo..hi + 1, &run) {
+            return Some(*lo..hi + 1);
         }
     }
     None

@@ -454,6 +454,15 @@ fn accept(
         );
         return Err(ambiguous(index, &[gap.start, gap.end], None, Some(why)));
     }
+    if tier == Tier::Similarity
+        && let Some(gap) = decide::unanchored_edge(keys, hunk, &cand)
+    {
+        let why = format!(
+            "a context line at the edge of the hunk is not in the file (the closest match pairs it with line {}), and the hunk adds lines beyond it: they could go before or after that line; give context the file has",
+            gap.start + 1
+        );
+        return Err(failure(index, Reason::ContextNotFound, why));
+    }
     Ok(located(index, hunk, tier, cand))
 }
 
