@@ -19,6 +19,7 @@
 mod cleanup;
 mod codex;
 mod detect;
+mod fence;
 mod hunk;
 mod numbering;
 mod paths;

@@ -251,7 +251,7 @@ mod tests {
     #[test]
     fn path_reuse_and_grouping() {
         let text = format!(
-            "a.py\n```python\n{}\n{}```\n\n```python\n{}```\nb.py\n{}\nNow some prose.\n\n{}",
+            "a.py\n```python\n{}\n{}```\n\n```python\n{}```\nb.py\n{}\nNow some prose about c.py.\n\n{}",
             block("1\n", "2\n"),
             block("3\n", "4\n"),
             block("5\n", "6\n"),
@@ -266,6 +266,16 @@ mod tests {
             .map(|f| (f.path.as_str(), f.hunks.len()))
             .collect();
         assert_eq!(files, [("a.py", 3), ("b.py", 1), ("t.py", 1)]);
+        // Prose that names no file: the block is the previous file's (Aider),
+        // after `--target`.
+        let quiet = format!(
+            "a.py\n{}\nAnd the second one:\n\n{}",
+            block("1\n", "2\n"),
+            block("3\n", "4\n")
+        );
+        let p = parse(&quiet).unwrap();
+        assert_eq!((p.files.len(), p.files[0].hunks.len()), (1, 2));
+        assert_eq!(parse_target(&quiet, "t.py").unwrap().files[1].path, "t.py");
     }
 
     #[test]

@@ -165,16 +165,11 @@ pub(crate) fn parse_file(src: &Src, i: usize, ctx: &Ctx) -> Result<(FilePatch, u
         }
         j += 2;
     }
-    let path = match path {
-        Some(p) => p,
-        None => match ctx
-            .target
-            .clone()
-            .or_else(|| paths::path_before(src, start))
-        {
-            Some(p) => p,
-            None => return Err(ParseError::NoTargetPath { line: at }),
-        },
+    let path = match (path, ctx.target.clone()) {
+        (Some(p), _) | (None, Some(p)) => p,
+        (None, None) => {
+            paths::path_before(src, start)?.ok_or(ParseError::NoTargetPath { line: at })?
+        }
     };
     let mut fp = FilePatch::new(path, op, PatchFormat::NumberlessDiff, at);
     fp.move_to = move_to;
