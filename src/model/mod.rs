@@ -327,6 +327,14 @@ pub struct FilePatch {
     /// is the source's with the hunks applied.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub copy_from: Option<String>,
+    /// A unified diff that writes the whole file as new without saying so
+    /// with `/dev/null`: `--- a/x` / `+++ b/x` (no `diff --git`) and one
+    /// hunk `@@ -0,0 +1,N @@` of added lines. The file is created when it
+    /// is missing ([`FilePatch::create_if_missing`]); one that exists with
+    /// other content is refused (`file_exists`), as `git apply` refuses it,
+    /// rather than getting the lines at its top.
+    #[serde(skip)]
+    pub written_as_new: bool,
 }
 
 impl FilePatch {
@@ -355,6 +363,7 @@ impl FilePatch {
             new_mode: None,
             patch_line,
             copy_from: None,
+            written_as_new: false,
         }
     }
 }
