@@ -2,7 +2,7 @@
 //! and report every hunk (added files take over their lines instead).
 
 use crate::content::Content;
-use crate::locate::{HunkStatus, locate_file};
+use crate::locate::HunkStatus;
 use crate::model::{FileOp, FilePatch, Hunk, LineKind};
 use crate::plan::{FilePlan, plan_file};
 use crate::report::{
@@ -12,7 +12,7 @@ use crate::report::{
 use crate::source::looks_binary;
 use crate::target::Targets;
 
-use super::{ApplyOptions, FileResult, NewContent};
+use super::{ApplyOptions, FileResult, NewContent, elision};
 
 pub(super) type Planned = Option<FileResult>;
 
@@ -256,7 +256,10 @@ fn update(
         .filter(|(path, _)| *path == file.path)
         .map(|(_, line)| line.saturating_sub(1))
         .collect();
-    let (hunks, results) = locate_file(&source, &file.hunks, &options.matching, &pins);
+    if let Some(problem) = elision::replace_only_problem(&file.path, &file.hunks, &source) {
+        return Err(problem);
+    }
+    let (hunks, results) = elision::locate(&source, &file.hunks, options, &pins);
     let mut located = Vec::new();
     for (i, (hunk, result)) in hunks.iter().zip(results).enumerate() {
         match result {

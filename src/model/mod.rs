@@ -213,6 +213,38 @@ pub struct Hunk {
     /// found by the hunks before it is not carried over.
     #[serde(skip)]
     pub starts_section: bool,
+    /// A SEARCH/REPLACE block holding elision lines (`...`,
+    /// `// ... existing code ...`): how it reads with them. The block as
+    /// written (elision lines as content) is tried first.
+    #[serde(skip)]
+    pub elision: Option<Box<Elision>>,
+}
+
+/// Elision lines in a SEARCH/REPLACE block: lines that stand for unchanged
+/// text the block does not write out (see `docs/formats.md`).
+///
+/// ```
+/// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+///
+/// let block = b"x.py\n<<<<<<< SEARCH\na = 1\n...\nz = 1\n=======\na = 2\n...\nz = 2\n>>>>>>> REPLACE\n";
+/// let patch = parse_patch(block, &ParseOptions::default()).unwrap();
+/// let elision = patch.files[0].hunks[0].elision.as_ref().unwrap();
+/// assert_eq!((elision.text.as_str(), elision.patch_line), ("...", 4));
+/// assert_eq!(elision.pieces.as_ref().map(Vec::len), Ok(2));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Elision {
+    /// The first elision line, trimmed.
+    pub text: String,
+    /// Its 1-based line in the patch text.
+    pub patch_line: usize,
+    /// The pieces between the elision lines, each a hunk of its own placed
+    /// in order (`Ok`), or why the elision lines do not pair (`Err`).
+    pub pieces: Result<Vec<Hunk>, String>,
+    /// Only REPLACE holds elision lines: the block would write them in
+    /// place of the code they stand for, so it is refused unless the file
+    /// already holds that line (then it is content).
+    pub replace_only: bool,
 }
 
 impl Hunk {

@@ -19,6 +19,7 @@
 mod cleanup;
 mod codex;
 mod detect;
+mod elision;
 mod fence;
 mod hunk;
 mod numbering;

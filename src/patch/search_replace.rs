@@ -5,6 +5,7 @@
 //! one hunk: a line diff of the search lines against the replace lines.
 
 use super::cleanup::Src;
+use super::elision;
 use super::numbering::{strip_following, strip_numbered_section};
 use crate::error::ParseError;
 use crate::model::{FileOp, FilePatch, Hunk, HunkLine, LineKind, PatchFormat};
@@ -34,7 +35,9 @@ pub(crate) fn block_hunk(
         // are content.
         block.search = lines;
         block.start_line = None;
+        block.at.0 = block.open + 1;
     }
+    let (search_at, replace_at) = block.at;
     let (raw_search, raw_replace) = (block.search.clone(), block.replace.clone());
     let mut search = block.search;
     let mut replace = block.replace;
@@ -70,6 +73,20 @@ pub(crate) fn block_hunk(
         return Ok((hunk, true));
     }
     hunk.lines = diff_lines(&search, &replace);
+    let line_of = |in_replace: bool, k: usize| {
+        src.orig(if in_replace { replace_at } else { search_at } + k)
+    };
+    let removes = elision::removes(&hunk.lines);
+    hunk.elision = elision::read(&search, &replace, &line_of, &diff_lines, removes).map(|mut e| {
+        // The block's line hint is the first piece's, when it starts the block.
+        if let Ok(pieces) = &mut e.pieces
+            && let Some(first) = pieces.first_mut()
+            && first.patch_line == line_of(false, 0)
+        {
+            first.line_hint = hunk.line_hint;
+        }
+        Box::new(e)
+    });
     if stripped && !raw_search.iter().all(|l| l.trim().is_empty()) {
         hunk.as_written = Some(diff_lines(&raw_search, &raw_replace));
     } else if let Some(lines) = content.filter(|_| block.start_line.is_some()) {

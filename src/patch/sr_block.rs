@@ -90,6 +90,8 @@ pub(crate) struct Block {
     pub unseparated: Vec<String>,
     /// Index of the SEARCH marker line.
     pub open: usize,
+    /// Index of the first SEARCH line and of the first REPLACE line.
+    pub at: (usize, usize),
 }
 
 /// The marker part of `line` when it is indented no deeper than the block's
@@ -215,8 +217,10 @@ pub(crate) fn parse_block(src: &Src, i: usize) -> Result<(Block, usize), ParseEr
         .is_some_and(is_dashes)
         && j < div;
     let ruler_kept = start_line.is_none() && replace.first().map(String::as_str) == src.line(j);
+    let mut search_at = j;
     if dashes && !ruler_kept {
         search.remove(0);
+        search_at += 1;
     }
     let unseparated = if start_line.is_some() && !dashes {
         (i + 1..j)
@@ -232,6 +236,7 @@ pub(crate) fn parse_block(src: &Src, i: usize) -> Result<(Block, usize), ParseEr
             start_line,
             unseparated,
             open: i,
+            at: (search_at, div + 1),
         },
         end + 1,
     ))
