@@ -5,7 +5,8 @@
 //! file holds that line (see `docs/formats.md`).
 
 use crate::locate::{Failure, HunkStatus, Located, Reason, locate_file};
-use crate::model::Hunk;
+use crate::model::{Hunk, LineKind};
+use crate::patch::elision::is_elision;
 use crate::report::{Problem, ProblemCode};
 use crate::source::SourceText;
 use std::borrow::Cow;
@@ -22,24 +23,29 @@ pub(super) fn replace_only_problem(
     hunks: &[Hunk],
     source: &SourceText,
 ) -> Option<Problem> {
-    let (k, e) = hunks.iter().enumerate().find_map(|(k, h)| {
+    let held = |t: &str| (0..source.len()).any(|j| source.line_text(j).trim() == t);
+    hunks.iter().enumerate().find_map(|(k, h)| {
         let e = h.elision.as_deref().filter(|e| e.replace_only)?;
-        let held = (0..source.len()).any(|j| source.line_text(j).trim() == e.text);
-        (!held).then_some((k, e))
-    })?;
-    let message = match &e.pieces {
-        Err(why) => why.clone(),
-        Ok(_) => format!("`{}` is an elision", e.text),
-    };
-    Some(Problem::new(
-        ProblemCode::MalformedPatch,
-        format!(
-            "{path}: hunk {} (patch line {}): {message}",
-            k + 1,
-            hunks.get(k).map_or(e.patch_line, |h| h.patch_line)
-        ),
-        Some(e.patch_line),
-    ))
+        let removes = h.lines.iter().any(|l| l.kind == LineKind::Remove);
+        let text = h
+            .lines
+            .iter()
+            .filter(|l| l.kind == LineKind::Add && is_elision(&l.text))
+            .map(|l| l.text.trim())
+            .filter(|t| removes || *t != "...")
+            .find(|t| !held(t))?;
+        let message = match &e.pieces {
+            Err(why) if text == e.text => why.clone(),
+            _ => format!(
+                "REPLACE line `{text}` stands for code the block does not write out (an elision), and SEARCH has no such line to pair it with"
+            ),
+        };
+        Some(Problem::new(
+            ProblemCode::MalformedPatch,
+            format!("{path}: hunk {} (patch line {}): {message}", k + 1, h.patch_line),
+            Some(e.patch_line),
+        ))
+    })
 }
 
 /// Locates the hunks; a block that does not place as written and whose

@@ -196,12 +196,13 @@ fn ends_bare_body(src: &Src, j: usize) -> bool {
 /// Codex's own grammar), so ` *** End Patch` or ` *** Update File: x` is
 /// content; an indented `*** End Patch` ends the envelope only when no other
 /// `*** End Patch` follows (it is then the envelope's only end).
-fn is_marker_line(src: &Src, j: usize) -> bool {
+fn is_marker_line(src: &Src, j: usize, bare: bool) -> bool {
     let Some(l) = src.line(j) else { return false };
     if l.starts_with("***") {
         return true;
     }
-    is_end(l) && !(j + 1..src.len()).any(|k| src.line(k).is_some_and(is_end))
+    // Outside an envelope there is no end to miss: an indented one is content.
+    !bare && is_end(l) && !(j + 1..src.len()).any(|k| src.line(k).is_some_and(is_end))
 }
 
 /// Reads the `+` lines of an Add File body.
@@ -256,7 +257,7 @@ fn update_body(
         if bare && ends_bare_body(src, j) {
             break;
         }
-        if is_marker_line(src, j) {
+        if is_marker_line(src, j, bare) {
             let words = marker_words(l).unwrap_or("");
             if words.eq_ignore_ascii_case("end of file") {
                 match cur.as_mut() {

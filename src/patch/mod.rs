@@ -19,7 +19,7 @@
 mod cleanup;
 mod codex;
 mod detect;
-mod elision;
+pub(crate) mod elision;
 mod fence;
 mod hunk;
 mod numbering;
