@@ -177,10 +177,18 @@ struct Style {
 
 impl Style {
     fn open(&self) -> &'static str {
-        if self.cline { "------- SEARCH\n" } else { "<<<<<<< SEARCH\n" }
+        if self.cline {
+            "------- SEARCH\n"
+        } else {
+            "<<<<<<< SEARCH\n"
+        }
     }
     fn close(&self) -> &'static str {
-        if self.cline { "+++++++ REPLACE\n" } else { ">>>>>>> REPLACE\n" }
+        if self.cline {
+            "+++++++ REPLACE\n"
+        } else {
+            ">>>>>>> REPLACE\n"
+        }
     }
     fn fences(&self) -> (&'static str, &'static str) {
         match self.fence {
@@ -244,7 +252,10 @@ fn replace_only_elision(hunks: &[(String, Vec<String>)], old: &str) -> bool {
         t == "..." || t == "// ... existing code ..."
     };
     hunks.iter().any(|(_, body)| {
-        let side = |skip: char| body.iter().filter(move |l| !l.starts_with(skip) && !l.starts_with('\\'));
+        let side = |skip: char| {
+            body.iter()
+                .filter(move |l| !l.starts_with(skip) && !l.starts_with('\\'))
+        };
         let search_has = side('+').any(|l| elision(&l[1..]));
         let removes = body.iter().any(|l| l.starts_with('-'));
         !search_has

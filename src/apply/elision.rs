@@ -59,9 +59,10 @@ pub(super) fn locate<'h>(
     pins: &[usize],
 ) -> (Cow<'h, [Hunk]>, Results) {
     let (found, mut results) = locate_file(source, hunks, &options.matching, pins);
-    let retry = found.iter().zip(&results).any(|(h, r)| {
-        r.is_err() && h.elision.as_deref().is_some_and(|e| e.pieces.is_ok())
-    });
+    let retry = found
+        .iter()
+        .zip(&results)
+        .any(|(h, r)| r.is_err() && h.elision.as_deref().is_some_and(|e| e.pieces.is_ok()));
     if !retry {
         explain_unpaired(&found, &mut results);
         return (found, results);
@@ -92,12 +93,12 @@ pub(super) fn locate<'h>(
 /// order, so the piece is refused.
 fn refuse_out_of_order(block: &[Option<usize>], results: &mut Results) {
     let mut last: Option<(usize, usize)> = None;
-    for k in 0..results.len() {
+    for (k, result) in results.iter_mut().enumerate() {
         let Some(b) = block.get(k).copied().flatten() else {
             last = None;
             continue;
         };
-        let placed = match &results[k] {
+        let placed = match result {
             Ok(loc) if loc.status != HunkStatus::NoOp => Some((loc.start, loc.end)),
             _ => None,
         };
@@ -106,7 +107,7 @@ fn refuse_out_of_order(block: &[Option<usize>], results: &mut Results) {
             && prev == b
             && start < prev_end
         {
-            results[k] = Err(Failure {
+            *result = Err(Failure {
                 hunk: k,
                 reason: Reason::ContextNotFound,
                 message: format!(

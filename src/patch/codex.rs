@@ -478,6 +478,24 @@ mod tests {
     }
 
     #[test]
+    fn sections_without_envelope_end_at_prose() {
+        let text = "Edits:\n*** Update File: a.py\n@@\n a\n-b\n+c\n\n*** Delete File: d.py\n\nDone.\n- a note\n";
+        let p = parse(text).unwrap();
+        let got: Vec<_> = p.files.iter().map(|f| (f.path.as_str(), f.op)).collect();
+        assert_eq!(got, [("a.py", FileOp::Update), ("d.py", FileOp::Delete)]);
+        assert_eq!(show(&p.files[0].hunks[0]), [" a", "-b", "+c"]);
+        // Blank context followed by more body lines stays in; a fence ends it.
+        let p = parse("*** Update File: a.py\n a\n\n-b\n```\n").unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), [" a", " ", "-b"]);
+        // A file header pair ends it too.
+        let p = parse("*** Update File: a.py\n-a\n+b\n--- a/c.py\n+++ b/c.py\n@@\n-x\n").unwrap();
+        assert_eq!(p.files.len(), 2);
+        // No changes at all is malformed, as in an envelope.
+        let (line, _) = malformed(parse("*** Update File: a.py\nprose\n"));
+        assert_eq!(line, 1);
+    }
+
+    #[test]
     fn indented_stars_are_context() {
         let p = parse(
             "*** Begin Patch\n*** Update File: a.c\n *** banner ***\n-x\n+y\n  *** End Patch\n",

@@ -40,6 +40,9 @@ fn comment_body(t: &str) -> Option<&str> {
     })
 }
 
+/// Turns a SEARCH piece and its REPLACE piece into hunk lines.
+pub(crate) type DiffFn = fn(&[String], &[String]) -> Vec<HunkLine>;
+
 /// True for an elision line: `...` (or `…`) alone, or a comment whose text
 /// starts with `...`, or holds `...` and a word such as `existing`,
 /// `rest of`, `unchanged` (`// ... existing code ...`, `# rest of file...`).
@@ -67,13 +70,11 @@ pub(crate) fn read(
     search: &[String],
     replace: &[String],
     line_of: &dyn Fn(bool, usize) -> usize,
-    diff: &dyn Fn(&[String], &[String]) -> Vec<HunkLine>,
+    diff: DiffFn,
     removes: bool,
 ) -> Option<Elision> {
     let marks = |side: &[String]| -> Vec<usize> {
-        (0..side.len())
-            .filter(|&k| is_elision(&side[k]))
-            .collect()
+        (0..side.len()).filter(|&k| is_elision(&side[k])).collect()
     };
     let (s, r) = (marks(search), marks(replace));
     let Some(&first) = s.first() else {
@@ -138,7 +139,7 @@ fn pieces(
     replace: &[String],
     cuts: &[(usize, usize)],
     line_of: &dyn Fn(bool, usize) -> usize,
-    diff: &dyn Fn(&[String], &[String]) -> Vec<HunkLine>,
+    diff: DiffFn,
 ) -> Result<Vec<Hunk>, String> {
     let mut out = Vec::new();
     let (mut s0, mut r0) = (0, 0);
@@ -150,7 +151,11 @@ fn pieces(
         let (sp, rp) = (&search[s0..s1], &replace[r0..r1]);
         let blank = |p: &[String]| p.iter().all(|l| l.trim().is_empty());
         if blank(sp) && !blank(rp) {
-            let (at, side) = if k < cuts.len() { (s1, "before") } else { (s0 - 1, "after") };
+            let (at, side) = if k < cuts.len() {
+                (s1, "before")
+            } else {
+                (s0 - 1, "after")
+            };
             return Err(format!(
                 "the REPLACE text {side} the elision line `{}` (SEARCH line {}) has no SEARCH text to say where it goes",
                 search[at].trim(),

@@ -276,7 +276,9 @@ fn fenced_path(src: &Src, k: usize) -> Option<String> {
     let inner = src.prev_non_empty(k)?;
     let open = src.prev_non_empty(inner)?;
     let fence = fence::opening(src.line(open)?)?;
-    if !fence::closes(fence.fence, close) || (open + 1..k).any(|m| m != inner && !src.line(m).is_some_and(|l| l.trim().is_empty())) {
+    if !fence::closes(fence.fence, close)
+        || (open + 1..k).any(|m| m != inner && !src.line(m).is_some_and(|l| l.trim().is_empty()))
+    {
         return None;
     }
     path_line(src.line(inner)?)

@@ -210,7 +210,13 @@ pub(crate) fn parse_block(src: &Src, i: usize) -> Result<(Block, usize), ParseEr
     };
     let (start_line, j) = line_markers(src, i + 1)?;
     let (mut search, div) = section(src, j, (indent, opened), is_divider, None)?;
-    let (replace, end) = section(src, div + 1, (indent, opened), is_replace, Some((div, closer)))?;
+    let (replace, end) = section(
+        src,
+        div + 1,
+        (indent, opened),
+        is_replace,
+        Some((div, closer)),
+    )?;
     let dashes = src
         .line(j)
         .and_then(|l| at_indent(l, indent))
