@@ -1,6 +1,8 @@
-//! Grammar property (issue #15): in every notation, an edit of content whose
+//! Grammar property (issues #15, #19): in every notation (Aider's and
+//! Cline's SEARCH/REPLACE markers, in four-backtick and `<source>` fences,
+//! Codex sections with and without the envelope), an edit of content whose
 //! lines look like the markers of any notation (`-------`, `=======`,
-//! `*** End Patch`, `@@`, `--- a/x`, `3 | x`, `-- `) applies exactly as
+//! `*** End Patch`, `@@`, `--- a/x`, `3 | x`, `-- `, `...`) applies exactly as
 //! intended — or, where a notation cannot carry such a line, is refused,
 //! never mis-applied.
 
@@ -34,6 +36,14 @@ const LOOK_ALIKES: &[&str] = &[
     "\\ No newline at end of file",
     "diff --git a/x b/x",
     "```",
+    "````",
+    "<source>",
+    "</source>",
+    "------- SEARCH",
+    "+++++++ REPLACE",
+    "+++++++",
+    "...",
+    "// ... existing code ...",
 ];
 
 /// A line: a look-alike, or ordinary distinct text.
@@ -146,8 +156,8 @@ fn is_marker(line: &str, first_search: bool, in_replace: bool) -> bool {
     };
     let equals = run('=') && t.chars().all(|c| c == '=');
     let dashes = run('-') && t.chars().all(|c| c == '-');
-    let search = run('<') && t.ends_with("SEARCH");
-    let replace = run('>') && t.ends_with("REPLACE");
+    let search = (run('<') || run('-')) && t.ends_with("SEARCH");
+    let replace = (run('>') || run('+')) && t.ends_with("REPLACE");
     let line_marker = t.starts_with(":start_line:") || t.starts_with(":end_line:");
     equals
         || search
@@ -156,10 +166,48 @@ fn is_marker(line: &str, first_search: bool, in_replace: bool) -> bool {
         || (in_replace && line_marker)
 }
 
+/// How SEARCH/REPLACE blocks are written: Aider's markers (`<<<<<<<`,
+/// `>>>>>>>`) or Cline's (`-------`, `+++++++`), and the fence around
+/// them, after a path line: none, four backticks, or Aider's `<source>`.
+#[derive(Debug, Clone, Copy)]
+struct Style {
+    cline: bool,
+    fence: usize,
+}
+
+impl Style {
+    fn open(&self) -> &'static str {
+        if self.cline {
+            "------- SEARCH\n"
+        } else {
+            "<<<<<<< SEARCH\n"
+        }
+    }
+    fn close(&self) -> &'static str {
+        if self.cline {
+            "+++++++ REPLACE\n"
+        } else {
+            ">>>>>>> REPLACE\n"
+        }
+    }
+    fn fences(&self) -> (&'static str, &'static str) {
+        match self.fence {
+            1 => ("````text\n", "````\n"),
+            2 => ("<source>text\n", "</source>\n"),
+            _ => ("", ""),
+        }
+    }
+}
+
+fn style() -> impl Strategy<Value = Style> {
+    (any::<bool>(), 0usize..3).prop_map(|(cline, fence)| Style { cline, fence })
+}
+
 /// Renders SEARCH/REPLACE blocks for the hunks; marker-like lines are
 /// escaped with `\` when `escape`, as Aider and Roo write them.
-fn search_replace(hunks: &[(String, Vec<String>)], escape: bool) -> (String, bool) {
-    let mut patch = String::new();
+fn search_replace(hunks: &[(String, Vec<String>)], escape: bool, style: Style) -> (String, bool) {
+    let (fence_open, fence_close) = style.fences();
+    let mut patch = format!("f.txt\n{fence_open}");
     let mut needs_escape = false;
     for (_, body) in hunks {
         let search: Vec<&str> = body
@@ -172,7 +220,7 @@ fn search_replace(hunks: &[(String, Vec<String>)], escape: bool) -> (String, boo
             .filter(|l| !l.starts_with('-') && !l.starts_with('\\'))
             .map(|l| &l[1..])
             .collect();
-        patch.push_str("f.txt\n<<<<<<< SEARCH\n");
+        patch.push_str(style.open());
         for (k, l) in search.iter().enumerate() {
             let marker = is_marker(l, k == 0, false);
             needs_escape |= marker;
@@ -188,15 +236,42 @@ fn search_replace(hunks: &[(String, Vec<String>)], escape: bool) -> (String, boo
             patch.push_str(l);
             patch.push('\n');
         }
-        patch.push_str(">>>>>>> REPLACE\n\n");
+        patch.push_str(style.close());
+        patch.push('\n');
     }
+    patch.push_str(fence_close);
     (patch, needs_escape)
+}
+
+/// True when a block's REPLACE holds an elision line (`...`, `// ...
+/// existing code ...`) its SEARCH does not, the file does not hold, and
+/// (for a bare `...`) the block removes lines: such a block is refused.
+fn replace_only_elision(hunks: &[(String, Vec<String>)], old: &str) -> bool {
+    let elision = |l: &str| {
+        let t = l.trim();
+        t == "..." || t == "// ... existing code ..."
+    };
+    hunks.iter().any(|(_, body)| {
+        let side = |skip: char| {
+            body.iter()
+                .filter(move |l| !l.starts_with(skip) && !l.starts_with('\\'))
+        };
+        let search_has = side('+').any(|l| elision(&l[1..]));
+        let removes = body.iter().any(|l| l.starts_with('-'));
+        !search_has
+            && side('-').any(|l| {
+                let t = &l[1..];
+                elision(t)
+                    && !old.lines().any(|o| o.trim() == t.trim())
+                    && (removes || t.trim() != "...")
+            })
+    })
 }
 
 /// True when a block opens the way Roo writes its markers: a first line of
 /// dashes, or `:start_line:` (and `:end_line:`) lines followed by dashes.
-fn roo_form(patch: &str) -> bool {
-    patch.split("<<<<<<< SEARCH\n").skip(1).any(|block| {
+fn roo_form(patch: &str, style: Style) -> bool {
+    patch.split(style.open()).skip(1).any(|block| {
         let mut lines = block
             .lines()
             .skip_while(|l| l.starts_with(":start_line:") || l.starts_with(":end_line:"));
@@ -264,16 +339,46 @@ proptest! {
     }
 
     #[test]
-    fn search_replace_blocks((old, new) in file().prop_flat_map(edited)) {
+    fn codex_sections_without_envelope((old, new) in file().prop_flat_map(edited)) {
+        let (old, new) = (join(&old), join(&new));
+        prop_assume!(old != new);
+        let hs = hunks(&old, &new, 3);
+        let mut patch = String::from("I changed f.txt:\n\n*** Update File: f.txt\n");
+        for (_, body) in &hs {
+            patch.push_str("@@\n");
+            for l in body.iter().filter(|l| !l.starts_with('\\')) {
+                patch.push_str(l);
+                patch.push('\n');
+            }
+        }
+        patch.push_str("\nDone.\n");
+        let bodies: Vec<Vec<String>> = hs.into_iter().map(|(_, b)| b).collect();
+        // Outside an envelope a `--- `/`+++ ` pair is a diff's file header.
+        if numberless_cannot_carry(&bodies) {
+            if let Ok(got) = apply(&patch, &old) {
+                prop_assert_eq!(got, new, "patch:\n{}", patch);
+            }
+        } else {
+            gives(&patch, &old, &new)?;
+        }
+    }
+
+    #[test]
+    fn search_replace_blocks((old, new) in file().prop_flat_map(edited), style in style()) {
         let (old, new) = (join(&old), join(&new));
         prop_assume!(old != new);
         let hs = hunks(&old, &new, 3);
         // A SEARCH of blank lines only would append: not this property.
         prop_assume!(hs.iter().all(|(_, b)| b.iter().any(|l| !l.starts_with('+') && !l[1..].trim().is_empty())));
-        let (escaped, needs_escape) = search_replace(&hs, true);
+        let (escaped, needs_escape) = search_replace(&hs, true, style);
+        if replace_only_elision(&hs, &old) {
+            // An elision only REPLACE holds is refused, escaped or not.
+            refused(&escaped, &old)?;
+            return Ok(());
+        }
         gives(&escaped, &old, &new)?;
         if needs_escape {
-            let (plain, _) = search_replace(&hs, false);
+            let (plain, _) = search_replace(&hs, false, style);
             // Unescaped, a divider or block marker at the block's edge, or
             // a line marker in REPLACE, cannot be carried: refused. A first
             // SEARCH line of dashes (or `:start_line:` then dashes) is Roo's
@@ -281,7 +386,7 @@ proptest! {
             let edge = plain.lines().filter(|l| is_marker(l, false, false)).count();
             let in_replace = plain.split("=======\n").skip(1).any(|r| {
                 r.lines()
-                    .take_while(|l| !l.starts_with(">>>>>>> REPLACE"))
+                    .take_while(|l| !(l.starts_with(">>>>>>> REPLACE") || l.starts_with("+++++++ REPLACE")))
                     .any(|l| l.starts_with(":start_line:") || l.starts_with(":end_line:"))
             });
             if edge > hs.len() * 3 || in_replace {
@@ -290,7 +395,7 @@ proptest! {
                 if let Ok(got) = apply(&plain, &old) {
                     prop_assert_eq!(got, new, "patch:\n{}", plain);
                 }
-            } else if !roo_form(&plain) {
+            } else if !roo_form(&plain, style) {
                 gives(&plain, &old, &new)?;
             }
         }

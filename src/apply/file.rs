@@ -2,7 +2,7 @@
 //! and report every hunk (added files take over their lines instead).
 
 use crate::content::Content;
-use crate::locate::{HunkStatus, locate_known_file};
+use crate::locate::HunkStatus;
 use crate::model::{FileOp, FilePatch, Hunk, LineKind};
 use crate::plan::{FilePlan, plan_file};
 use crate::report::{
@@ -13,7 +13,7 @@ use crate::source::looks_binary;
 use crate::target::Targets;
 
 use super::sequence::{merge_in_order, place_in_order};
-use super::{ApplyOptions, FileResult, NewContent};
+use super::{ApplyOptions, FileResult, NewContent, elision};
 
 pub(super) type Planned = Option<FileResult>;
 
@@ -66,6 +66,16 @@ fn plan_one_inner(
         (FileOp::Add, None) if file.copy_from.is_some() => copy(file, targets, options, report),
         (FileOp::Add, None) => Ok(Some(create(file, report))),
         (FileOp::Update, None) if file.create_if_missing => Ok(Some(create(file, report))),
+        (FileOp::Update, Some(old)) if file.written_as_new && !holds_new_side(&file, &old) => {
+            Err(Problem::new(
+                ProblemCode::FileExists,
+                format!(
+                    "{}: the patch writes this file as new (`@@ -0,0 +1,N @@` without `/dev/null`) but it already exists with other content",
+                    file.path
+                ),
+                line,
+            ))
+        }
         (FileOp::Update | FileOp::Delete, None) => Err(Problem::new(
             ProblemCode::FileNotFound,
             format!("{}: no such file", file.path),
@@ -94,6 +104,24 @@ fn plan_one_inner(
             update(&file, targets, old, mode, options, report)
         }
     }
+}
+
+/// True when `old` is empty or already holds exactly the new side of the
+/// file's hunks (a CR before each LF aside): a file written as new then
+/// goes the ordinary way (filled, or found already applied).
+fn holds_new_side(file: &FilePatch, old: &[u8]) -> bool {
+    if old.is_empty() {
+        return true;
+    }
+    let body = old.strip_suffix(b"\n").unwrap_or(old);
+    let mut lines = body.split(|&b| b == b'\n');
+    let same = file.hunks.iter().flat_map(|h| h.new_lines()).all(|l| {
+        lines.next().is_some_and(|b| {
+            let b = b.strip_suffix(b"\r").unwrap_or(b);
+            b == l.text.as_bytes()
+        })
+    });
+    same && lines.next().is_none()
 }
 
 /// A copy (`copy from`/`copy to`): the source's content with the hunks
@@ -229,9 +257,11 @@ fn update(
         .filter(|(path, _)| *path == file.path)
         .map(|(_, line)| line.saturating_sub(1))
         .collect();
+    if let Some(problem) = elision::replace_only_problem(&file.path, &file.hunks, &source) {
+        return Err(problem);
+    }
     let pre_image = file.blob_ids.as_ref().map(|ids| ids.old.as_str());
-    let (hunks, mut results) =
-        locate_known_file(&source, &file.hunks, &options.matching, &pins, pre_image);
+    let (hunks, mut results) = elision::locate(&source, &file.hunks, options, &pins, pre_image);
     let in_order = place_in_order(&source, &hunks, &mut results, &options.matching);
     let mut located = Vec::new();
     for (i, (hunk, result)) in hunks.iter().zip(results).enumerate() {

@@ -141,26 +141,38 @@ fn reverse_file(file: &mut FilePatch) {
     file.blob_ids = file.blob_ids.take().map(crate::model::BlobIds::reversed);
     reverse_hints(&mut file.hunks);
     for hunk in &mut file.hunks {
-        for line in &mut hunk.lines {
-            line.kind = match line.kind {
-                LineKind::Add => LineKind::Remove,
-                LineKind::Remove => LineKind::Add,
-                LineKind::Context => LineKind::Context,
-            };
-        }
-        // Removed lines came first within each change; keep that order.
-        let mut i = 0;
-        while i < hunk.lines.len() {
-            let start = i;
-            while i < hunk.lines.len() && hunk.lines[i].kind != LineKind::Context {
-                i += 1;
-            }
-            hunk.lines[start..i].sort_by_key(|l| l.kind != LineKind::Remove);
+        reverse_hunk(hunk);
+    }
+}
+
+/// Swaps a hunk's removed and added lines (and its elision pieces'); an
+/// elision that does not pair is dropped: reversed, its lines are removed
+/// lines, which the file must hold as written.
+fn reverse_hunk(hunk: &mut crate::model::Hunk) {
+    match hunk.elision.as_deref_mut().map(|e| &mut e.pieces) {
+        Some(Ok(pieces)) => pieces.iter_mut().for_each(reverse_hunk),
+        Some(Err(_)) => hunk.elision = None,
+        None => {}
+    }
+    for line in &mut hunk.lines {
+        line.kind = match line.kind {
+            LineKind::Add => LineKind::Remove,
+            LineKind::Remove => LineKind::Add,
+            LineKind::Context => LineKind::Context,
+        };
+    }
+    // Removed lines came first within each change; keep that order.
+    let mut i = 0;
+    while i < hunk.lines.len() {
+        let start = i;
+        while i < hunk.lines.len() && hunk.lines[i].kind != LineKind::Context {
             i += 1;
         }
-        std::mem::swap(&mut hunk.old_missing_newline, &mut hunk.new_missing_newline);
-        std::mem::swap(&mut hunk.added_crlf, &mut hunk.removed_crlf);
+        hunk.lines[start..i].sort_by_key(|l| l.kind != LineKind::Remove);
+        i += 1;
     }
+    std::mem::swap(&mut hunk.old_missing_newline, &mut hunk.new_missing_newline);
+    std::mem::swap(&mut hunk.added_crlf, &mut hunk.removed_crlf);
 }
 
 /// Turns each hunk's line hint (its old start) into its new start, the

@@ -221,6 +221,38 @@ pub struct Hunk {
     /// makes them the added lines).
     #[serde(skip)]
     pub removed_crlf: bool,
+    /// A SEARCH/REPLACE block holding elision lines (`...`,
+    /// `// ... existing code ...`): how it reads with them. The block as
+    /// written (elision lines as content) is tried first.
+    #[serde(skip)]
+    pub elision: Option<Box<Elision>>,
+}
+
+/// Elision lines in a SEARCH/REPLACE block: lines that stand for unchanged
+/// text the block does not write out (see `docs/formats.md`).
+///
+/// ```
+/// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+///
+/// let block = b"x.py\n<<<<<<< SEARCH\na = 1\n...\nz = 1\n=======\na = 2\n...\nz = 2\n>>>>>>> REPLACE\n";
+/// let patch = parse_patch(block, &ParseOptions::default()).unwrap();
+/// let elision = patch.files[0].hunks[0].elision.as_ref().unwrap();
+/// assert_eq!((elision.text.as_str(), elision.patch_line), ("...", 4));
+/// assert_eq!(elision.pieces.as_ref().map(Vec::len), Ok(2));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Elision {
+    /// The first elision line, trimmed.
+    pub text: String,
+    /// Its 1-based line in the patch text.
+    pub patch_line: usize,
+    /// The pieces between the elision lines, each a hunk of its own placed
+    /// in order (`Ok`), or why the elision lines do not pair (`Err`).
+    pub pieces: Result<Vec<Hunk>, String>,
+    /// Only REPLACE holds elision lines: the block would write them in
+    /// place of the code they stand for, so it is refused unless the file
+    /// already holds that line (then it is content).
+    pub replace_only: bool,
 }
 
 impl Hunk {
@@ -339,6 +371,14 @@ pub struct FilePatch {
     /// the blob `old` names, the diff was made from exactly this text.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub blob_ids: Option<BlobIds>,
+    /// A unified diff that writes the whole file as new without saying so
+    /// with `/dev/null`: `--- a/x` / `+++ b/x` (no `diff --git`) and one
+    /// hunk `@@ -0,0 +1,N @@` of added lines. The file is created when it
+    /// is missing ([`FilePatch::create_if_missing`]); one that exists with
+    /// other content is refused (`file_exists`), as `git apply` refuses it,
+    /// rather than getting the lines at its top.
+    #[serde(skip)]
+    pub written_as_new: bool,
 }
 
 /// The two blob ids (abbreviated lowercase hex, as written) of a `git diff`
@@ -408,6 +448,7 @@ impl FilePatch {
             patch_line,
             copy_from: None,
             blob_ids: None,
+            written_as_new: false,
         }
     }
 }

@@ -199,7 +199,7 @@ fn json_requests(text: &str) -> Result<Option<Vec<Segment<'static>>>, ParseError
             let diff = !lines
                 .iter()
                 .filter_map(Value::as_str)
-                .any(|s| s.contains("<<<<<"));
+                .any(|s| s.contains("<<<<<") || s.contains("----- SEARCH"));
             for (n, entry) in lines.iter().enumerate() {
                 let Some(s) = entry.as_str() else {
                     return Err(ParseError::Malformed {

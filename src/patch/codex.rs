@@ -50,6 +50,16 @@ fn file_path(value: &str, line: usize) -> Result<String, ParseError> {
     Ok(p)
 }
 
+/// True for a file operation line (`*** Update File: P`, `*** Add File: P`,
+/// `*** Delete File: P`) starting a line: outside an envelope it opens
+/// bare sections (see [`parse_bare`]).
+pub(crate) fn is_section(line: &str) -> bool {
+    line.starts_with("***")
+        && ["Update File", "Add File", "Delete File"]
+            .iter()
+            .any(|label| labelled(line, label).is_some())
+}
+
 /// Parses the envelope whose `*** Begin Patch` is at line `i`; returns the file
 /// patches and the index after `*** End Patch`.
 pub(crate) fn parse(src: &Src, i: usize) -> Result<(Vec<FilePatch>, usize), ParseError> {
@@ -63,65 +73,121 @@ pub(crate) fn parse(src: &Src, i: usize) -> Result<(Vec<FilePatch>, usize), Pars
                 "`*** Begin Patch` has no `*** End Patch` (was the reply cut off?)",
             ));
         };
-        let at = src.orig(j);
         if is_end(l) {
             return Ok((files, j + 1));
         }
         if l.trim().is_empty() {
             j += 1;
-        } else if let Some(p) = labelled(l, "Add File") {
-            let mut fp = FilePatch::new(
-                file_path(p, at)?,
-                FileOp::Add,
-                PatchFormat::CodexEnvelope,
-                at,
-            );
-            let (hunk, next) = add_body(src, j + 1, at);
-            fp.hunks.push(hunk);
-            files.push(fp);
-            j = next;
-        } else if let Some(p) = labelled(l, "Delete File") {
-            files.push(FilePatch::new(
-                file_path(p, at)?,
-                FileOp::Delete,
-                PatchFormat::CodexEnvelope,
-                at,
-            ));
-            j += 1;
-        } else if let Some(p) = labelled(l, "Update File") {
-            let mut fp = FilePatch::new(
-                file_path(p, at)?,
-                FileOp::Update,
-                PatchFormat::CodexEnvelope,
-                at,
-            );
-            j += 1;
-            if let Some(q) = src.line(j).and_then(|l| labelled(l, "Move to")) {
-                fp.move_to = Some(file_path(q, src.orig(j))?);
-                j += 1;
-            }
-            j = update_body(src, j, &mut fp)?;
-            if fp.hunks.is_empty() {
-                return Err(malformed(
-                    at,
-                    format!("`*** Update File: {}` has no changes", fp.path),
-                ));
-            }
-            files.push(fp);
-        } else if l.trim_start().starts_with("***") {
-            return Err(malformed(
-                at,
-                format!("unknown envelope line `{}`", l.trim()),
-            ));
         } else {
+            j = section(src, j, false, &mut files)?;
+        }
+    }
+}
+
+/// Parses file operation sections written without the `*** Begin Patch` /
+/// `*** End Patch` lines around them, from line `i` (a section line).
+/// Sections follow one another (blank lines between them allowed); they
+/// end at the first line that is no section line and no body line (prose,
+/// a fence, another notation) or at the end of the text. A stray
+/// `*** End Patch` after them is taken with them. Returns the file patches
+/// and the index after them.
+pub(crate) fn parse_bare(src: &Src, i: usize) -> Result<(Vec<FilePatch>, usize), ParseError> {
+    let mut files = Vec::new();
+    let mut j = i;
+    loop {
+        j = section(src, j, true, &mut files)?;
+        let Some(k) = src.next_non_empty(j) else {
+            return Ok((files, j));
+        };
+        match src.line(k) {
+            Some(l) if is_section(l) => j = k,
+            Some(l) if is_end(l) => return Ok((files, k + 1)),
+            _ => return Ok((files, j)),
+        }
+    }
+}
+
+/// Reads the file operation at line `j` (and its body) into `files`;
+/// returns the index after it. `bare`: outside an envelope, so a line that
+/// is no body line ends the body instead of being an error.
+fn section(
+    src: &Src,
+    mut j: usize,
+    bare: bool,
+    files: &mut Vec<FilePatch>,
+) -> Result<usize, ParseError> {
+    let l = src.line(j).unwrap_or("");
+    let at = src.orig(j);
+    if let Some(p) = labelled(l, "Add File") {
+        let mut fp = FilePatch::new(
+            file_path(p, at)?,
+            FileOp::Add,
+            PatchFormat::CodexEnvelope,
+            at,
+        );
+        let (hunk, next) = add_body(src, j + 1, at);
+        fp.hunks.push(hunk);
+        files.push(fp);
+        Ok(next)
+    } else if let Some(p) = labelled(l, "Delete File") {
+        files.push(FilePatch::new(
+            file_path(p, at)?,
+            FileOp::Delete,
+            PatchFormat::CodexEnvelope,
+            at,
+        ));
+        Ok(j + 1)
+    } else if let Some(p) = labelled(l, "Update File") {
+        let mut fp = FilePatch::new(
+            file_path(p, at)?,
+            FileOp::Update,
+            PatchFormat::CodexEnvelope,
+            at,
+        );
+        j += 1;
+        if let Some(q) = src.line(j).and_then(|l| labelled(l, "Move to")) {
+            fp.move_to = Some(file_path(q, src.orig(j))?);
+            j += 1;
+        }
+        j = update_body(src, j, &mut fp, bare)?;
+        if fp.hunks.is_empty() {
             return Err(malformed(
                 at,
-                format!(
-                    "expected `*** Add File:`, `*** Update File:`, `*** Delete File:` or `*** End Patch`, found `{}`",
-                    l.trim()
-                ),
+                format!("`*** Update File: {}` has no changes", fp.path),
             ));
         }
+        files.push(fp);
+        Ok(j)
+    } else if l.trim_start().starts_with("***") {
+        Err(malformed(
+            at,
+            format!("unknown envelope line `{}`", l.trim()),
+        ))
+    } else {
+        Err(malformed(
+            at,
+            format!(
+                "expected `*** Add File:`, `*** Update File:`, `*** Delete File:` or `*** End Patch`, found `{}`",
+                l.trim()
+            ),
+        ))
+    }
+}
+
+/// Outside an envelope, true when line `j` ends an Update body: a line
+/// that is no body line (prose, a fence), a `--- `/`+++ ` file header
+/// pair, or blank lines not followed by a body line.
+fn ends_bare_body(src: &Src, j: usize) -> bool {
+    let body = |k: usize| {
+        src.line(k).is_some_and(|l| {
+            (l.starts_with([' ', '-', '+', '\t']) || l.starts_with("@@") || l.starts_with("***"))
+                && !super::hunk::is_file_header(src, k)
+        })
+    };
+    match src.line(j) {
+        None => true,
+        Some(l) if l.trim().is_empty() => !src.next_non_empty(j).is_some_and(body),
+        Some(_) => !body(j),
     }
 }
 
@@ -130,12 +196,13 @@ pub(crate) fn parse(src: &Src, i: usize) -> Result<(Vec<FilePatch>, usize), Pars
 /// Codex's own grammar), so ` *** End Patch` or ` *** Update File: x` is
 /// content; an indented `*** End Patch` ends the envelope only when no other
 /// `*** End Patch` follows (it is then the envelope's only end).
-fn is_marker_line(src: &Src, j: usize) -> bool {
+fn is_marker_line(src: &Src, j: usize, bare: bool) -> bool {
     let Some(l) = src.line(j) else { return false };
     if l.starts_with("***") {
         return true;
     }
-    is_end(l) && !(j + 1..src.len()).any(|k| src.line(k).is_some_and(is_end))
+    // Outside an envelope there is no end to miss: an indented one is content.
+    !bare && is_end(l) && !(j + 1..src.len()).any(|k| src.line(k).is_some_and(is_end))
 }
 
 /// Reads the `+` lines of an Add File body.
@@ -172,8 +239,14 @@ fn add_body(src: &Src, mut j: usize, at: usize) -> (Hunk, usize) {
 }
 
 /// Reads the chunks of an Update File section into `fp`; returns the index of
-/// the first line after them (a `***` line).
-fn update_body(src: &Src, mut j: usize, fp: &mut FilePatch) -> Result<usize, ParseError> {
+/// the first line after them (a `***` line; outside an envelope, `bare`,
+/// also the line [`ends_bare_body`] stops at).
+fn update_body(
+    src: &Src,
+    mut j: usize,
+    fp: &mut FilePatch,
+    bare: bool,
+) -> Result<usize, ParseError> {
     let mut cur: Option<Hunk> = None;
     // Whether the current chunk has had a body line since its last `@@` line.
     let mut has_body = false;
@@ -181,7 +254,10 @@ fn update_body(src: &Src, mut j: usize, fp: &mut FilePatch) -> Result<usize, Par
     let mut bare_tail = 0;
     while let Some(l) = src.line(j) {
         let at = src.orig(j);
-        if is_marker_line(src, j) {
+        if bare && ends_bare_body(src, j) {
+            break;
+        }
+        if is_marker_line(src, j, bare) {
             let words = marker_words(l).unwrap_or("");
             if words.eq_ignore_ascii_case("end of file") {
                 match cur.as_mut() {
@@ -399,6 +475,24 @@ mod tests {
             "*** Begin Patch\n*** Update File: a\n-x\nnot a diff line\n*** End Patch\n",
         ));
         assert_eq!(line, 4);
+    }
+
+    #[test]
+    fn sections_without_envelope_end_at_prose() {
+        let text = "Edits:\n*** Update File: a.py\n@@\n a\n-b\n+c\n\n*** Delete File: d.py\n\nDone.\n- a note\n";
+        let p = parse(text).unwrap();
+        let got: Vec<_> = p.files.iter().map(|f| (f.path.as_str(), f.op)).collect();
+        assert_eq!(got, [("a.py", FileOp::Update), ("d.py", FileOp::Delete)]);
+        assert_eq!(show(&p.files[0].hunks[0]), [" a", "-b", "+c"]);
+        // Blank context followed by more body lines stays in; a fence ends it.
+        let p = parse("*** Update File: a.py\n a\n\n-b\n```\n").unwrap();
+        assert_eq!(show(&p.files[0].hunks[0]), [" a", " ", "-b"]);
+        // A file header pair ends it too.
+        let p = parse("*** Update File: a.py\n-a\n+b\n--- a/c.py\n+++ b/c.py\n@@\n-x\n").unwrap();
+        assert_eq!(p.files.len(), 2);
+        // No changes at all is malformed, as in an envelope.
+        let (line, _) = malformed(parse("*** Update File: a.py\nprose\n"));
+        assert_eq!(line, 1);
     }
 
     #[test]

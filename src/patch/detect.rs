@@ -1,8 +1,8 @@
 //! Scans a whole model reply, finds the edit regions of every format (prose,
 //! Markdown fences and other text are skipped) and hands each to its parser.
 
-use super::cleanup::{Src, is_fence};
-use super::{codex, paths, roo, search_replace as sr, unified};
+use super::cleanup::Src;
+use super::{codex, fence, paths, roo, search_replace as sr, unified};
 use crate::error::ParseError;
 use crate::model::{FilePatch, PatchFormat};
 
@@ -35,7 +35,9 @@ pub(crate) fn scan(src: &Src, ctx: &Ctx, files: &mut Vec<FilePatch>) -> Result<(
         .is_none_or(|f| matches!(f, PatchFormat::UnifiedDiff | PatchFormat::NumberlessDiff));
     let mut i = 0;
     let mut fence_count = 0usize;
-    let mut in_fence = false;
+    // The fence the scan stands in (CommonMark: a ```` ```` ```` fence is
+    // closed by four backticks or more, not by a ``` line inside it).
+    let mut open_fence: Option<fence::Fence> = None;
     let mut last: Option<LastBlock> = None;
     let mut stray_scan = None;
     while let Some(l) = src.line(i) {
@@ -43,21 +45,35 @@ pub(crate) fn scan(src: &Src, ctx: &Ctx, files: &mut Vec<FilePatch>) -> Result<(
             let (found, next) = codex::parse(src, i)?;
             files.extend(found);
             i = next;
+        } else if codex_on && codex::is_section(l) {
+            let (found, next) = codex::parse_bare(src, i)?;
+            files.extend(found);
+            i = next;
         } else if sr_on && roo::is_apply_diff(l) {
             i = roo::parse_apply_diff(src, i, ctx.target.as_deref(), files)?;
         } else if sr_on && sr::is_search(l) {
             let (block, next) = sr::parse_block(src, i)?;
-            let fence = in_fence.then_some(fence_count);
-            let reuse = last.as_ref().and_then(|b| {
-                let adjacent = (b.end..i).all(|k| {
-                    src.line(k)
-                        .is_some_and(|t| t.trim().is_empty() || is_fence(t))
-                });
-                (adjacent || (fence.is_some() && b.fence == fence)).then(|| b.path.clone())
+            let fence = open_fence.is_some().then_some(fence_count);
+            // The previous block's file: next to it (blank and fence lines
+            // between) or in the same fence, before `--target`; after prose
+            // that names no file, after `--target`.
+            let (near, after_prose) = last.as_ref().map_or((None, None), |b| {
+                let mut between = (b.end..i).filter_map(|k| src.line(k));
+                let adjacent = between
+                    .clone()
+                    .all(|t| t.trim().is_empty() || fence::is_any_fence(t));
+                let near = adjacent || (fence.is_some() && b.fence == fence);
+                let path = Some(b.path.clone());
+                match (near, between.any(names_a_file)) {
+                    (true, _) => (path, None),
+                    (false, false) => (None, path),
+                    (false, true) => (None, None),
+                }
             });
-            let path = paths::path_before(src, i)
-                .or(reuse)
+            let path = paths::path_before(src, i)?
+                .or(near)
                 .or_else(|| ctx.target.clone())
+                .or(after_prose)
                 .ok_or(ParseError::NoTargetPath { line: src.orig(i) })?;
             let (hunk, create) = sr::block_hunk(src, block, None)?;
             sr::push_hunk(files, path.clone(), hunk, create, true);
@@ -82,10 +98,14 @@ pub(crate) fn scan(src: &Src, ctx: &Ctx, files: &mut Vec<FilePatch>) -> Result<(
             files.push(fp);
             i = next.max(i + 1);
         } else {
-            if is_fence(l) {
-                in_fence = !in_fence;
-                if in_fence {
-                    fence_count += 1;
+            match open_fence {
+                Some(f) if fence::closes(f, l) => open_fence = None,
+                Some(_) => {}
+                None => {
+                    if let Some(o) = fence::opening(l) {
+                        open_fence = Some(o.fence);
+                        fence_count += 1;
+                    }
                 }
             }
             i += 1;
@@ -117,4 +137,15 @@ fn divider_is_stray(src: &Src, i: usize, memo: &mut Option<(usize, bool)>) -> bo
     let (until, answer) = found.unwrap_or((src.len(), false));
     *memo = Some((until, answer));
     answer
+}
+
+/// True when a prose line names a file anywhere (a word that reads as a
+/// path: `utils.py`, `src/app`): a block after it, without a path line of
+/// its own, may be meant for that file, so the previous block's file is
+/// not reused across it.
+fn names_a_file(line: &str) -> bool {
+    line.split_whitespace().any(|word| {
+        let w = word.trim_matches(|c: char| !(c.is_alphanumeric() || "_-/".contains(c)));
+        !w.is_empty() && (w.contains('/') || w.contains('.')) && paths::path_line(w).is_some()
+    })
 }

@@ -19,6 +19,8 @@
 mod cleanup;
 mod codex;
 mod detect;
+pub(crate) mod elision;
+mod fence;
 mod hunk;
 mod numbering;
 mod paths;

@@ -1,7 +1,8 @@
 //! Path clean-up: header paths, `-pN` stripping, and path-like lines that name
 //! the file of the edit below them.
 
-use super::cleanup::{Src, is_fence};
+use super::cleanup::Src;
+use super::fence;
 use crate::error::ParseError;
 
 /// Cleans a path as written: trims; a C-quoted path
@@ -122,18 +123,43 @@ pub(crate) fn header_path(
     strip(&cleaned, strip_n, line).map(Some)
 }
 
+/// File names without extension that are read as paths on a line of their
+/// own (any other path needs an extension or a `/`, so prose such as `Done`
+/// or `Here` is never a path).
 const BARE_NAMES: &[&str] = &[
     "Makefile",
+    "GNUmakefile",
+    "makefile",
     "Dockerfile",
+    "Containerfile",
     "Gemfile",
     "Rakefile",
     "Procfile",
     "Justfile",
+    "justfile",
     "Jenkinsfile",
     "Vagrantfile",
+    "Brewfile",
+    "Podfile",
+    "Fastfile",
+    "Pipfile",
+    "Caddyfile",
+    "Earthfile",
+    "Tiltfile",
+    "Snakefile",
+    "Taskfile",
+    "BUILD",
+    "WORKSPACE",
+    "CODEOWNERS",
+    "OWNERS",
     "LICENSE",
+    "COPYING",
+    "NOTICE",
+    "AUTHORS",
+    "CONTRIBUTORS",
     "README",
     "CHANGELOG",
+    "VERSION",
 ];
 
 /// Reads a line that only names a file: `src/foo.rs`, `**src/foo.rs**`,
@@ -173,6 +199,8 @@ pub(crate) fn path_line(line: &str) -> Option<String> {
     if s.ends_with('/') {
         return None;
     }
+    // `./run` names a file in the tree as surely as `bin/run` does.
+    let dotted = s.starts_with("./") && !s.contains(' ');
     let p = clean(s);
     if p.is_empty()
         || p.contains("://")
@@ -198,18 +226,60 @@ pub(crate) fn path_line(line: &str) -> Option<String> {
     if p.contains(' ') {
         return (decorated && has_ext).then_some(p);
     }
-    if has_ext || p.contains('/') || BARE_NAMES.contains(&last) {
+    if has_ext || dotted || p.contains('/') || BARE_NAMES.contains(&last) {
         return Some(p);
     }
     None
 }
 
-/// The path named by the nearest non-empty line before line `i`, skipping one
-/// fence line (```` ```python ````) standing right before it.
-pub(crate) fn path_before(src: &Src, i: usize) -> Option<String> {
-    let mut k = src.prev_non_empty(i)?;
-    if is_fence(src.line(k)?) {
-        k = src.prev_non_empty(k)?;
+/// The file named before the edit that starts at line `i`: the nearest
+/// non-empty line before it, read by [`path_line`]; when that line opens a
+/// fence (the block's own: ```` ```python ````, `<source>`, ```` ```` ````),
+/// its info string (```` ```python:src/x.py ````, ```` ```src/x.py ````) and
+/// the line before the fence. That line may also close a fence of its own
+/// holding only the path (```` ``` ```` / `src/x.py` / ```` ``` ````).
+/// A path in the info string and another on the line before are refused.
+pub(crate) fn path_before(src: &Src, i: usize) -> Result<Option<String>, ParseError> {
+    let Some(mut k) = src.prev_non_empty(i) else {
+        return Ok(None);
+    };
+    let mut info = None;
+    if let Some(open) = src.line(k).and_then(fence::opening) {
+        info = fence::info_path(open.info).map(|p| (p, k));
+        match src.prev_non_empty(k) {
+            Some(before) => k = before,
+            None => return Ok(info.map(|(p, _)| p)),
+        }
     }
-    path_line(src.line(k)?)
+    let line = src.line(k).unwrap_or("");
+    let named = path_line(line).or_else(|| fenced_path(src, k));
+    match (info, named) {
+        (Some((a, at)), Some(b)) if a != b => Err(ParseError::Malformed {
+            line: src.orig(at),
+            message: format!(
+                "the fence names `{a}` but the line before it names `{b}`: which file is edited?"
+            ),
+        }),
+        (Some((a, _)), _) => Ok(Some(a)),
+        (None, named) => Ok(named),
+    }
+}
+
+/// The path held alone in a fence whose closing line is line `k`
+/// (```` ``` ```` / `src/x.py` / ```` ``` ````): the nearest fence line before
+/// `k` opens it, and exactly one non-empty line stands between them.
+fn fenced_path(src: &Src, k: usize) -> Option<String> {
+    let close = src.line(k)?;
+    if fence::opening(close).is_some_and(|o| !o.info.is_empty()) || !fence::is_any_fence(close) {
+        return None;
+    }
+    let inner = src.prev_non_empty(k)?;
+    let open = src.prev_non_empty(inner)?;
+    let fence = fence::opening(src.line(open)?)?;
+    if !fence::closes(fence.fence, close)
+        || (open + 1..k).any(|m| m != inner && !src.line(m).is_some_and(|l| l.trim().is_empty()))
+    {
+        return None;
+    }
+    path_line(src.line(inner)?)
 }

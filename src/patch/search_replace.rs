@@ -5,6 +5,7 @@
 //! one hunk: a line diff of the search lines against the replace lines.
 
 use super::cleanup::Src;
+use super::elision;
 use super::numbering::{strip_following, strip_numbered_section};
 use crate::error::ParseError;
 use crate::model::{FileOp, FilePatch, Hunk, HunkLine, LineKind, PatchFormat};
@@ -34,7 +35,9 @@ pub(crate) fn block_hunk(
         // are content.
         block.search = lines;
         block.start_line = None;
+        block.at.0 = block.open + 1;
     }
+    let (search_at, replace_at) = block.at;
     let (raw_search, raw_replace) = (block.search.clone(), block.replace.clone());
     let mut search = block.search;
     let mut replace = block.replace;
@@ -70,6 +73,19 @@ pub(crate) fn block_hunk(
         return Ok((hunk, true));
     }
     hunk.lines = diff_lines(&search, &replace);
+    let line_of =
+        |in_replace: bool, k: usize| src.orig(if in_replace { replace_at } else { search_at } + k);
+    let removes = elision::removes(&hunk.lines);
+    hunk.elision = elision::read(&search, &replace, &line_of, diff_lines, removes).map(|mut e| {
+        // The block's line hint is the first piece's, when it starts the block.
+        if let Ok(pieces) = &mut e.pieces
+            && let Some(first) = pieces.first_mut()
+            && first.patch_line == line_of(false, 0)
+        {
+            first.line_hint = hunk.line_hint;
+        }
+        Box::new(e)
+    });
     if stripped && !raw_search.iter().all(|l| l.trim().is_empty()) {
         hunk.as_written = Some(diff_lines(&raw_search, &raw_replace));
     } else if let Some(lines) = content.filter(|_| block.start_line.is_some()) {
@@ -251,7 +267,7 @@ mod tests {
     #[test]
     fn path_reuse_and_grouping() {
         let text = format!(
-            "a.py\n```python\n{}\n{}```\n\n```python\n{}```\nb.py\n{}\nNow some prose.\n\n{}",
+            "a.py\n```python\n{}\n{}```\n\n```python\n{}```\nb.py\n{}\nNow some prose about c.py.\n\n{}",
             block("1\n", "2\n"),
             block("3\n", "4\n"),
             block("5\n", "6\n"),
@@ -266,6 +282,93 @@ mod tests {
             .map(|f| (f.path.as_str(), f.hunks.len()))
             .collect();
         assert_eq!(files, [("a.py", 3), ("b.py", 1), ("t.py", 1)]);
+        // Prose that names no file: the block is the previous file's (Aider),
+        // after `--target`.
+        let quiet = format!(
+            "a.py\n{}\nAnd the second one:\n\n{}",
+            block("1\n", "2\n"),
+            block("3\n", "4\n")
+        );
+        let p = parse(&quiet).unwrap();
+        assert_eq!((p.files.len(), p.files[0].hunks.len()), (1, 2));
+        assert_eq!(parse_target(&quiet, "t.py").unwrap().files[1].path, "t.py");
+    }
+
+    #[test]
+    fn paths_in_fences() {
+        let fenced = format!(
+            "```\nsrc/a.py\n```\n\n```python\n{}```\n",
+            block("a\n", "b\n")
+        );
+        assert_eq!(parse(&fenced).unwrap().files[0].path, "src/a.py");
+        let info = format!("```python:src/a.py\n{}```\n", block("a\n", "b\n"));
+        assert_eq!(parse(&info).unwrap().files[0].path, "src/a.py");
+        let tag = format!(
+            "src/a.py\n<source>python\n{}</source>\n",
+            block("a\n", "b\n")
+        );
+        assert_eq!(parse(&tag).unwrap().files[0].path, "src/a.py");
+        let both = format!("src/b.py\n```python:src/a.py\n{}```\n", block("a\n", "b\n"));
+        assert_eq!(malformed(parse(&both)).0, 2);
+        // A fence holding more than a path names nothing.
+        let code = format!("```\nx.py\nmore\n```\n{}", block("a\n", "b\n"));
+        assert!(matches!(parse(&code), Err(ParseError::NoTargetPath { .. })));
+        for word in ["Done", "Here", "Result"] {
+            let text = format!("{word}\n```\n{}```\n", block("a\n", "b\n"));
+            assert!(
+                matches!(parse(&text), Err(ParseError::NoTargetPath { .. })),
+                "{word}"
+            );
+        }
+    }
+
+    #[test]
+    fn cline_markers() {
+        let text = "x.md\n------- SEARCH\na\n=======\nb\n+++++++ REPLACE\n";
+        assert_eq!(show(&parse(text).unwrap().files[0].hunks[0]), ["-a", "+b"]);
+        let (_, msg) = malformed(parse("x.md\n------- SEARCH\na\n=======\nb\n"));
+        assert!(msg.contains("has no `+++++++ REPLACE`"), "{msg}");
+        let text = format!("x.md\n{}", block("\\+++++++ REPLACE\n", "+++++++\n"));
+        assert_eq!(
+            show(&parse(&text).unwrap().files[0].hunks[0]),
+            ["-+++++++ REPLACE", "++++++++"]
+        );
+    }
+
+    #[test]
+    fn elision_readings() {
+        let p = parse(&format!("x.py\n{}", block("a\n...\nz\n", "A\n...\nz\n"))).unwrap();
+        let e = p.files[0].hunks[0].elision.as_ref().unwrap();
+        let pieces = e.pieces.as_ref().unwrap();
+        assert_eq!(
+            pieces.iter().map(show).collect::<Vec<_>>(),
+            [vec!["-a", "+A"], vec![" z"]]
+        );
+        assert_eq!((pieces[0].patch_line, pieces[1].patch_line), (3, 5));
+        let p = parse(&format!("x.py\n{}", block("a\n...\n", "A\n"))).unwrap();
+        let e = p.files[0].hunks[0].elision.as_ref().unwrap();
+        assert!(
+            e.pieces
+                .as_ref()
+                .is_err_and(|m| m.contains("SEARCH holds 1"))
+        );
+        let p = parse(&format!("x.py\n{}", block("...\nz\n", "new\n...\nz\n"))).unwrap();
+        let e = p.files[0].hunks[0].elision.as_ref().unwrap();
+        assert!(
+            e.pieces
+                .as_ref()
+                .is_err_and(|m| m.contains("no SEARCH text")),
+            "{e:?}"
+        );
+        let p = parse(&format!("x.py\n{}", block("a\nb\n", "a\n# ... rest ...\n"))).unwrap();
+        assert!(p.files[0].hunks[0].elision.as_ref().unwrap().replace_only);
+        // A bare `...` added where nothing is removed is content.
+        let p = parse(&format!(
+            "x.py\n{}",
+            block("def f():\n", "def f():\n    ...\n")
+        ))
+        .unwrap();
+        assert!(p.files[0].hunks[0].elision.is_none());
     }
 
     #[test]

@@ -18,11 +18,15 @@ fn run_of(t: &str, c: char) -> Option<&str> {
     (5..=9).contains(&n).then_some(rest)
 }
 
-/// True for `<<<<<<< SEARCH` (5–9 `<`, optional space, optional trailing `>`).
+/// True for `<<<<<<< SEARCH` (Aider, Roo) or Cline's `------- SEARCH`:
+/// 5–9 `<` or `-`, optional space, optional trailing `>`.
 pub(crate) fn is_search(line: &str) -> bool {
-    run_of(line.trim(), '<').is_some_and(|r| {
-        let w = r.trim_start().trim_end_matches('>').trim_end();
-        w.eq_ignore_ascii_case("search")
+    let t = line.trim();
+    ['<', '-'].into_iter().any(|c| {
+        run_of(t, c).is_some_and(|r| {
+            let w = r.trim_start().trim_end_matches('>').trim_end();
+            w.eq_ignore_ascii_case("search")
+        })
     })
 }
 
@@ -31,9 +35,16 @@ pub(crate) fn is_divider(line: &str) -> bool {
     run_of(line.trim(), '=').is_some_and(str::is_empty)
 }
 
-/// True for `>>>>>>> REPLACE` (5–9 `>`).
+/// True for `>>>>>>> REPLACE` or Cline's `+++++++ REPLACE` (5–9 `>` or
+/// `+`, optional trailing `>`).
 pub(crate) fn is_replace(line: &str) -> bool {
-    run_of(line.trim(), '>').is_some_and(|r| r.trim().eq_ignore_ascii_case("replace"))
+    let t = line.trim();
+    ['>', '+'].into_iter().any(|c| {
+        run_of(t, c).is_some_and(|r| {
+            let w = r.trim_start().trim_end_matches('>').trim_end();
+            w.eq_ignore_ascii_case("replace")
+        })
+    })
 }
 
 /// `-------` (5–9 `-`) right after the SEARCH marker (Roo).
@@ -41,7 +52,8 @@ fn is_dashes(line: &str) -> bool {
     run_of(line.trim(), '-').is_some_and(str::is_empty)
 }
 
-/// Unescapes `\<<<<<<<`, `\=======`, `\>>>>>>>`, `\-------`, `\:start_line:`.
+/// Unescapes `\<<<<<<<`, `\=======`, `\>>>>>>>`, `\-------`, `\+++++++`,
+/// `\:start_line:`.
 fn unescape(line: &str) -> String {
     let t = line.trim_start();
     let indent = line.get(..line.len() - t.len()).unwrap_or("");
@@ -51,6 +63,7 @@ fn unescape(line: &str) -> String {
             "=====",
             ">>>>>",
             "-----",
+            "+++++",
             ":start_line:",
             ":end_line:",
         ]
@@ -77,6 +90,8 @@ pub(crate) struct Block {
     pub unseparated: Vec<String>,
     /// Index of the SEARCH marker line.
     pub open: usize,
+    /// Index of the first SEARCH line and of the first REPLACE line.
+    pub at: (usize, usize),
 }
 
 /// The marker part of `line` when it is indented no deeper than the block's
@@ -120,16 +135,13 @@ fn line_markers(src: &Src, mut j: usize) -> Result<(Option<usize>, usize), Parse
 fn section(
     src: &Src,
     mut j: usize,
-    indent: &str,
-    opened: usize,
+    edge: (&str, usize),
     stop: fn(&str) -> bool,
-    divider: Option<usize>,
+    divider: Option<(usize, &str)>,
 ) -> Result<(Vec<String>, usize), ParseError> {
-    let expected = if divider.is_some() {
-        ">>>>>>> REPLACE"
-    } else {
-        "======="
-    };
+    let (indent, opened) = edge;
+    let expected = divider.map_or("=======", |(_, closer)| closer);
+    let divider = divider.map(|(at, _)| at);
     let mut lines = Vec::new();
     loop {
         let Some(l) = src.line(j) else {
@@ -189,17 +201,32 @@ pub(crate) fn parse_block(src: &Src, i: usize) -> Result<(Block, usize), ParseEr
     let indent = open_line
         .get(..open_line.len() - open_line.trim_start().len())
         .unwrap_or("");
+    // Cline's `------- SEARCH` is named in its own messages as closed by
+    // `+++++++ REPLACE`; either closer ends either block.
+    let closer = if open_line.trim_start().starts_with('-') {
+        "+++++++ REPLACE"
+    } else {
+        ">>>>>>> REPLACE"
+    };
     let (start_line, j) = line_markers(src, i + 1)?;
-    let (mut search, div) = section(src, j, indent, opened, is_divider, None)?;
-    let (replace, end) = section(src, div + 1, indent, opened, is_replace, Some(div))?;
+    let (mut search, div) = section(src, j, (indent, opened), is_divider, None)?;
+    let (replace, end) = section(
+        src,
+        div + 1,
+        (indent, opened),
+        is_replace,
+        Some((div, closer)),
+    )?;
     let dashes = src
         .line(j)
         .and_then(|l| at_indent(l, indent))
         .is_some_and(is_dashes)
         && j < div;
     let ruler_kept = start_line.is_none() && replace.first().map(String::as_str) == src.line(j);
+    let mut search_at = j;
     if dashes && !ruler_kept {
         search.remove(0);
+        search_at += 1;
     }
     let unseparated = if start_line.is_some() && !dashes {
         (i + 1..j)
@@ -215,6 +242,7 @@ pub(crate) fn parse_block(src: &Src, i: usize) -> Result<(Block, usize), ParseEr
             start_line,
             unseparated,
             open: i,
+            at: (search_at, div + 1),
         },
         end + 1,
     ))

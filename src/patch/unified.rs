@@ -168,16 +168,11 @@ pub(crate) fn parse_file(src: &Src, i: usize, ctx: &Ctx) -> Result<(FilePatch, u
         }
         j += 2;
     }
-    let path = match path {
-        Some(p) => p,
-        None => match ctx
-            .target
-            .clone()
-            .or_else(|| paths::path_before(src, start))
-        {
-            Some(p) => p,
-            None => return Err(ParseError::NoTargetPath { line: at }),
-        },
+    let path = match (path, ctx.target.clone()) {
+        (Some(p), _) | (None, Some(p)) => p,
+        (None, None) => {
+            paths::path_before(src, start)?.ok_or(ParseError::NoTargetPath { line: at })?
+        }
     };
     let mut fp = FilePatch::new(path, op, PatchFormat::NumberlessDiff, at);
     fp.move_to = move_to;
@@ -225,7 +220,21 @@ pub(crate) fn parse_file(src: &Src, i: usize, ctx: &Ctx) -> Result<(FilePatch, u
     if any_numbered || (git && fp.hunks.is_empty()) {
         fp.format = PatchFormat::UnifiedDiff;
     }
+    if op == FileOp::Update && fp.move_to.is_none() && is_whole_new(&fp.hunks) {
+        // `@@ -0,0 +1,N @@` under `--- a/x`: the file is new (`git apply`
+        // creates a missing one; git's own `-U0` insertion at the top of a
+        // file comes with `diff --git`, so only that is applied over content).
+        fp.create_if_missing = true;
+        fp.written_as_new = !git;
+    }
     Ok((fp, j))
+}
+
+/// One hunk `@@ -0,0 +1,N @@` of added lines only: a whole new file.
+fn is_whole_new(hunks: &[crate::model::Hunk]) -> bool {
+    matches!(hunks, [h] if h.line_hint == Some(0)
+        && !h.lines.is_empty()
+        && h.lines.iter().all(|l| l.kind == crate::model::LineKind::Add))
 }
 
 #[cfg(test)]

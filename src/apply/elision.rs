@@ -1,0 +1,160 @@
+//! SEARCH/REPLACE blocks with elision lines (`...`, `// ... existing code
+//! ...`): the block as written is located first; a block that does not
+//! place is read as the pieces between its elision lines, each placed on
+//! its own, in order. An elision only REPLACE holds is refused unless the
+//! file holds that line (see `docs/formats.md`).
+
+use crate::locate::{Failure, HunkStatus, Located, Reason, locate_file, locate_known_file};
+use crate::model::{Hunk, LineKind};
+use crate::patch::elision::is_elision;
+use crate::report::{Problem, ProblemCode};
+use crate::source::SourceText;
+use std::borrow::Cow;
+
+use super::ApplyOptions;
+
+/// Located hunks, in hunk order.
+type Results = Vec<Result<Located, Failure>>;
+
+/// A REPLACE-only elision line the file does not hold: the block would
+/// write it in place of the code it stands for, so it is refused.
+pub(super) fn replace_only_problem(
+    path: &str,
+    hunks: &[Hunk],
+    source: &SourceText,
+) -> Option<Problem> {
+    let held = |t: &str| (0..source.len()).any(|j| source.line_text(j).trim() == t);
+    hunks.iter().enumerate().find_map(|(k, h)| {
+        let e = h.elision.as_deref().filter(|e| e.replace_only)?;
+        let removes = h.lines.iter().any(|l| l.kind == LineKind::Remove);
+        let text = h
+            .lines
+            .iter()
+            .filter(|l| l.kind == LineKind::Add && is_elision(&l.text))
+            .map(|l| l.text.trim())
+            .filter(|t| removes || *t != "...")
+            .find(|t| !held(t))?;
+        let message = match &e.pieces {
+            Err(why) if text == e.text => why.clone(),
+            _ => format!(
+                "REPLACE line `{text}` stands for code the block does not write out (an elision), and SEARCH has no such line to pair it with"
+            ),
+        };
+        Some(Problem::new(
+            ProblemCode::MalformedPatch,
+            format!("{path}: hunk {} (patch line {}): {message}", k + 1, h.patch_line),
+            Some(e.patch_line),
+        ))
+    })
+}
+
+/// Locates the hunks (the numbers of an exact `git diff` as facts when
+/// `pre_image` names the file: `locate::locate_known_file`); a block that
+/// does not place as written and whose elision lines pair is located again
+/// as its pieces (with every other hunk), and pieces out of order are
+/// refused. Failures of a block whose elision lines do not pair say why.
+pub(super) fn locate<'h>(
+    source: &SourceText,
+    hunks: &'h [Hunk],
+    options: &ApplyOptions,
+    pins: &[usize],
+    pre_image: Option<&str>,
+) -> (Cow<'h, [Hunk]>, Results) {
+    let (found, mut results) = locate_known_file(source, hunks, &options.matching, pins, pre_image);
+    let retry = found
+        .iter()
+        .zip(&results)
+        .any(|(h, r)| r.is_err() && h.elision.as_deref().is_some_and(|e| e.pieces.is_ok()));
+    if !retry {
+        explain_unpaired(&found, &mut results);
+        return (found, results);
+    }
+    // Each hunk of the new list, and the block it is a piece of.
+    let mut expanded = Vec::new();
+    let mut block = Vec::new();
+    for (k, (h, r)) in found.iter().zip(&results).enumerate() {
+        match (h.elision.as_deref().map(|e| &e.pieces), r) {
+            (Some(Ok(pieces)), Err(_)) => {
+                expanded.extend(pieces.iter().cloned());
+                block.extend(pieces.iter().map(|_| Some(k)));
+            }
+            _ => {
+                expanded.push(h.clone());
+                block.push(None);
+            }
+        }
+    }
+    let (found, mut results) = locate_file(source, &expanded, &options.matching, pins);
+    let found = found.into_owned();
+    refuse_out_of_order(&block, &mut results);
+    name_pieces(&block, hunks, &mut results);
+    (Cow::Owned(found), results)
+}
+
+/// A piece placed before the piece above it: the elision does not read in
+/// order, so the piece is refused.
+fn refuse_out_of_order(block: &[Option<usize>], results: &mut Results) {
+    let mut last: Option<(usize, usize)> = None;
+    for (k, result) in results.iter_mut().enumerate() {
+        let Some(b) = block.get(k).copied().flatten() else {
+            last = None;
+            continue;
+        };
+        let placed = match result {
+            Ok(loc) if loc.status != HunkStatus::NoOp => Some((loc.start, loc.end)),
+            _ => None,
+        };
+        let Some((start, end)) = placed else { continue };
+        if let Some((prev, prev_end)) = last
+            && prev == b
+            && start < prev_end
+        {
+            *result = Err(Failure {
+                hunk: k,
+                reason: Reason::ContextNotFound,
+                message: format!(
+                    "this piece of an elided block lies at line {} of the file, before the piece above it (which ends at line {prev_end}): the elision does not read in order",
+                    start + 1
+                ),
+                candidates: Vec::new(),
+                tie: None,
+                near: None,
+            });
+            continue;
+        }
+        last = Some((b, end));
+    }
+}
+
+/// Says in each failure of a piece which block and elision it comes from.
+fn name_pieces(block: &[Option<usize>], hunks: &[Hunk], results: &mut Results) {
+    for (k, r) in results.iter_mut().enumerate() {
+        let (Err(f), Some(Some(b))) = (r, block.get(k)) else {
+            continue;
+        };
+        let Some(e) = hunks.get(*b).and_then(|h| h.elision.as_deref()) else {
+            continue;
+        };
+        let n = block.iter().take(k + 1).filter(|x| **x == Some(*b)).count();
+        let of = block.iter().filter(|x| **x == Some(*b)).count();
+        f.message = format!(
+            "{} (piece {n} of {of} of the block read around its elision line `{}` at patch line {}; the block as written was not found either)",
+            f.message, e.text, e.patch_line
+        );
+    }
+}
+
+/// Adds to the failure of a block whose elision lines do not pair why they
+/// were not read.
+fn explain_unpaired(found: &[Hunk], results: &mut Results) {
+    for (h, r) in found.iter().zip(results.iter_mut()) {
+        if let (Err(f), Some(e)) = (r, h.elision.as_deref())
+            && let Err(why) = &e.pieces
+        {
+            f.message = format!(
+                "{}; the block holds the elision line `{}` (patch line {}), which is not read: {why}",
+                f.message, e.text, e.patch_line
+            );
+        }
+    }
+}
