@@ -106,23 +106,36 @@ pub fn plan_file(source: &SourceText, hunks: &[Hunk], located: &mut [Located]) -
     }
 }
 
-/// Hunks may share lines that both keep as context (the locator refuses
-/// any other overlap): such lines are cut from the edges of the edits, so
-/// each edit replaces only its own lines and the edits do not overlap.
-fn separate_shared_context(edits: &mut [Edit]) {
-    for k in 1..edits.len() {
-        let (before, after) = edits.split_at_mut(k);
-        let (a, b) = (&mut before[k - 1], &mut after[0]);
-        while a.end > b.start && a.lines.last() == Some(&NewLine::Keep(a.end - 1)) {
-            a.lines.pop();
-            a.end -= 1;
-        }
-        while b.start < a.end && b.lines.first() == Some(&NewLine::Keep(b.start)) {
-            b.lines.remove(0);
-            b.start += 1;
-        }
-        debug_assert!(a.end <= b.start, "edits overlap beyond shared context");
+/// Hunks may share lines that both keep as context, or one may insert
+/// between two lines the other keeps (the locator refuses any other
+/// overlap): when edits overlap, each is cut down to what it changes (the
+/// lines it keeps at its edges are the file's anyway), so the edits do not
+/// overlap.
+fn separate_shared_context(edits: &mut Vec<Edit>) {
+    let overlapping = edits.windows(2).any(|w| w[0].end > w[1].start);
+    if !overlapping {
+        return;
     }
+    for e in edits.iter_mut() {
+        let lead = e
+            .lines
+            .iter()
+            .enumerate()
+            .take_while(|(k, l)| **l == NewLine::Keep(e.start + k))
+            .count();
+        e.lines.drain(..lead);
+        e.start += lead;
+        while e.end > e.start && e.lines.last() == Some(&NewLine::Keep(e.end - 1)) {
+            e.lines.pop();
+            e.end -= 1;
+        }
+    }
+    edits.retain(|e| !(e.lines.is_empty() && e.start == e.end));
+    edits.sort_by_key(|e| (e.start, e.end, e.hunk));
+    debug_assert!(
+        edits.windows(2).all(|w| w[0].end <= w[1].start),
+        "edits overlap beyond shared context"
+    );
 }
 
 /// The edit of one located hunk, and whether an added line was re-indented.

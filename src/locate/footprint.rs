@@ -62,28 +62,34 @@ impl Footprint {
     }
 
     /// True when the two hunks cannot both apply to the original: one
-    /// removes a line the other covers, one inserts strictly inside the
-    /// other's lines (between two of its lines, which it says are
-    /// adjacent), or both insert at the same point (their order would be a
-    /// guess). Two hunks sharing lines that both keep as context do not
-    /// conflict: each keeps the file's line.
+    /// removes a line the other covers, both insert at the same point
+    /// (their order would be a guess), or one inserts strictly inside the
+    /// other's lines next to a line the other removes (into the middle of
+    /// its change). Two hunks sharing lines that both keep as context do
+    /// not conflict, and neither do lines inserted between two lines the
+    /// other keeps: each change stays whole and the file's lines stay.
     pub fn conflicts(&self, other: &Footprint) -> bool {
-        if self.span.is_empty() || other.span.is_empty() {
-            // A pure addition (the rule of insertion points as before).
-            let (point, span) = if self.span.is_empty() {
-                (self.span.start, &other.span)
-            } else {
-                (other.span.start, &self.span)
-            };
-            return span.start < point && point < span.end;
-        }
         let inside = |j: &usize, span: &Range<usize>| span.contains(j);
-        let strictly = |p: &usize, span: &Range<usize>| span.start < *p && *p < span.end;
         self.removed.iter().any(|j| inside(j, &other.span))
             || other.removed.iter().any(|j| inside(j, &self.span))
-            || self.inserts.iter().any(|p| strictly(p, &other.span))
-            || other.inserts.iter().any(|p| strictly(p, &self.span))
             || self.inserts.iter().any(|p| other.inserts.contains(p))
+            || self.inserts_into_change_of(other)
+            || other.inserts_into_change_of(self)
+    }
+
+    /// An insertion of `self` strictly inside `other`'s lines, right before
+    /// or after a line `other` removes.
+    fn inserts_into_change_of(&self, other: &Footprint) -> bool {
+        let points = if self.span.is_empty() {
+            std::slice::from_ref(&self.span.start)
+        } else {
+            self.inserts.as_slice()
+        };
+        points.iter().any(|&p| {
+            other.span.start < p
+                && p < other.span.end
+                && (other.removed.contains(&(p - 1)) || other.removed.contains(&p))
+        })
     }
 }
 
@@ -113,9 +119,12 @@ mod tests {
     }
 
     #[test]
-    fn insertions_between_the_other_hunks_lines_conflict() {
-        // An insertion at 5 lies between lines 4 and 5, both the other's.
-        assert!(fp(3..6, &[], &[5]).conflicts(&fp(2..8, &[7], &[8])));
+    fn insertions_between_the_other_hunks_lines() {
+        // An insertion at 5 lies between lines 4 and 5, both the other's
+        // context: no conflict; next to a line it removes: conflict.
+        assert!(!fp(3..6, &[], &[5]).conflicts(&fp(2..8, &[7], &[8])));
+        assert!(fp(3..6, &[], &[5]).conflicts(&fp(2..8, &[5], &[6])));
+        assert!(fp(4..7, &[], &[5]).conflicts(&fp(2..8, &[4], &[5])));
         // At the edge of the other's lines it does not.
         assert!(!fp(0..3, &[0], &[3]).conflicts(&fp(3..6, &[4], &[5])));
         // Both inserting at the same point: order unknown.
@@ -123,8 +132,9 @@ mod tests {
     }
 
     #[test]
-    fn pure_additions_conflict_only_strictly_inside() {
+    fn pure_additions_conflict_only_inside_a_change() {
         assert!(fp(2..2, &[], &[2]).conflicts(&fp(0..4, &[1], &[2])));
+        assert!(!fp(3..3, &[], &[3]).conflicts(&fp(0..4, &[1], &[2])));
         assert!(!fp(4..4, &[], &[4]).conflicts(&fp(0..4, &[1], &[2])));
     }
 }
