@@ -38,6 +38,7 @@ pub(crate) mod indent;
 mod keys;
 pub(crate) mod normalize;
 mod outcome;
+mod placed;
 mod prefilter;
 mod search;
 
@@ -95,14 +96,13 @@ pub(crate) fn locate_hunks(
     options: &MatchOptions,
     pins: &[usize],
 ) -> Vec<Result<Located, Failure>> {
-    let keys = FileKeys::new(source, options.prefilter_above_lines);
-    if !keys.is_dense() {
-        keys.announce(
-            hunks
-                .iter()
-                .flat_map(|h| prefilter::anchors_of(&keys::old_side(h)))
-                .collect(),
-        );
+    // Every line compared once per hunk costs lines × hunks: beyond the
+    // limit a file of any size is searched through the prefilter.
+    let searches = source.len().saturating_mul(hunks.len());
+    let keys = FileKeys::new(source, options.prefilter_above_lines)
+        .index_also_when(searches > options.prefilter_above_lines);
+    if keys.is_indexed() {
+        keys.announce_later(|| prefilter::announcements(hunks));
     }
     let mut state = FileState {
         pins: pins.to_vec(),
@@ -117,7 +117,7 @@ pub(crate) fn locate_hunks(
         let result = locate_one(&keys, hunks, index, hunk, &mut state, options);
         if let Ok(loc) = &result {
             if loc.status == HunkStatus::Applied {
-                state.placed.push((loc.start..loc.end, index));
+                state.placed.push(loc.start..loc.end, index);
             }
             if loc.status != HunkStatus::NoOp {
                 state.prev_end = loc.end;
@@ -189,21 +189,14 @@ fn hint_line(hint: usize, offset: isize, n: usize) -> Option<usize> {
 #[derive(Default)]
 struct FileState {
     pins: Vec<usize>,
-    placed: Vec<(Range<usize>, usize)>,
+    placed: placed::Placed,
     prev_end: usize,
     offset: isize,
 }
 
 impl FileState {
     fn overlapping(&self, start: usize, end: usize) -> Option<usize> {
-        self.placed.iter().find_map(|(r, hunk)| {
-            let overlaps = if start == end {
-                r.start < start && start < r.end
-            } else {
-                start < r.end && r.start < end
-            };
-            overlaps.then_some(*hunk)
-        })
+        self.placed.overlapping(start, end)
     }
 }
 
