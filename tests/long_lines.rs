@@ -30,15 +30,25 @@ fn scene() -> tempfile::TempDir {
         .expect("git runs");
     assert!(git.success());
     let long_file_line = "y".repeat(FILE_LINE);
-    fs::write(root.join("a.txt"), format!("one\n{long_file_line}\nthree\n")).expect("write");
+    fs::write(
+        root.join("a.txt"),
+        format!("one\n{long_file_line}\nthree\n"),
+    )
+    .expect("write");
     let removed = "x".repeat(REMOVED);
-    let patch = format!("--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-{removed}\n+2\n three\n");
+    let patch =
+        format!("--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-{removed}\n+2\n three\n");
     fs::write(root.join("fix.diff"), patch).expect("write");
     dir
 }
 
 fn refused(out: &Output) {
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn bounded(what: &str, bytes: &[u8]) {
@@ -64,10 +74,18 @@ fn a_long_removed_line_is_quoted_with_a_marker_on_stderr_and_in_the_reports() {
         let text = String::from_utf8_lossy(&text);
         // The hunk's removed line, cut where the cap says, then the marker.
         let cut = format!("-{}… ({} more bytes)", "x".repeat(999), REMOVED + 1 - 1000);
-        assert!(text.contains(&cut), "{ext}: {}", &text[..text.len().min(3000)]);
+        assert!(
+            text.contains(&cut),
+            "{ext}: {}",
+            &text[..text.len().min(3000)]
+        );
     }
     // The file is untouched.
-    assert!(fs::read_to_string(root.join("a.txt")).expect("read").starts_with("one\nyyy"));
+    assert!(
+        fs::read_to_string(root.join("a.txt"))
+            .expect("read")
+            .starts_with("one\nyyy")
+    );
 }
 
 #[test]
@@ -90,7 +108,10 @@ fn a_long_removed_line_is_capped_in_json_and_feedback() {
     assert!(hunk.ends_with(&format!("{}\n+2\n three\n", marker(REMOVED + 1 - 1000))));
     if let Some(lines) = failure["near_match"]["lines"].as_array() {
         for line in lines {
-            assert!(line.as_str().expect("line").len() <= 1000 + 40, "{line:.100}");
+            assert!(
+                line.as_str().expect("line").len() <= 1000 + 40,
+                "{line:.100}"
+            );
         }
     }
     let feedback = json["feedback"].as_str().expect("feedback");

@@ -6,9 +6,8 @@ use crate::locate::{HunkStatus, NearMatch, locate_file};
 use crate::model::{FileOp, FilePatch, Hunk, LineKind};
 use crate::plan::{FilePlan, plan_file};
 use crate::report::{
-    quote,
     CandidateView, FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, LineRange,
-    Problem, ProblemCode,
+    Problem, ProblemCode, quote,
 };
 use crate::source::looks_binary;
 use crate::target::Targets;

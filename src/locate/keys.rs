@@ -171,8 +171,11 @@ impl<'s> FileKeys<'s> {
     /// finds a line through a shared block cache: too slow for every
     /// comparison).
     fn lines(&self) -> &[&'s [u8]] {
-        self.lines
-            .get_or_init(|| (0..self.source.len()).map(|i| self.source.line(i)).collect())
+        self.lines.get_or_init(|| {
+            (0..self.source.len())
+                .map(|i| self.source.line(i))
+                .collect()
+        })
     }
 
     /// Line `i`'s bytes.

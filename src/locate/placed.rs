@@ -18,7 +18,9 @@ impl Placed {
     /// Records that `hunk` was placed at `range`.
     pub(super) fn push(&mut self, range: Range<usize>, hunk: usize) {
         let order = self.sorted.len();
-        let at = self.sorted.partition_point(|(r, _, _)| r.start <= range.start);
+        let at = self
+            .sorted
+            .partition_point(|(r, _, _)| r.start <= range.start);
         self.sorted.insert(at, (range, hunk, order));
         self.reach.truncate(at);
         let mut reach = at.checked_sub(1).map_or(0, |i| self.reach_at(i));

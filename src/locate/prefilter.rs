@@ -212,7 +212,12 @@ pub fn announcements(hunks: &[Hunk]) -> Vec<Announced> {
         let first = old.iter().position(|l| l.kind == LineKind::Remove);
         let last = old.iter().rposition(|l| l.kind == LineKind::Remove);
         let mut parts: Vec<(&[OldLine], Tier)> = Vec::new();
-        parts.extend(lenient.iter().chain([&Tier::Structural]).map(|&t| (&old[..], t)));
+        parts.extend(
+            lenient
+                .iter()
+                .chain([&Tier::Structural])
+                .map(|&t| (&old[..], t)),
+        );
         parts.extend([(&new[..], Tier::Exact), (&new[..], Tier::Resilient)]);
         if let (Some(first), Some(last)) = (first, last) {
             parts.push((&old[..first], Tier::Fuzzy));
