@@ -48,7 +48,7 @@ pub fn line(text: &str) -> Cow<'_, str> {
 }
 
 /// Each line of a multi-line text (a hunk as ` `/`-`/`+` lines) capped as
-/// by [`line`]; line ends are kept.
+/// by [`line()`]; line ends are kept.
 ///
 /// ```
 /// use git_fuzzy_apply::report::quote;
@@ -88,7 +88,7 @@ pub fn message(text: String) -> String {
     format!("{}{} {}", &text[..head], marker(tail - head), &text[tail..])
 }
 
-/// Serialises a multi-line text capped as by [`lines`] (a JSON field).
+/// Serialises a multi-line text capped as by [`lines()`] (a JSON field).
 pub(crate) fn serialize_lines<S: Serializer>(text: &str, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&lines(text))
 }
