@@ -208,3 +208,63 @@ fn needles_past_the_end_of_the_file_do_not_hide_the_place() {
     assert!(line_by_line.is_ok(), "{line_by_line:?}");
     assert_eq!(prefiltered, line_by_line);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// A patch of several hunks makes even a small file searched through
+    /// the prefilter (lines × hunks above `prefilter_above_lines`) while its
+    /// keys stay dense: the same outcome as line by line and as a large
+    /// file, for the patch and for the patch applied again to its result
+    /// (every hunk already applied, the case that was quadratic).
+    #[test]
+    fn many_hunks_on_a_small_file_change_no_outcome(
+        lines in prop::collection::vec(file_line(), 12..80),
+        hunks in prop::collection::vec(
+            (any::<prop::sample::Index>(), 1usize..4, any::<prop::sample::Index>(),
+             prop::collection::vec(any::<u8>(), 4), any::<bool>()),
+            2..6,
+        ),
+    ) {
+        let file: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let mut patch = String::from("--- a/f.rs\n+++ b/f.rs\n");
+        for (n, (start, len, removed, drifts, numbered)) in hunks.iter().enumerate() {
+            let start = start.index(lines.len());
+            let block = &lines[start..(start + len).min(lines.len())];
+            let removed = removed.index(block.len());
+            if *numbered {
+                let at = start + 1;
+                patch.push_str(&format!("@@ -{at},{} +{at},{} @@\n", block.len(), block.len()));
+            } else {
+                patch.push_str("@@\n");
+            }
+            for (k, line) in block.iter().enumerate() {
+                let text = drift(line, drifts[k]);
+                if k == removed {
+                    patch.push_str(&format!("-{text}\n+    changed_{n}();\n"));
+                } else {
+                    patch.push_str(&format!(" {text}\n"));
+                }
+            }
+        }
+        let dense_indexed = lines.len();
+        let mut inputs = vec![file.clone().into_bytes()];
+        if let Ok(once) = apply_to_text(patch.as_bytes(), file.as_bytes(), &options(usize::MAX)) {
+            inputs.push(once);
+        }
+        for input in inputs {
+            let line_by_line = outcome(apply_to_text(patch.as_bytes(), &input, &options(usize::MAX)));
+            for limit in [0, dense_indexed] {
+                let prefiltered = outcome(apply_to_text(patch.as_bytes(), &input, &options(limit)));
+                prop_assert_eq!(
+                    &prefiltered,
+                    &line_by_line,
+                    "limit {}\npatch:\n{}\nfile:\n{}",
+                    limit,
+                    patch,
+                    String::from_utf8_lossy(&input)
+                );
+            }
+        }
+    }
+}

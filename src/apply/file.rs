@@ -2,15 +2,16 @@
 //! and report every hunk (added files take over their lines instead).
 
 use crate::content::Content;
-use crate::locate::HunkStatus;
+use crate::locate::{HunkStatus, NearMatch};
 use crate::model::{FileOp, FilePatch, Hunk, LineKind};
 use crate::plan::{FilePlan, plan_file};
 use crate::report::{
     CandidateView, FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, LineRange,
-    Problem, ProblemCode,
+    Problem, ProblemCode, quote,
 };
 use crate::source::looks_binary;
 use crate::target::Targets;
+use std::borrow::Cow;
 
 use super::sequence::{merge_in_order, place_in_order};
 use super::{ApplyOptions, FileResult, NewContent, elision};
@@ -215,13 +216,13 @@ fn refuse_deletion(
     } else {
         format!(
             "not deleted: the file is not what the patch removes (line {line} is `{}`)",
-            source.line_text(line - 1)
+            quote::line(&source.line_text(line - 1))
         )
     };
     let fail = HunkFailure {
         code: crate::locate::Reason::StaleRemovedLine,
         message,
-        expected: h.old_lines().map(|l| l.text.to_string()).collect(),
+        expected: expected(h),
         candidates: Vec::new(),
         candidate_context: Vec::new(),
         near_match: None,
@@ -282,17 +283,17 @@ fn update(
                         tier: failure.tie.map(|t| t.0),
                         score: failure.tie.map_or(1.0, |t| t.1),
                         lines: (line.saturating_sub(3)..(line + old_len + 2).min(source.len()))
-                            .map(|j| (j + 1, source.line_text(j).into_owned()))
+                            .map(|j| (j + 1, quote::line(&source.line_text(j)).into_owned()))
                             .collect(),
                     })
                     .collect();
                 let fail = HunkFailure {
                     code: failure.reason,
-                    message: failure.message,
-                    expected: hunk.old_lines().map(|l| l.text.to_string()).collect(),
+                    message: quote::message(failure.message),
+                    expected: expected(hunk),
                     candidates: failure.candidates,
                     candidate_context,
-                    near_match: failure.near,
+                    near_match: failure.near.map(capped_near),
                     hunk_text: hunk_text(hunk),
                 };
                 report.hunks.push(hunk_report(i, hunk, None, Some(fail)));
@@ -420,6 +421,28 @@ fn result_ranges(plan: &FilePlan, report: &mut FileReport) {
         grown += edit.lines.len();
         shrunk += edit.end - edit.start;
     }
+}
+
+/// The lines a failed hunk expected to find, each capped for the reports.
+fn expected(hunk: &Hunk) -> Vec<String> {
+    hunk.old_lines()
+        .map(|l| quote::line(&l.text).into_owned())
+        .collect()
+}
+
+/// A near match with its quoted lines capped for the reports.
+fn capped_near(mut near: Box<NearMatch>) -> Box<NearMatch> {
+    for line in &mut near.lines {
+        if let Cow::Owned(capped) = quote::line(line) {
+            *line = capped;
+        }
+    }
+    if let Some((text, _)) = &mut near.first_difference
+        && let Cow::Owned(capped) = quote::line(text)
+    {
+        *text = capped;
+    }
+    near
 }
 
 /// The hunk as a unified-diff body.

@@ -52,7 +52,9 @@ pub(crate) fn pairs<'t>(
         let file = text(*j);
         // Only whole lines say how the patch indents: not blank ones, and
         // not a truncated fragment (its indentation is where it was cut).
-        if line.text.trim().is_empty() || fuzzy_key(&line.text) != fuzzy_key(&file) {
+        // (Lines equal byte for byte need no keys: most of them.)
+        let whole = *line.text == *file || fuzzy_key(&line.text) == fuzzy_key(&file);
+        if line.text.trim().is_empty() || !whole {
             continue;
         }
         out.push(IndentPair {

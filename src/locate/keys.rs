@@ -11,14 +11,21 @@ use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
+/// Makes the lines to announce (see [`FileKeys::announce_later`]).
+type Announcer<'s> = Box<dyn FnOnce() -> Vec<Announced> + 's>;
+
 /// The lines of a target file with their normalised keys.
 ///
 /// For files up to `MatchOptions::prefilter_above_lines` lines, each tier's keys are computed for
 /// all lines on first use; larger files compute a key only when a line is
-/// compared, so memory stays independent of the file's size.
+/// compared, so memory stays independent of the file's size. Large files,
+/// and small ones searched by many hunks, find their candidates through the
+/// prefilter ([`FileKeys::is_indexed`]).
 pub struct FileKeys<'s> {
     source: &'s SourceText<'s>,
     dense: bool,
+    indexed: bool,
+    lines: OnceCell<Vec<&'s [u8]>>,
     texts: OnceCell<Vec<Cow<'s, str>>>,
     resilient: OnceCell<Vec<String>>,
     fuzzy: OnceCell<Vec<String>>,
@@ -26,6 +33,8 @@ pub struct FileKeys<'s> {
     hits: RefCell<HashMap<Needle, Rc<[usize]>>>,
     /// Lines whose needles are searched along with the first search.
     announced: RefCell<Vec<Announced>>,
+    /// Makes more of them, when the first search comes (if it does).
+    announcer: RefCell<Option<Announcer<'s>>>,
     /// Needles left for a later search (case-folded ones).
     later: RefCell<Vec<Needle>>,
     /// Whether the file holds characters fuzzy folding drops.
@@ -37,17 +46,41 @@ impl<'s> FileKeys<'s> {
     /// once up to `dense_limit` lines, else line by line behind the
     /// prefilter.
     pub fn new(source: &'s SourceText<'s>, dense_limit: usize) -> Self {
+        let dense = source.len() <= dense_limit;
         FileKeys {
             source,
-            dense: source.len() <= dense_limit,
+            dense,
+            indexed: !dense,
+            lines: OnceCell::new(),
             texts: OnceCell::new(),
             resilient: OnceCell::new(),
             fuzzy: OnceCell::new(),
             hits: RefCell::default(),
             announced: RefCell::default(),
+            announcer: RefCell::default(),
             later: RefCell::default(),
             dropped: OnceCell::new(),
         }
+    }
+
+    /// Searches through the prefilter also when the keys are dense: a
+    /// small file that many hunks search (each search of every line would
+    /// make the whole run quadratic). Changes speed only, as for a large file.
+    pub fn index_also_when(mut self, many_searches: bool) -> Self {
+        self.indexed |= many_searches;
+        self
+    }
+
+    /// True when every line's keys are computed at once (a small file, so a
+    /// check may scan it line by line).
+    pub fn is_dense(&self) -> bool {
+        self.dense
+    }
+
+    /// True when candidates are found through the prefilter
+    /// (`prefilter::starts`) rather than by trying every line.
+    pub fn is_indexed(&self) -> bool {
+        self.indexed
     }
 
     /// Announces lines that will probably be searched for, so that the
@@ -56,9 +89,21 @@ impl<'s> FileKeys<'s> {
         self.announced.borrow_mut().extend(lines);
     }
 
+    /// Announces the lines `announcer` makes, when the first search comes:
+    /// a run that never searches (every hunk exactly at its line number)
+    /// makes no needles.
+    pub fn announce_later(&self, announcer: impl FnOnce() -> Vec<Announced> + 's) {
+        *self.announcer.borrow_mut() = Some(Box::new(announcer));
+    }
+
     /// Takes the announced lines.
     pub fn take_announced(&self) -> Vec<Announced> {
-        std::mem::take(&mut *self.announced.borrow_mut())
+        let later = self.announcer.borrow_mut().take();
+        let mut announced = std::mem::take(&mut *self.announced.borrow_mut());
+        if let Some(announcer) = later {
+            announced.extend(announcer());
+        }
+        announced
     }
 
     /// Keeps needles for a later search.
@@ -110,11 +155,6 @@ impl<'s> FileKeys<'s> {
         self.source
     }
 
-    /// True when keys are kept for all lines (small files).
-    pub fn is_dense(&self) -> bool {
-        self.dense
-    }
-
     /// Line `i` as text.
     pub fn text(&self, i: usize) -> Cow<'_, str> {
         if self.dense {
@@ -126,10 +166,31 @@ impl<'s> FileKeys<'s> {
 
     fn texts(&self) -> &[Cow<'s, str>] {
         self.texts.get_or_init(|| {
-            (0..self.source.len())
-                .map(|i| self.source.line_text(i))
+            self.lines()
+                .iter()
+                .map(|l| String::from_utf8_lossy(l))
                 .collect()
         })
+    }
+
+    /// Every line's bytes, found once (a mapped file's sparse line index
+    /// finds a line through a shared block cache: too slow for every
+    /// comparison).
+    fn lines(&self) -> &[&'s [u8]] {
+        self.lines.get_or_init(|| {
+            (0..self.source.len())
+                .map(|i| self.source.line(i))
+                .collect()
+        })
+    }
+
+    /// Line `i`'s bytes.
+    pub fn line(&self, i: usize) -> &'s [u8] {
+        if self.dense {
+            self.lines()[i]
+        } else {
+            self.source.line(i)
+        }
     }
 
     /// The resilient key of line `i`.
@@ -158,7 +219,7 @@ impl<'s> FileKeys<'s> {
 
     /// Compares file line `i` with a patch line under `tier`'s line rules.
     pub fn compare(&self, tier: Tier, i: usize, line: &OldLine) -> LineMatch {
-        if self.source.line(i) == line.text.as_bytes() {
+        if self.line(i) == line.text.as_bytes() {
             return LineMatch::Exact;
         }
         if tier == Tier::Exact {

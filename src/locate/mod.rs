@@ -40,6 +40,7 @@ mod keys;
 mod lenient;
 pub(crate) mod normalize;
 mod outcome;
+mod placed;
 mod prefilter;
 mod proven;
 mod search;
@@ -100,14 +101,13 @@ pub(crate) fn locate_hunks(
     options: &MatchOptions,
     pins: &[usize],
 ) -> Vec<Result<Located, Failure>> {
-    let keys = FileKeys::new(source, options.prefilter_above_lines);
-    if !keys.is_dense() {
-        keys.announce(
-            hunks
-                .iter()
-                .flat_map(|h| prefilter::anchors_of(&keys::old_side(h)))
-                .collect(),
-        );
+    // Every line compared once per hunk costs lines × hunks: beyond the
+    // limit a file of any size is searched through the prefilter.
+    let searches = source.len().saturating_mul(hunks.len());
+    let keys = FileKeys::new(source, options.prefilter_above_lines)
+        .index_also_when(searches > options.prefilter_above_lines);
+    if keys.is_indexed() {
+        keys.announce_later(|| prefilter::announcements(hunks));
     }
     let mut state = FileState {
         pins: pins.to_vec(),
@@ -123,7 +123,7 @@ pub(crate) fn locate_hunks(
         if let Ok(loc) = &result {
             if loc.status == HunkStatus::Applied {
                 let footprint = Footprint::of(hunk, loc.start, loc.end, &loc.slots);
-                state.placed.push((footprint, index));
+                state.placed.push(footprint, index);
             }
             if loc.status != HunkStatus::NoOp {
                 state.prev_end = loc.end;
@@ -197,8 +197,8 @@ fn hint_line(hint: usize, offset: isize, n: usize) -> Option<usize> {
 #[derive(Default)]
 struct FileState {
     pins: Vec<usize>,
-    /// What each hunk placed so far changes, and its index.
-    placed: Vec<(Footprint, usize)>,
+    /// What each hunk placed so far changes, indexed by first line.
+    placed: placed::Placed,
     prev_end: usize,
     offset: isize,
 }
@@ -207,9 +207,7 @@ impl FileState {
     /// The first placed hunk that `footprint` conflicts with (changes the
     /// same original lines: see [`Footprint::conflicts`]).
     fn overlapping(&self, footprint: &Footprint) -> Option<usize> {
-        self.placed
-            .iter()
-            .find_map(|(placed, hunk)| placed.conflicts(footprint).then_some(*hunk))
+        self.placed.overlapping(footprint)
     }
 }
 

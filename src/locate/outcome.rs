@@ -160,10 +160,12 @@ pub struct MatchOptions {
     pub max_tier: Tier,
     /// Files longer than this get a similarity search only around a line hint.
     pub similarity_scan_limit: usize,
-    /// Files with more lines than this are searched through the prefilter
+    /// Files with more lines than this, and files whose lines times the
+    /// patch's hunks for them exceed it, are searched through the prefilter
     /// (needles searched in the raw bytes, see `docs/matching.md`) instead
-    /// of line by line. It changes speed only, never the outcome: tests run
-    /// both ways and compare.
+    /// of line by line; only files up to this many lines keep every line's
+    /// keys. It changes speed only, never the outcome: tests run both ways
+    /// and compare.
     pub prefilter_above_lines: usize,
 }
 

@@ -27,8 +27,8 @@
 //! instead; there the prefilter would cost more than it saves.
 
 use super::Tier;
-use super::keys::{FileKeys, OldLine};
-use crate::model::LineKind;
+use super::keys::{FileKeys, OldLine, new_side, old_side};
+use crate::model::{Hunk, LineKind};
 use aho_corasick::AhoCorasick;
 use std::rc::Rc;
 
@@ -103,7 +103,7 @@ impl Needle {
 /// The first search of a file also searches, in the same pass, the needles
 /// of every line announced with [`FileKeys::announce`]; all results are kept.
 pub fn lines_matching(keys: &FileKeys, line: &OldLine, tier: Tier) -> Option<Rc<[usize]>> {
-    if keys.is_dense() {
+    if !keys.is_indexed() {
         return None;
     }
     // Whether the file holds characters a raw search cannot see is found
@@ -151,40 +151,88 @@ pub fn lines_matching(keys: &FileKeys, line: &OldLine, tier: Tier) -> Option<Rc<
     keys.cached_hits(&needle)
 }
 
-/// A line announced for a later search under `tier` (owned: the hunks
-/// may go before the file's keys do).
-#[derive(Debug, Clone)]
+/// A line announced for a later search: its needle in a file without and
+/// in a file with [`UNSEEN_BY_RAW_SEARCH`] characters (which the first
+/// search finds out).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Announced {
-    tier: Tier,
-    text: String,
-    resilient: String,
-    fuzzy: String,
+    clean: Option<Needle>,
+    dropped: Option<Needle>,
 }
 
 impl Announced {
+    fn of(line: &OldLine, tier: Tier) -> Announced {
+        Announced {
+            clean: Needle::of(line, tier, false),
+            dropped: Needle::of(line, tier, true),
+        }
+    }
+
     fn needle(&self, file_has_dropped: bool) -> Option<Needle> {
-        Needle::of_keys(
-            &self.text,
-            &self.resilient,
-            &self.fuzzy,
-            self.tier,
-            file_has_dropped,
-        )
+        if file_has_dropped {
+            self.dropped.clone()
+        } else {
+            self.clean.clone()
+        }
     }
 }
 
 /// The lines of a hunk's old side that the tiers searching the whole file
 /// will look for, to announce with [`FileKeys::announce`].
+#[cfg(test)]
 pub fn anchors_of(old: &[OldLine]) -> Vec<Announced> {
     let mut out = Vec::new();
     for tier in [Tier::Exact, Tier::Resilient, Tier::Fuzzy] {
         for (_, line) in anchor_lines(old, tier, 1) {
-            out.push(Announced {
-                tier,
-                text: line.text.to_string(),
-                resilient: line.resilient().to_string(),
-                fuzzy: line.fuzzy().to_string(),
-            });
+            out.push(Announced::of(line, tier));
+        }
+    }
+    out
+}
+
+/// Every line the location of `hunks` may search the file for through
+/// [`starts`] or [`lines_matching`], each needle once: the anchors of each
+/// hunk's old side under every tier, of its new side (already applied?),
+/// of the context before and after its removed lines (stale?), and its
+/// Codex `@@` anchors. Announced, they are all found in the first pass
+/// over the file; a needle missing here costs a pass of its own.
+pub fn announcements(hunks: &[Hunk]) -> Vec<Announced> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    let mut add = |line: &OldLine, tier: Tier| {
+        let announced = Announced::of(line, tier);
+        if seen.insert(announced.clone()) {
+            out.push(announced);
+        }
+    };
+    let lenient = [Tier::Exact, Tier::Resilient, Tier::Fuzzy];
+    for hunk in hunks {
+        let old = old_side(hunk);
+        let new = new_side(hunk);
+        let first = old.iter().position(|l| l.kind == LineKind::Remove);
+        let last = old.iter().rposition(|l| l.kind == LineKind::Remove);
+        let mut parts: Vec<(&[OldLine], Tier)> = Vec::new();
+        parts.extend(
+            lenient
+                .iter()
+                .chain([&Tier::Structural])
+                .map(|&t| (&old[..], t)),
+        );
+        parts.extend([(&new[..], Tier::Exact), (&new[..], Tier::Resilient)]);
+        if let (Some(first), Some(last)) = (first, last) {
+            parts.push((&old[..first], Tier::Fuzzy));
+            parts.push((&old[last + 1..], Tier::Fuzzy));
+        }
+        for (part, tier) in parts {
+            for (_, line) in start_anchors(part, tier) {
+                add(line, tier);
+            }
+        }
+        for anchor in &hunk.anchors {
+            let probe = OldLine::new(LineKind::Context, anchor);
+            for tier in lenient {
+                add(&probe, tier);
+            }
         }
     }
     out
@@ -436,21 +484,10 @@ pub fn starts(
     before: usize,
     after: usize,
 ) -> Option<Vec<usize>> {
-    if keys.is_dense() {
+    if !keys.is_indexed() {
         return None;
     }
-    let (spare, sure) = if tier == Tier::Structural {
-        // Context past the end of the file may be left out, up to as many
-        // lines as matched: only the first half of the hunk is sure to be
-        // in the file, and up to two of its context lines may be dropped.
-        (3, &old[..old.len() - old.len() / 2])
-    } else {
-        (1, old)
-    };
-    let mut anchors = anchor_lines(old, tier, 1);
-    if !anchors.iter().all(|(_, l)| l.kind == LineKind::Remove) {
-        anchors = anchor_lines(sure, tier, spare);
-    }
+    let anchors = start_anchors(old, tier);
     if anchors.is_empty() {
         return None;
     }
@@ -466,6 +503,26 @@ pub fn starts(
     out.sort_unstable();
     out.dedup();
     Some(out)
+}
+
+/// The lines [`starts`] searches for: the most distinctive removed line,
+/// or else the most distinctive context lines (three of the first half
+/// under the structural tier, which may drop two and leave the second half
+/// past the end of the file).
+fn start_anchors<'a, 'h>(old: &'a [OldLine<'h>], tier: Tier) -> Vec<(usize, &'a OldLine<'h>)> {
+    let (spare, sure) = if tier == Tier::Structural {
+        // Context past the end of the file may be left out, up to as many
+        // lines as matched: only the first half of the hunk is sure to be
+        // in the file, and up to two of its context lines may be dropped.
+        (3, &old[..old.len() - old.len() / 2])
+    } else {
+        (1, old)
+    };
+    let anchors = anchor_lines(old, tier, 1);
+    if anchors.iter().all(|(_, l)| l.kind == LineKind::Remove) {
+        return anchors;
+    }
+    anchor_lines(sure, tier, spare)
 }
 
 fn resilient_token(key: &str) -> Option<&str> {

@@ -62,7 +62,7 @@ fn file_section(file: &FileReport, out: &mut String, rerun: &str) {
     }
     for (index, f) in failed {
         let _ = writeln!(out, "### Hunk {index}: `{}`\n\n{}\n", f.code, f.message);
-        let _ = writeln!(out, "```diff\n{}```\n", f.hunk_text);
+        let _ = writeln!(out, "```diff\n{}```\n", super::quote::lines(&f.hunk_text));
         for view in &f.candidate_context {
             let tier = view.tier.map_or("", |t| t.name());
             let _ = writeln!(

@@ -19,6 +19,7 @@ pub mod color;
 pub(crate) mod conflict;
 pub mod feedback;
 pub mod human;
+pub mod quote;
 pub mod stat;
 pub mod unified;
 
@@ -128,7 +129,7 @@ impl Problem {
     pub fn new(code: ProblemCode, message: impl Into<String>, patch_line: Option<usize>) -> Self {
         Problem {
             code,
-            message: message.into(),
+            message: quote::message(message.into()),
             patch_line,
         }
     }
@@ -325,7 +326,10 @@ pub struct HunkFailure {
     pub candidate_context: Vec<CandidateView>,
     /// The closest block of the file.
     pub near_match: Option<Box<NearMatch>>,
-    /// The hunk as ` `/`-`/`+` lines, for `.rej` files and conflict reports.
+    /// The hunk as ` `/`-`/`+` lines, for `.rej` files and conflict reports
+    /// (whole here and in `.rej` files; the JSON and Markdown reports cap
+    /// each line, see [`quote`]).
+    #[serde(serialize_with = "quote::serialize_lines")]
     pub hunk_text: String,
 }
 

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Planning cost against the size of the patch and of the file (issue 18,
+"Costs that are not linear"): a time-vs-size table at 1x, 4x and 16x (hunks
+and file lines grow together), fresh and re-applied, with `git apply` and
+GNU `patch` timed in the same run on the same inputs.
+
+Cases (H hunks, one changed line each, on a file of 8 H lines unless said):
+  numbered    `diff -U3` hunks with their line numbers
+  numberless  the same hunks with bare `@@` headers
+  drifted     15 hunks on 4,750 lines at 1x (60 on 19,000 at 4x), whose
+              context lines gained trailing blanks (peers ignore blanks:
+              `git apply --ignore-whitespace`, `patch -l`)
+Each case runs on the original file (fresh: every hunk applies) and on the
+patched file (re-applied: every hunk already applied, the pre-commit case).
+
+Every command runs in a fresh copy, `--runs` times (median reported), and
+its result is checked: ours must give the expected file (fresh) or leave it
+unchanged (re-applied). The peers' outcome is printed beside their time
+(`git apply` refuses a re-applied patch; `patch -N` skips it).
+
+Usage: benches/costs.py [--bin PATH] [--base N] [--scales 1,4,16] [--runs 3]
+Inputs and scratch copies (each a git repository of its own) go to
+<target>/perf-inputs/costs/.
+"""
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(HERE, "..", "target"))
+
+
+def line(i):
+    return f"    let value_{i} = compute_{i % 7}(input, {i}); // step {i % 13}\n"
+
+
+def changed(i):
+    return f"    let value_{i} = compute_{i % 7}(input, {i}) + 1; // step {i % 13}\n"
+
+
+def make(case, k, base):
+    """(before, after, patch) for `case` at scale k."""
+    if case == "drifted":
+        hunks, n = 15 * k * base // 1000 or 1, 4750 * k * base // 1000
+    else:
+        hunks, n = 2 * k * base, 16 * k * base
+    step = n // hunks
+    targets = [step * h + step // 2 for h in range(hunks)]
+    before = [line(i) for i in range(n)]
+    after = list(before)
+    for t in targets:
+        after[t] = changed(t)
+    out = ["--- a/f.rs\n", "+++ b/f.rs\n"]
+    for t in targets:
+        lo, hi = max(0, t - 3), min(n, t + 4)
+        if case == "numberless":
+            out.append("@@\n")
+        else:
+            out.append(f"@@ -{lo + 1},{hi - lo} +{lo + 1},{hi - lo} @@\n")
+        for j in range(lo, hi):
+            if j == t:
+                out.append("-" + before[j])
+                out.append("+" + after[j])
+            elif case == "drifted":
+                out.append(" " + before[j][:-1] + "  \n")
+            else:
+                out.append(" " + before[j])
+    return "".join(before), "".join(after), "".join(out), hunks, n
+
+
+def timed(cmd, cwd):
+    """(seconds, exit code, peak RSS in KiB) of one run."""
+    stats = os.path.join(cwd, ".time")
+    full = ["/usr/bin/time", "-o", stats, "-f", "%M"] + cmd
+    start = time.perf_counter()
+    proc = subprocess.run(full, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    took = time.perf_counter() - start
+    with open(stats) as f:
+        rss = int(f.read().split()[-1])
+    return took, proc.returncode, rss
+
+
+def measure(cmd, start_text, want, runs, scratch):
+    """Median time, exit code, peak RSS and whether the result is `want`."""
+    samples = []
+    for _ in range(runs):
+        d = tempfile.mkdtemp(dir=scratch)
+        # A repository of its own, so that both tools take paths from it.
+        subprocess.run(["git", "init", "-q", d], check=True)
+        with open(os.path.join(d, "f.rs"), "w") as f:
+            f.write(start_text)
+        took, code, rss = timed(cmd, d)
+        with open(os.path.join(d, "f.rs")) as f:
+            ok = f.read() == want
+        samples.append((took, code, rss, ok))
+        shutil.rmtree(d)
+    took = statistics.median(s[0] for s in samples)
+    return took, samples[0][1], max(s[2] for s in samples), all(s[3] for s in samples)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default=os.path.join(TARGET, "release", "git-fuzzy-apply"))
+    ap.add_argument("--base", type=int, default=1000, help="hunks/2 at 1x (default 1000: 2,000 hunks)")
+    ap.add_argument("--scales", default="1,4,16")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--cases", default="numbered,numberless,drifted")
+    args = ap.parse_args()
+    binary = os.path.abspath(args.bin)
+    scratch = os.path.join(TARGET, "perf-inputs", "costs")
+    os.makedirs(scratch, exist_ok=True)
+    print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load {os.getloadavg()}, binary {binary}")
+    print("| case | scale | hunks | file lines | state | ours | peak RSS | git apply | GNU patch | ours / git apply | ours / patch |")
+    print("| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    failed = False
+    for case in args.cases.split(","):
+        for k in [int(s) for s in args.scales.split(",")]:
+            before, after, patch, hunks, n = make(case, k, args.base)
+            pfile = os.path.join(scratch, f"{case}-{k}.diff")
+            with open(pfile, "w") as f:
+                f.write(patch)
+            lenient = case == "drifted"
+            git = ["git", "apply"] + (["--ignore-whitespace"] if lenient else []) + [pfile]
+            gnu = ["patch", "-p1", "-s", "-N", "--no-backup-if-mismatch", "-r", "-"] + (["-l"] if lenient else []) + ["-i", pfile]
+            for state, start, want in [("fresh", before, after), ("re-applied", after, after)]:
+                ours = measure([binary, "-q", pfile], start, want, args.runs, scratch)
+                peers = [measure(c, start, want, args.runs, scratch) for c in (git, gnu)]
+                if not ours[3] or ours[1] != 0:
+                    failed = True
+
+                def cell(m):
+                    note = "" if m[1] == 0 and m[3] else f" (exit {m[1]}{'' if m[3] else ', other result'})"
+                    return f"{m[0]:.3f} s{note}"
+
+                ratios = [f"{ours[0] / p[0]:.2f}" if p[0] > 0 else "-" for p in peers]
+                print(f"| {case} | {k}x | {hunks:,} | {n:,} | {state} | {cell(ours)} | {ours[2] / 1024:.0f} MiB "
+                      f"| {cell(peers[0])} | {cell(peers[1])} | {ratios[0]} | {ratios[1]} |", flush=True)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

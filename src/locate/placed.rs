@@ -1,0 +1,110 @@
+//! The places of the hunks located so far in one file, for the overlap
+//! check every later hunk makes: an index by first line, so that a check
+//! looks at the few places near the range asked about instead of every
+//! place so far (which made a patch of many hunks quadratic).
+
+use super::footprint::Footprint;
+
+/// Placed hunks' footprints with the hunk each belongs to, kept sorted by
+/// first line.
+#[derive(Debug, Default)]
+pub(super) struct Placed {
+    /// `(footprint, hunk, order of placement)`, sorted by `span.start`.
+    sorted: Vec<(Footprint, usize, usize)>,
+    /// `reach[i]`: the largest `span.end` among `sorted[..=i]`.
+    reach: Vec<usize>,
+}
+
+impl Placed {
+    /// Records that `hunk` was placed with `footprint`.
+    pub(super) fn push(&mut self, footprint: Footprint, hunk: usize) {
+        let order = self.sorted.len();
+        let start = footprint.span.start;
+        let at = self
+            .sorted
+            .partition_point(|(f, _, _)| f.span.start <= start);
+        self.sorted.insert(at, (footprint, hunk, order));
+        self.reach.truncate(at);
+        let mut reach = at.checked_sub(1).map_or(0, |i| self.reach_at(i));
+        for (f, _, _) in &self.sorted[at..] {
+            reach = reach.max(f.span.end);
+            self.reach.push(reach);
+        }
+    }
+
+    fn reach_at(&self, i: usize) -> usize {
+        self.reach.get(i).copied().unwrap_or(0)
+    }
+
+    /// The hunk placed first among those `footprint` conflicts with (see
+    /// [`Footprint::conflicts`]). Only hunks whose lines meet or touch
+    /// `footprint`'s can conflict with it, so only those are looked at.
+    pub(super) fn overlapping(&self, footprint: &Footprint) -> Option<usize> {
+        let span = &footprint.span;
+        let upto = self
+            .sorted
+            .partition_point(|(f, _, _)| f.span.start <= span.end);
+        let mut first: Option<(usize, usize)> = None;
+        for i in (0..upto).rev() {
+            if self.reach_at(i) < span.start {
+                break;
+            }
+            let (f, hunk, order) = &self.sorted[i];
+            if first.is_none_or(|(o, _)| *order < o) && f.conflicts(footprint) {
+                first = Some((*order, *hunk));
+            }
+        }
+        first.map(|(_, hunk)| hunk)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ops::Range;
+
+    fn fp(span: Range<usize>, removed: &[usize], inserts: &[usize]) -> Footprint {
+        Footprint {
+            span,
+            removed: removed.to_vec(),
+            inserts: inserts.to_vec(),
+        }
+    }
+
+    /// The same answers as looking through every place in placement order.
+    #[test]
+    fn agrees_with_a_scan_of_every_place() {
+        let placed_hunks = [
+            fp(10..14, &[11], &[12]),
+            fp(3..3, &[], &[3]),
+            fp(20..25, &[], &[22]),
+            fp(0..2, &[0], &[]),
+            fp(14..14, &[], &[14]),
+            fp(12..30, &[29], &[]),
+            fp(5..9, &[6, 7], &[8]),
+            fp(22..22, &[], &[22]),
+            fp(40..41, &[40], &[41]),
+        ];
+        let mut placed = Placed::default();
+        let mut all: Vec<(Footprint, usize)> = Vec::new();
+        for (hunk, f) in placed_hunks.into_iter().enumerate() {
+            placed.push(f.clone(), hunk);
+            all.push((f, hunk));
+            for start in 0..45 {
+                for end in start..45 {
+                    for probe in [
+                        fp(start..end, &[], &[]),
+                        fp(start..end, &[start], &[]),
+                        fp(start..end, &[], &[end]),
+                        fp(start..end, &[], &[start]),
+                    ] {
+                        let scan = all
+                            .iter()
+                            .find_map(|(f, h)| f.conflicts(&probe).then_some(*h));
+                        assert_eq!(placed.overlapping(&probe), scan, "{probe:?}");
+                    }
+                }
+            }
+        }
+    }
+}
