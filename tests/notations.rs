@@ -554,3 +554,57 @@ fn headers_shift_by_the_padding() {
         "--- a/f\n+++ b/f\n@@ -13,2 +13 @@ fn x\n-a\n@@ -10,0 +11 @@\n+b\n"
     );
 }
+
+mod support;
+
+/// (a) for whole-file operations, through the binary: a patch that adds,
+/// deletes and moves files (in each notation that can) run a second time
+/// exits 0, reports the operations already applied, and changes nothing.
+#[test]
+fn adding_deleting_and_moving_twice_equals_once() {
+    let codex = "*** Begin Patch\n*** Add File: new.txt\n+hello\n+world\n*** Delete File: del.txt\n*** Update File: mv.txt\n*** Move to: sub/moved.txt\n@@\n one\n-two\n+three\n*** End Patch\n";
+    let git = "diff --git a/ren.txt b/ren2.txt\nsimilarity index 100%\nrename from ren.txt\nrename to ren2.txt\ndiff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\ndiff --git a/del.txt b/del.txt\ndeleted file mode 100644\n--- a/del.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-gone\ndiff --git a/mv.txt b/sub/moved.txt\nsimilarity index 50%\nrename from mv.txt\nrename to sub/moved.txt\n--- a/mv.txt\n+++ b/sub/moved.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+three\n";
+    let search_replace =
+        "new.txt\n```\n<<<<<<< SEARCH\n=======\nhello\nworld\n>>>>>>> REPLACE\n```\n";
+    for patch in [codex, git, search_replace] {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("del.txt"), "gone\n").unwrap();
+        fs::write(dir.path().join("mv.txt"), "one\ntwo\n").unwrap();
+        fs::write(dir.path().join("ren.txt"), "same\n").unwrap();
+        let first = support::run_bin(dir.path(), &["-v", "-"], Some(patch.as_bytes()));
+        assert_eq!(first.status.code(), Some(0), "{first:?}\n{patch}");
+        let once = support::snapshot(dir.path());
+        assert!(once.contains_key(Path::new("new.txt")), "{once:?}");
+        let second = support::run_bin(dir.path(), &["-v", "--json", "-"], Some(patch.as_bytes()));
+        assert_eq!(second.status.code(), Some(0), "{second:?}\n{patch}");
+        assert_eq!(support::snapshot(dir.path()), once, "{patch}");
+        let report: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
+        for file in report["files"].as_array().unwrap() {
+            assert_eq!(file["status"], "unchanged", "{file}");
+            for hunk in file["hunks"].as_array().unwrap() {
+                assert_eq!(hunk["status"], "already_applied", "{hunk}");
+            }
+        }
+    }
+}
+
+/// An added file that exists with other content, or a move whose source is
+/// gone and whose destination does not hold the hunk, is still refused.
+#[test]
+fn a_different_file_in_the_way_is_still_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("new.txt"), "hello\n").unwrap();
+    fs::write(dir.path().join("moved.txt"), "one\ntwo\n").unwrap();
+    for patch in [
+        "*** Begin Patch\n*** Add File: new.txt\n+hello\n+world\n*** End Patch\n",
+        "*** Begin Patch\n*** Update File: mv.txt\n*** Move to: moved.txt\n@@\n one\n-two\n+three\n*** End Patch\n",
+    ] {
+        let out = support::run_bin(dir.path(), &["-"], Some(patch.as_bytes()));
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+    }
+    assert_eq!(fs::read(dir.path().join("new.txt")).unwrap(), b"hello\n");
+    assert_eq!(
+        fs::read(dir.path().join("moved.txt")).unwrap(),
+        b"one\ntwo\n"
+    );
+}

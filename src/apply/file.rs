@@ -12,7 +12,7 @@ use crate::report::{
 use crate::source::looks_binary;
 use crate::target::Targets;
 
-use super::{ApplyOptions, FileResult, NewContent};
+use super::{ApplyOptions, FileResult, NewContent, done};
 
 pub(super) type Planned = Option<FileResult>;
 
@@ -54,6 +54,20 @@ fn plan_one_inner(
         ..p
     })?;
     match (file.op, existing) {
+        (FileOp::Add, Some(old)) if done::added_already(&file, &old) => {
+            Ok(done::report_done(&file, report))
+        }
+        (FileOp::Delete, None) => Ok(done::report_done(&file, report)),
+        (FileOp::Update, None) if file.move_to.is_some() => {
+            match done::moved_already(&file, targets, options, report) {
+                Some(planned) => Ok(planned),
+                None => Err(Problem::new(
+                    ProblemCode::FileNotFound,
+                    format!("{}: no such file", file.path),
+                    line,
+                )),
+            }
+        }
         (FileOp::Add, Some(_)) => Err(Problem::new(
             ProblemCode::FileExists,
             format!(
@@ -65,7 +79,7 @@ fn plan_one_inner(
         (FileOp::Add, None) if file.copy_from.is_some() => copy(file, targets, options, report),
         (FileOp::Add, None) => Ok(Some(create(file, report))),
         (FileOp::Update, None) if file.create_if_missing => Ok(Some(create(file, report))),
-        (FileOp::Update | FileOp::Delete, None) => Err(Problem::new(
+        (FileOp::Update, None) => Err(Problem::new(
             ProblemCode::FileNotFound,
             format!("{}: no such file", file.path),
             line,
@@ -202,7 +216,7 @@ fn refuse_deletion(
     report.status = FileStatus::Failed;
 }
 
-fn update(
+pub(super) fn update(
     file: &FilePatch,
     targets: &dyn Targets,
     old: Content,
@@ -328,7 +342,7 @@ fn known_mode(old: &Content, targets: &dyn Targets, path: &str) -> Option<u32> {
         .or_else(|| targets.mode(path))
 }
 
-fn hunk_report(
+pub(super) fn hunk_report(
     index: usize,
     hunk: &Hunk,
     loc: Option<&crate::locate::Located>,
