@@ -27,7 +27,9 @@
 //!   this one;
 //! - a more lenient tier never places the hunk away from a whitespace place;
 //! - "already applied" never stands for a hunk whose old side stands
-//!   exactly at a place where applying it changes the file.
+//!   exactly at a place where applying it changes the file, unless its new
+//!   side stands around that place (the applied state read as the old
+//!   side, rule 7 of "One placement decision").
 
 use git_fuzzy_apply::locate::Tier;
 use git_fuzzy_apply::report::{HunkOutcome, HunkReport};
@@ -298,8 +300,25 @@ fn check(
             ));
         }
         (HunkOutcome::AlreadyApplied, _, _) => {
+            // Rule 7: where the old side stands inside the new side, the
+            // applied state is read as the old one: done, not applied again.
+            let new: Vec<&str> = hunk
+                .iter()
+                .filter(|(k, _)| *k != '-')
+                .map(|(_, t)| t.as_str())
+                .collect();
+            let stands = |s: usize| {
+                s + new.len() <= file.len()
+                    && new
+                        .iter()
+                        .enumerate()
+                        .all(|(k, t)| ws_key(&file[s + k]) == ws_key(t))
+            };
+            let around = |e: usize| ((e + old.len()).saturating_sub(new.len())..=e).any(stands);
             let unchanged = |i: usize| result_at(file, hunk, i) == file;
-            if let Some(e) = exact.iter().find(|&&e| !unchanged(e)) {
+            // A line number that points at one exact place settles it.
+            let chosen = pointed(&exact, hint).map_or_else(|| exact.clone(), |p| vec![p]);
+            if let Some(e) = chosen.iter().find(|&&e| !unchanged(e) && !around(e)) {
                 return Err(format!(
                     "already applied, but the old side stands exactly at {e} and applying changes the file"
                 ));

@@ -40,6 +40,7 @@ pub(crate) mod normalize;
 mod outcome;
 mod prefilter;
 mod search;
+mod unique;
 
 pub(crate) use choose::HINT_WINDOW;
 pub(crate) use outcome::{Failure, HunkStatus, Located};
@@ -115,6 +116,9 @@ pub(crate) fn locate_hunks(
             state.offset = 0;
         }
         let result = locate_one(&keys, hunks, index, hunk, &mut state, options);
+        if let Ok(loc) = &result {
+            unique::debug_check(&keys, hunks, index, loc, !pins.is_empty());
+        }
         if let Ok(loc) = &result {
             if loc.status == HunkStatus::Applied {
                 state.placed.push((loc.start..loc.end, index));

@@ -1,0 +1,100 @@
+//! The uniqueness argument of an applied hunk, checked in debug builds
+//! (issue 14): no other place the same rules admit gives different bytes.
+//!
+//! Checked independently of how the decision was reached, by brute force
+//! over every start line, for hunks nothing but their lines places (no
+//! line number, no Codex anchor, no `*** End of File`, no `--at` pin, no
+//! other hunk of the file with the same old side, which the in-order rule
+//! may place):
+//!
+//! - placed by the exact tier: every place where the old side stands
+//!   exactly gives the same result;
+//! - placed by a more lenient tier: no place where the old side stands
+//!   exactly gives another result (the ladder tries the exact tier first).
+//!
+//! Files whose lines times hunks exceed [`MAX_WORK`] are not checked.
+//! A failure is a bug in the placement decision, never a property of the
+//! input: the check is a `debug_assert!`, compiled out of release builds.
+
+use super::keys::{FileKeys, old_side};
+use super::{HunkStatus, Located, Tier};
+use crate::model::{Hunk, LineKind};
+
+/// File lines times hunks above which the check is skipped.
+const MAX_WORK: usize = 20_000_000;
+
+/// Checks the uniqueness argument of `loc`, the placement of `hunks[index]`.
+pub(super) fn debug_check(
+    keys: &FileKeys,
+    hunks: &[Hunk],
+    index: usize,
+    loc: &Located,
+    pinned: bool,
+) {
+    if !cfg!(debug_assertions) || loc.status != HunkStatus::Applied || pinned {
+        return;
+    }
+    let hunk = &hunks[index];
+    let old: Vec<&str> = old_side(hunk).iter().map(|l| l.text).collect();
+    let twin = hunks
+        .iter()
+        .enumerate()
+        .any(|(i, h)| i != index && old_side(h).iter().map(|l| l.text).eq(old.iter().copied()));
+    if hunk.line_hint.is_some() || !hunk.anchors.is_empty() || hunk.at_eof || twin {
+        return;
+    }
+    let (n, m) = (keys.len(), old.len());
+    // Bounded, so that debug builds of the large-file tests stay linear.
+    if m == 0 || m > n || n.saturating_mul(hunks.len()) > MAX_WORK {
+        return;
+    }
+    let exact: Vec<usize> = (0..=n - m)
+        .filter(|&i| (0..m).all(|k| keys.text(i + k) == old[k]))
+        .collect();
+    let rival = match loc.tier {
+        Some(Tier::Exact) => exact
+            .iter()
+            .copied()
+            .find(|&i| differs(keys, hunk, i, loc.start)),
+        Some(_) => exact.iter().copied().find(|&i| i != loc.start),
+        None => None,
+    };
+    debug_assert!(
+        rival.is_none(),
+        "hunk {} placed at line {} ({:?}), but its old side stands exactly at line {} with another result",
+        index + 1,
+        loc.start + 1,
+        loc.tier,
+        rival.map_or(0, |r| r + 1)
+    );
+}
+
+/// True when applying `hunk` exactly at `a` and at `b` gives different files.
+fn differs(keys: &FileKeys, hunk: &Hunk, a: usize, b: usize) -> bool {
+    if a == b {
+        return false;
+    }
+    let m = hunk
+        .lines
+        .iter()
+        .filter(|l| l.kind != LineKind::Add)
+        .count();
+    let (lo, hi) = (a.min(b), a.max(b) + m);
+    let window = |at: usize| -> Vec<String> {
+        let mut out: Vec<String> = (lo..at).map(|j| keys.text(j).into_owned()).collect();
+        let mut j = at;
+        for line in &hunk.lines {
+            match line.kind {
+                LineKind::Context => {
+                    out.push(keys.text(j).into_owned());
+                    j += 1;
+                }
+                LineKind::Remove => j += 1,
+                LineKind::Add => out.push(line.text.to_string()),
+            }
+        }
+        out.extend((j..hi).map(|j| keys.text(j).into_owned()));
+        out
+    };
+    window(a) != window(b)
+}
