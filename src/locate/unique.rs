@@ -14,7 +14,8 @@
 //!
 //! Files whose lines times hunks exceed [`MAX_WORK`] are not checked.
 //! A failure is a bug in the placement decision, never a property of the
-//! input: the check is a `debug_assert!`, compiled out of release builds.
+//! input: the check panics, in debug builds and fuzz targets (`cfg(fuzzing)`)
+//! only; release builds skip it.
 
 use super::keys::{FileKeys, old_side};
 use super::{HunkStatus, Located, Tier};
@@ -23,7 +24,8 @@ use crate::model::{Hunk, LineKind};
 /// File lines times hunks above which the check is skipped.
 const MAX_WORK: usize = 20_000_000;
 
-/// Checks the uniqueness argument of `loc`, the placement of `hunks[index]`.
+/// Checks the uniqueness argument of `loc`, the placement of `hunks[index]`
+/// (debug builds and fuzz targets only).
 pub(super) fn debug_check(
     keys: &FileKeys,
     hunks: &[Hunk],
@@ -31,7 +33,7 @@ pub(super) fn debug_check(
     loc: &Located,
     pinned: bool,
 ) {
-    if !cfg!(debug_assertions) || loc.status != HunkStatus::Applied || pinned {
+    if !cfg!(any(debug_assertions, fuzzing)) || loc.status != HunkStatus::Applied || pinned {
         return;
     }
     let hunk = &hunks[index];
@@ -59,7 +61,7 @@ pub(super) fn debug_check(
         Some(_) => exact.iter().copied().find(|&i| i != loc.start),
         None => None,
     };
-    debug_assert!(
+    assert!(
         rival.is_none(),
         "hunk {} placed at line {} ({:?}), but its old side stands exactly at line {} with another result",
         index + 1,
