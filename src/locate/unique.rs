@@ -100,3 +100,58 @@ fn differs(keys: &FileKeys, hunk: &Hunk, a: usize, b: usize) -> bool {
     };
     window(a) != window(b)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::HunkLine;
+    use crate::source::SourceText;
+
+    fn hunk(lines: &[(LineKind, &str)]) -> Hunk {
+        Hunk {
+            lines: lines.iter().map(|(k, t)| HunkLine::new(*k, *t)).collect(),
+            ..Hunk::default()
+        }
+    }
+
+    fn placed(start: usize, end: usize, tier: Tier) -> Located {
+        Located {
+            tier: Some(tier),
+            ..super::super::fixed(0, start, end, HunkStatus::Applied)
+        }
+    }
+
+    const FILE: &[u8] = b"a\nb\nx\na\nb\n";
+
+    #[test]
+    fn twins_with_different_results_are_caught() {
+        let source = SourceText::new(FILE);
+        let keys = FileKeys::new(&source, usize::MAX);
+        let h = [hunk(&[(LineKind::Context, "a"), (LineKind::Remove, "b")])];
+        assert!(differs(&keys, &h[0], 0, 3));
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            debug_check(&keys, &h, 0, &placed(0, 2, Tier::Exact), false)
+        }));
+        assert!(caught.is_err());
+        // A lenient placement while the old side stands exactly elsewhere.
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            debug_check(&keys, &h, 0, &placed(2, 4, Tier::Fuzzy), false)
+        }));
+        assert!(caught.is_err());
+    }
+
+    #[test]
+    fn a_unique_place_a_hint_or_a_pin_passes() {
+        let source = SourceText::new(FILE);
+        let keys = FileKeys::new(&source, usize::MAX);
+        let unique = [hunk(&[(LineKind::Context, "x"), (LineKind::Remove, "a")])];
+        debug_check(&keys, &unique, 0, &placed(2, 4, Tier::Exact), false);
+        let twin = [hunk(&[(LineKind::Context, "a"), (LineKind::Remove, "b")])];
+        debug_check(&keys, &twin, 0, &placed(0, 2, Tier::Exact), true);
+        let hinted = [Hunk {
+            line_hint: Some(1),
+            ..twin[0].clone()
+        }];
+        debug_check(&keys, &hinted, 0, &placed(0, 2, Tier::Exact), false);
+    }
+}
