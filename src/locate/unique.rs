@@ -12,7 +12,8 @@
 //! - placed by a more lenient tier: no place where the old side stands
 //!   exactly gives another result (the ladder tries the exact tier first).
 //!
-//! Files whose lines times hunks exceed [`MAX_WORK`] are not checked.
+//! Files whose lines times hunks exceed [`MAX_WORK`], or with more than
+//! [`MAX_HUNKS`] hunks, are not checked.
 //! A failure is a bug in the placement decision, never a property of the
 //! input: the check panics, in debug builds and fuzz targets (`cfg(fuzzing)`)
 //! only; release builds skip it.
@@ -23,6 +24,10 @@ use crate::model::{Hunk, LineKind};
 
 /// File lines times hunks above which the check is skipped.
 const MAX_WORK: usize = 20_000_000;
+
+/// Hunks per file above which the check is skipped (finding twins compares
+/// every pair).
+const MAX_HUNKS: usize = 1_000;
 
 /// Checks the uniqueness argument of `loc`, the placement of `hunks[index]`
 /// (debug builds and fuzz targets only).
@@ -37,17 +42,17 @@ pub(super) fn debug_check(
         return;
     }
     let hunk = &hunks[index];
+    let (n, m) = (keys.len(), hunk.old_len());
+    // Bounded, so that debug builds of the large tests stay linear.
+    if m == 0 || m > n || n.saturating_mul(hunks.len()) > MAX_WORK || hunks.len() > MAX_HUNKS {
+        return;
+    }
     let old: Vec<&str> = old_side(hunk).iter().map(|l| l.text).collect();
     let twin = hunks
         .iter()
         .enumerate()
         .any(|(i, h)| i != index && old_side(h).iter().map(|l| l.text).eq(old.iter().copied()));
     if hunk.line_hint.is_some() || !hunk.anchors.is_empty() || hunk.at_eof || twin {
-        return;
-    }
-    let (n, m) = (keys.len(), old.len());
-    // Bounded, so that debug builds of the large-file tests stay linear.
-    if m == 0 || m > n || n.saturating_mul(hunks.len()) > MAX_WORK {
         return;
     }
     let exact: Vec<usize> = (0..=n - m)
