@@ -14,7 +14,7 @@ use crate::target::Targets;
 use std::borrow::Cow;
 
 use super::sequence::{merge_in_order, place_in_order};
-use super::{ApplyOptions, FileResult, NewContent, elision};
+use super::{ApplyOptions, FileResult, NewContent, done, elision};
 
 pub(super) type Planned = Option<FileResult>;
 
@@ -56,6 +56,20 @@ fn plan_one_inner(
         ..p
     })?;
     match (file.op, existing) {
+        (FileOp::Add, Some(old)) if done::added_already(&file, &old) => {
+            Ok(done::report_done(&file, report))
+        }
+        (FileOp::Delete, None) => Ok(done::report_done(&file, report)),
+        (FileOp::Update, None) if file.move_to.is_some() => {
+            match done::moved_already(&file, targets, options, report) {
+                Some(planned) => Ok(planned),
+                None => Err(Problem::new(
+                    ProblemCode::FileNotFound,
+                    format!("{}: no such file", file.path),
+                    line,
+                )),
+            }
+        }
         (FileOp::Add, Some(_)) => Err(Problem::new(
             ProblemCode::FileExists,
             format!(
@@ -77,7 +91,7 @@ fn plan_one_inner(
                 line,
             ))
         }
-        (FileOp::Update | FileOp::Delete, None) => Err(Problem::new(
+        (FileOp::Update, None) => Err(Problem::new(
             ProblemCode::FileNotFound,
             format!("{}: no such file", file.path),
             line,
@@ -232,7 +246,7 @@ fn refuse_deletion(
     report.status = FileStatus::Failed;
 }
 
-fn update(
+pub(super) fn update(
     file: &FilePatch,
     targets: &dyn Targets,
     old: Content,
@@ -370,7 +384,7 @@ fn known_mode(old: &Content, targets: &dyn Targets, path: &str) -> Option<u32> {
         .or_else(|| targets.mode(path))
 }
 
-fn hunk_report(
+pub(super) fn hunk_report(
     index: usize,
     hunk: &Hunk,
     loc: Option<&crate::locate::Located>,

@@ -3,6 +3,7 @@
 //! Nothing is written here; the caller commits the results only if every
 //! hunk of every file succeeded (`crate::write`, `crate::git`).
 
+mod done;
 mod elision;
 mod file;
 mod sequence;

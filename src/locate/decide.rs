@@ -133,7 +133,8 @@ pub(super) fn unpinned_insertion(
                     && !run.is_empty()
                     && kind == LineKind::Context
                     && j > &(p + 1)
-                    && !same_every_way(keys, p + 1..*j, &run)
+                    && (!same_every_way(keys, p + 1..*j, &run)
+                        || omitted_are_added(keys, p + 1..*j, &run))
                 {
                     return Some(p + 1..*j);
                 }
@@ -205,6 +206,18 @@ pub(super) fn unanchored_edge(
         }
     }
     None
+}
+
+/// True when the file lines `gap` the patch omitted are its added lines
+/// (but for whitespace): the hunk may be applied already, its added lines
+/// read as omitted ones, as for blank lines, which the already-applied rule
+/// cannot recognise (`docs/matching.md`, "One placement decision", rules 4
+/// and 7).
+fn omitted_are_added(keys: &FileKeys, gap: Range<usize>, added: &[&str]) -> bool {
+    gap.len() == added.len()
+        && gap
+            .zip(added)
+            .all(|(j, a)| super::normalize::same_but_whitespace(&keys.text(j), a))
 }
 
 /// True when inserting `added` anywhere among the file lines `gap` gives

@@ -44,6 +44,7 @@ mod placed;
 mod prefilter;
 mod proven;
 mod search;
+mod unique;
 
 pub(crate) use choose::HINT_WINDOW;
 pub(crate) use outcome::{Failure, HunkStatus, Located};
@@ -53,7 +54,7 @@ pub(crate) use search::Slot;
 
 use crate::model::{Hunk, LineKind};
 use crate::source::SourceText;
-use applied::{NewSideFound, already_applied, place_pure_addition};
+use applied::{AppliedAround, NewSideFound, already_applied, place_pure_addition};
 use choose::{Choice, Hints, choose};
 pub(crate) use footprint::Footprint;
 use keys::{FileKeys, OldLine, old_side};
@@ -120,6 +121,9 @@ pub(crate) fn locate_hunks(
             state.offset = 0;
         }
         let result = locate_one(&keys, hunks, index, hunk, &mut state, options);
+        if let Ok(loc) = &result {
+            unique::debug_check(&keys, hunks, index, loc, !pins.is_empty());
+        }
         if let Ok(loc) = &result {
             if loc.status == HunkStatus::Applied {
                 let footprint = Footprint::of(hunk, loc.start, loc.end, &loc.slots);
@@ -333,9 +337,11 @@ fn locate_one(
 
 /// The new side stands at `done` and a lenient tier read the old side at
 /// `cand`: the same place seen both ways (the applied state read as the
-/// old one with tolerance) means done; two places are two readings.
+/// old one with tolerance, on the new side's lines or some of them, as
+/// when a blank context line at the hunk's edge is dropped) means done;
+/// two places are two readings.
 fn done_or_ambiguous(index: usize, done: &Located, cand: &Candidate) -> Result<Located, Failure> {
-    if done.start == cand.start && done.end == cand.end {
+    if done.start <= cand.start && cand.end <= done.end {
         return Ok(done.clone());
     }
     let mut starts = vec![done.start, cand.start];
@@ -431,6 +437,27 @@ fn accept(
         let mut starts = vec![cand.start, rival];
         starts.sort_unstable();
         return Err(ambiguous(index, &starts, None, Some(why)));
+    }
+    if tier <= Tier::Fuzzy {
+        match applied::applied_at_candidate(keys, hunk, &cand) {
+            Some(AppliedAround::Done(start)) => {
+                let end = start + keys::new_side(hunk).len();
+                return Ok(Located {
+                    tier: Some(tier),
+                    ..fixed(index, start, end, HunkStatus::AlreadyApplied)
+                });
+            }
+            Some(AppliedAround::Unsure(start)) => {
+                let why = format!(
+                    "the hunk's old lines stand at line {}, and its new lines stand around them already; its added lines (blank or brackets only) could have been there before: already applied, or to be applied again?",
+                    cand.start + 1
+                );
+                let mut starts = vec![start, cand.start];
+                starts.dedup();
+                return Err(ambiguous(index, &starts, None, Some(why)));
+            }
+            None => {}
+        }
     }
     let pairs = indent::pairs(hunk, &cand.slots, |j| keys.text(j));
     if let Some((a, b)) = indent::unsettled(hunk, &pairs) {

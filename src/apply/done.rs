@@ -1,0 +1,93 @@
+//! File operations whose result is already in the tree: re-running a patch
+//! that adds, deletes or moves a file changes nothing and says so, as
+//! re-running one that updates a file does (`docs/matching.md`, "One
+//! placement decision", rule 7).
+//!
+//! - an added file that exists with exactly the content the patch gives it;
+//! - a deleted file that is not there;
+//! - a moved file whose source is gone and whose destination holds every
+//!   hunk already applied (or that has no hunks).
+
+use crate::content::Content;
+use crate::model::{FilePatch, LineKind};
+use crate::report::{FileReport, FileStatus, HunkOutcome, LineRange};
+use crate::target::Targets;
+
+use super::ApplyOptions;
+use super::file::{Planned, hunk_report};
+
+/// True when `existing` is exactly what adding `file` would write.
+pub(super) fn added_already(file: &FilePatch, existing: &Content) -> bool {
+    if file.copy_from.is_some() || file.hunks.iter().any(|h| h.old_len() > 0) {
+        return false;
+    }
+    let mut expected = Vec::new();
+    let mut lines = file
+        .hunks
+        .iter()
+        .flat_map(|h| h.lines.iter())
+        .filter(|l| l.kind == LineKind::Add)
+        .peekable();
+    let final_newline = !file.hunks.last().is_some_and(|h| h.new_missing_newline);
+    while let Some(line) = lines.next() {
+        expected.extend_from_slice(line.text.as_bytes());
+        if lines.peek().is_some() || final_newline {
+            expected.push(b'\n');
+        }
+    }
+    existing[..] == expected[..]
+}
+
+/// Reports every hunk of `file` already applied and the file unchanged;
+/// nothing is planned for it.
+pub(super) fn report_done(file: &FilePatch, report: &mut FileReport) -> Planned {
+    report.status = FileStatus::Unchanged;
+    for (i, hunk) in file.hunks.iter().enumerate() {
+        let mut h = hunk_report(i, hunk, None, None);
+        h.status = HunkOutcome::AlreadyApplied;
+        h.similarity = 1.0;
+        h.lines = None::<LineRange>;
+        report.hunks.push(h);
+    }
+    None
+}
+
+/// For a move whose source is gone: `Some` (the report filled in, nothing
+/// planned) when the destination exists and every hunk stands there
+/// already applied; `None` otherwise (the source is then missing).
+pub(super) fn moved_already(
+    file: &FilePatch,
+    targets: &dyn Targets,
+    options: &ApplyOptions,
+    report: &mut FileReport,
+) -> Option<Planned> {
+    let to = file.move_to.as_ref().filter(|to| **to != file.path)?;
+    let existing = targets.read(to).ok()??;
+    let at_destination = FilePatch {
+        path: to.clone(),
+        move_to: None,
+        ..file.clone()
+    };
+    let mut trial = report.clone();
+    let mode = targets.mode(to);
+    let planned = super::file::update(
+        &at_destination,
+        targets,
+        existing,
+        mode,
+        options,
+        &mut trial,
+    )
+    .ok()?;
+    let done = trial
+        .hunks
+        .iter()
+        .all(|h| matches!(h.status, HunkOutcome::AlreadyApplied | HunkOutcome::NoOp));
+    let unchanged = planned.as_ref().is_some_and(|r| !r.content_changed);
+    if !(done && unchanged) {
+        return None;
+    }
+    report.hunks = trial.hunks;
+    report.status = FileStatus::Unchanged;
+    Some(None)
+}
