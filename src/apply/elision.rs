@@ -2,7 +2,8 @@
 //! ...`): the block as written is located first; a block that does not
 //! place is read as the pieces between its elision lines, each placed on
 //! its own, in order. An elision only REPLACE holds is refused unless the
-//! file holds that line (see `docs/formats.md`).
+//! block removes nothing and the file holds that line (see
+//! `docs/formats.md`).
 
 use crate::locate::{Failure, HunkStatus, Located, Reason, locate_file, locate_known_file};
 use crate::model::{Hunk, LineKind};
@@ -16,8 +17,12 @@ use super::ApplyOptions;
 /// Located hunks, in hunk order.
 type Results = Vec<Result<Located, Failure>>;
 
-/// A REPLACE-only elision line the file does not hold: the block would
-/// write it in place of the code it stands for, so it is refused.
+/// A REPLACE-only elision line: the block would write it in place of the
+/// code it stands for, so it is refused. It is content only in a block
+/// that removes nothing and a file that already holds that line (a
+/// template marking its own gaps); where the block removes lines, a copy
+/// of the line elsewhere in the file (a gap an earlier edit wrote, a
+/// template) says nothing about what the removed lines were.
 pub(super) fn replace_only_problem(
     path: &str,
     hunks: &[Hunk],
@@ -33,7 +38,7 @@ pub(super) fn replace_only_problem(
             .filter(|l| l.kind == LineKind::Add && is_elision(&l.text))
             .map(|l| l.text.trim())
             .filter(|t| removes || *t != "...")
-            .find(|t| !held(t))?;
+            .find(|t| removes || !held(t))?;
         let message = match &e.pieces {
             Err(why) if text == e.text => why.clone(),
             _ => format!(
@@ -87,6 +92,15 @@ pub(super) fn locate<'h>(
     let (found, mut results) = locate_file(source, &expanded, &options.matching, pins);
     let found = found.into_owned();
     refuse_out_of_order(&block, &mut results);
+    // An unchanged piece was located only as evidence of place.
+    for (h, r) in found.iter().zip(results.iter_mut()) {
+        if let Ok(loc) = r
+            && h.elision_piece
+            && h.is_noop()
+        {
+            loc.status = HunkStatus::NoOp;
+        }
+    }
     name_pieces(&block, hunks, &mut results);
     (Cow::Owned(found), results)
 }
@@ -100,9 +114,11 @@ fn refuse_out_of_order(block: &[Option<usize>], results: &mut Results) {
             last = None;
             continue;
         };
+        // Unchanged pieces are located too (`Hunk::elision_piece`): where
+        // they stand says where the pieces after them may go.
         let placed = match result {
-            Ok(loc) if loc.status != HunkStatus::NoOp => Some((loc.start, loc.end)),
-            _ => None,
+            Ok(loc) => Some((loc.start, loc.end)),
+            Err(_) => None,
         };
         let Some((start, end)) = placed else { continue };
         if let Some((prev, prev_end)) = last

@@ -226,6 +226,11 @@ pub struct Hunk {
     /// written (elision lines as content) is tried first.
     #[serde(skip)]
     pub elision: Option<Box<Elision>>,
+    /// A piece of a block read around its elision lines: it is located
+    /// even when it changes nothing, since where it stands is evidence of
+    /// where the pieces beside it go (they must lie in order).
+    #[serde(skip)]
+    pub elision_piece: bool,
 }
 
 /// Elision lines in a SEARCH/REPLACE block: lines that stand for unchanged
