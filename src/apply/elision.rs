@@ -91,7 +91,7 @@ pub(super) fn locate<'h>(
     }
     let (found, mut results) = locate_file(source, &expanded, &options.matching, pins);
     let found = found.into_owned();
-    refuse_out_of_order(&block, &mut results);
+    refuse_out_of_order(&block, &found, &mut results);
     // An unchanged piece was located only as evidence of place.
     for (h, r) in found.iter().zip(results.iter_mut()) {
         if let Ok(loc) = r
@@ -106,14 +106,35 @@ pub(super) fn locate<'h>(
 }
 
 /// A piece placed before the piece above it: the elision does not read in
-/// order, so the piece is refused.
-fn refuse_out_of_order(block: &[Option<usize>], results: &mut Results) {
+/// order, so the piece is refused. A piece that changes nothing and stands
+/// at several places is evidence only that it stands somewhere in order:
+/// the first of its places after the piece above it is taken (which leaves
+/// the most room for the pieces below; it changes no byte).
+fn refuse_out_of_order(block: &[Option<usize>], hunks: &[Hunk], results: &mut Results) {
     let mut last: Option<(usize, usize)> = None;
     for (k, result) in results.iter_mut().enumerate() {
         let Some(b) = block.get(k).copied().flatten() else {
             last = None;
             continue;
         };
+        if let (Err(f), Some(h)) = (&*result, hunks.get(k))
+            && f.reason == Reason::Ambiguous
+            && h.is_noop()
+        {
+            let from = last.filter(|(p, _)| *p == b).map_or(0, |(_, end)| end);
+            if let Some(&c) = f.candidates.iter().filter(|&&c| c > from).min() {
+                *result = Ok(Located {
+                    hunk: k,
+                    start: c - 1,
+                    end: c - 1 + h.old_len(),
+                    slots: Vec::new(),
+                    tier: None,
+                    normalizations: Vec::new(),
+                    similarity: 1.0,
+                    status: HunkStatus::NoOp,
+                });
+            }
+        }
         // Unchanged pieces are located too (`Hunk::elision_piece`): where
         // they stand says where the pieces after them may go.
         let placed = match result {
