@@ -75,7 +75,8 @@ pub(super) fn place_in_order(
         };
         if placed_by_text && !open && wrote_a_line_of(hunks, results, i) {
             let edits = edits_before(source, hunks, results, &placed, i);
-            if let (Ok(loc), Some(at)) = (&results[i], also_on_written(source, hunk, &edits, options))
+            if let (Ok(loc), Some(at)) =
+                (&results[i], also_on_written(source, hunk, &edits, options))
                 && !pins.contains(&loc.start)
             {
                 results[i] = Err(two_readings(i, loc, at));
