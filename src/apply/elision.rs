@@ -2,7 +2,8 @@
 //! ...`): the block as written is located first; a block that does not
 //! place is read as the pieces between its elision lines, each placed on
 //! its own, in order. An elision only REPLACE holds is refused unless the
-//! file holds that line (see `docs/formats.md`).
+//! block removes nothing and the file holds that line (see
+//! `docs/formats.md`).
 
 use crate::locate::{Failure, HunkStatus, Located, Reason, locate_file, locate_known_file};
 use crate::model::{Hunk, LineKind};
@@ -16,8 +17,12 @@ use super::ApplyOptions;
 /// Located hunks, in hunk order.
 type Results = Vec<Result<Located, Failure>>;
 
-/// A REPLACE-only elision line the file does not hold: the block would
-/// write it in place of the code it stands for, so it is refused.
+/// A REPLACE-only elision line: the block would write it in place of the
+/// code it stands for, so it is refused. It is content only in a block
+/// that removes nothing and a file that already holds that line (a
+/// template marking its own gaps); where the block removes lines, a copy
+/// of the line elsewhere in the file (a gap an earlier edit wrote, a
+/// template) says nothing about what the removed lines were.
 pub(super) fn replace_only_problem(
     path: &str,
     hunks: &[Hunk],
@@ -33,7 +38,7 @@ pub(super) fn replace_only_problem(
             .filter(|l| l.kind == LineKind::Add && is_elision(&l.text))
             .map(|l| l.text.trim())
             .filter(|t| removes || *t != "...")
-            .find(|t| !held(t))?;
+            .find(|t| removes || !held(t))?;
         let message = match &e.pieces {
             Err(why) if text == e.text => why.clone(),
             _ => format!(
@@ -86,23 +91,55 @@ pub(super) fn locate<'h>(
     }
     let (found, mut results) = locate_file(source, &expanded, &options.matching, pins);
     let found = found.into_owned();
-    refuse_out_of_order(&block, &mut results);
+    refuse_out_of_order(&block, &found, &mut results);
+    // An unchanged piece was located only as evidence of place.
+    for (h, r) in found.iter().zip(results.iter_mut()) {
+        if let Ok(loc) = r
+            && h.elision_piece
+            && h.is_noop()
+        {
+            loc.status = HunkStatus::NoOp;
+        }
+    }
     name_pieces(&block, hunks, &mut results);
     (Cow::Owned(found), results)
 }
 
 /// A piece placed before the piece above it: the elision does not read in
-/// order, so the piece is refused.
-fn refuse_out_of_order(block: &[Option<usize>], results: &mut Results) {
+/// order, so the piece is refused. A piece that changes nothing and stands
+/// at several places is evidence only that it stands somewhere in order:
+/// the first of its places after the piece above it is taken (which leaves
+/// the most room for the pieces below; it changes no byte).
+fn refuse_out_of_order(block: &[Option<usize>], hunks: &[Hunk], results: &mut Results) {
     let mut last: Option<(usize, usize)> = None;
     for (k, result) in results.iter_mut().enumerate() {
         let Some(b) = block.get(k).copied().flatten() else {
             last = None;
             continue;
         };
+        if let (Err(f), Some(h)) = (&*result, hunks.get(k))
+            && f.reason == Reason::Ambiguous
+            && h.is_noop()
+        {
+            let from = last.filter(|(p, _)| *p == b).map_or(0, |(_, end)| end);
+            if let Some(&c) = f.candidates.iter().filter(|&&c| c > from).min() {
+                *result = Ok(Located {
+                    hunk: k,
+                    start: c - 1,
+                    end: c - 1 + h.old_len(),
+                    slots: Vec::new(),
+                    tier: None,
+                    normalizations: Vec::new(),
+                    similarity: 1.0,
+                    status: HunkStatus::NoOp,
+                });
+            }
+        }
+        // Unchanged pieces are located too (`Hunk::elision_piece`): where
+        // they stand says where the pieces after them may go.
         let placed = match result {
-            Ok(loc) if loc.status != HunkStatus::NoOp => Some((loc.start, loc.end)),
-            _ => None,
+            Ok(loc) => Some((loc.start, loc.end)),
+            Err(_) => None,
         };
         let Some((start, end)) = placed else { continue };
         if let Some((prev, prev_end)) = last

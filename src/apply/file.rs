@@ -277,7 +277,7 @@ pub(super) fn update(
     }
     let pre_image = file.blob_ids.as_ref().map(|ids| ids.old.as_str());
     let (hunks, mut results) = elision::locate(&source, &file.hunks, options, &pins, pre_image);
-    let in_order = place_in_order(&source, &hunks, &mut results, &options.matching);
+    let in_order = place_in_order(&source, &hunks, &mut results, &options.matching, &pins);
     let mut located = Vec::new();
     for (i, (hunk, result)) in hunks.iter().zip(results).enumerate() {
         match result {

@@ -50,12 +50,16 @@ impl Produced {
 /// `Ok` (status applied, lines of the merged edit, `applied_in_order`).
 /// Only hunks without line numbers, anchors or an end-of-file mark take
 /// part (their place is their text alone), and only when no hunk after
-/// them touches the lines of the merged edit.
+/// them touches the lines of the merged edit. A hunk placed in the
+/// original that also stands on what an earlier hunk wrote is refused as
+/// two readings, unless the user pinned it to its place in the original
+/// (`pins`, 0-based lines of `--at`).
 pub(super) fn place_in_order(
     source: &SourceText,
     hunks: &[Hunk],
     results: &mut [Result<Located, Failure>],
     options: &MatchOptions,
+    pins: &[usize],
 ) -> Vec<InOrder> {
     let mut placed: Vec<InOrder> = Vec::new();
     for i in 0..hunks.len() {
@@ -69,6 +73,16 @@ pub(super) fn place_in_order(
             Err(f) => matches!(f.reason, Reason::ContextNotFound | Reason::StaleRemovedLine),
             Ok(l) => l.status == HunkStatus::Applied && l.tier > Some(Tier::Exact),
         };
+        if placed_by_text && !open && wrote_a_line_of(hunks, results, i) {
+            let edits = edits_before(source, hunks, results, &placed, i);
+            if let (Ok(loc), Some(at)) =
+                (&results[i], also_on_written(source, hunk, &edits, options))
+                && !pins.contains(&loc.start)
+            {
+                results[i] = Err(two_readings(i, loc, at));
+            }
+            continue;
+        }
         if !placed_by_text || !open {
             continue;
         }
@@ -82,8 +96,8 @@ pub(super) fn place_in_order(
         if let Ok(loc) = &results[i] {
             // Placed with tolerance in the original, and afresh on what an
             // earlier hunk wrote: two readings, unless they are one place.
-            if !found.same_place(loc) {
-                results[i] = Err(two_readings(i, loc, &found.located));
+            if !found.same_place(loc) && !pins.contains(&loc.start) {
+                results[i] = Err(two_readings(i, loc, found.located.start));
             }
             continue;
         }
@@ -218,21 +232,93 @@ impl Found {
     }
 }
 
-/// The failure of a hunk placed with tolerance in the original that also
-/// places on what an earlier hunk wrote.
-fn two_readings(index: usize, original: &Located, in_order: &Located) -> Failure {
+/// The failure of a hunk placed in the original that also places on what
+/// an earlier hunk wrote (`in_order`: 0-based line of the original).
+fn two_readings(index: usize, original: &Located, in_order: usize) -> Failure {
     Failure {
         hunk: index,
         reason: Reason::Ambiguous,
         message: format!(
-            "the hunk matches with tolerance at line {} of the original, and also stands in what the hunks before it write (around line {}): applied in order or there?",
+            "the hunk matches at line {} of the original, and also stands in what the hunks before it write (around line {}): applied in order or there?",
             original.start + 1,
-            in_order.start + 1
+            in_order + 1
         ),
-        candidates: vec![original.start + 1, in_order.start + 1],
+        // Only the place in the original can be chosen with `--at` (a
+        // pin is a line of the original, where the other reading is not).
+        candidates: vec![original.start + 1],
         tie: None,
         near: None,
     }
+}
+
+/// True when hunk `i` was placed exactly in the original and one of its
+/// old lines is a line an earlier applied hunk adds (the cheap test before
+/// [`also_on_written`]).
+fn wrote_a_line_of(hunks: &[Hunk], results: &[Result<Located, Failure>], i: usize) -> bool {
+    let exact = matches!(&results[i], Ok(l) if l.status == HunkStatus::Applied
+        && l.tier.is_some_and(|t| t <= Tier::Exact));
+    exact
+        && hunks[..i].iter().zip(results).any(|(h, r)| {
+            matches!(r, Ok(l) if l.status == HunkStatus::Applied)
+                && h.lines.iter().any(|a| {
+                    a.kind == LineKind::Add && hunks[i].old_lines().any(|o| o.text == a.text)
+                })
+        })
+}
+
+/// A hunk placed exactly in the original may also stand exactly on lines
+/// an earlier hunk writes: applied one after another (Aider), the reply
+/// could mean that place. Returns the original line of that place (the
+/// first written line it covers) when it does.
+fn also_on_written(
+    source: &SourceText,
+    hunk: &Hunk,
+    edits: &[Edit],
+    options: &MatchOptions,
+) -> Option<usize> {
+    let (lines, _) = produce(source, edits);
+    let text = produced_text(source, &lines);
+    let produced = SourceText::new(&text);
+    let exact = MatchOptions {
+        max_tier: Tier::Exact,
+        ..options.clone()
+    };
+    let result = locate_hunks(&produced, std::slice::from_ref(hunk), &exact, &[]).pop()?;
+    let starts = match result {
+        Ok(l) if l.status == HunkStatus::Applied => vec![l.start],
+        Err(f) if f.reason == Reason::Ambiguous => {
+            f.candidates.iter().map(|c| c.saturating_sub(1)).collect()
+        }
+        _ => return None,
+    };
+    let len = hunk.old_len();
+    starts.into_iter().find_map(|s| {
+        let written = (s..s + len).any(|t| matches!(lines.get(t), Some(Produced::Written(_))));
+        // The original line just before the place, as its position.
+        written.then(|| {
+            lines[..s.min(lines.len())]
+                .iter()
+                .rev()
+                .find_map(|l| match l {
+                    Produced::Original(j) => Some(j + 1),
+                    Produced::Written(_) => None,
+                })
+                .unwrap_or(0)
+        })
+    })
+}
+
+/// The bytes of the produced `lines`.
+fn produced_text(source: &SourceText, lines: &[Produced]) -> Vec<u8> {
+    let mut text = Vec::new();
+    for line in lines {
+        match line {
+            Produced::Original(j) => text.extend_from_slice(source.line(*j)),
+            Produced::Written(s) => text.extend_from_slice(s.as_bytes()),
+        }
+        text.push(b'\n');
+    }
+    text
 }
 
 /// Locates `hunk` in the original with `edits` made; `Some` when it
@@ -245,14 +331,7 @@ fn place_after(
     options: &MatchOptions,
 ) -> Option<Found> {
     let (lines, ranges) = produce(source, edits);
-    let mut text = Vec::new();
-    for line in &lines {
-        match line {
-            Produced::Original(j) => text.extend_from_slice(source.line(*j)),
-            Produced::Written(s) => text.extend_from_slice(s.as_bytes()),
-        }
-        text.push(b'\n');
-    }
+    let text = produced_text(source, &lines);
     let produced = SourceText::new(&text);
     let one = std::slice::from_ref(hunk);
     let mut loc = locate_hunks(&produced, one, options, &[]).pop()?.ok()?;

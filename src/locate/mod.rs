@@ -245,7 +245,7 @@ fn locate_one(
         pins: state.pins.clone(),
     };
     let old = old_side(hunk);
-    if hunk.is_noop() && !old.is_empty() {
+    if hunk.is_noop() && !old.is_empty() && !hunk.elision_piece {
         return Ok(fixed(index, 0, 0, HunkStatus::NoOp));
     }
     if old.is_empty() {

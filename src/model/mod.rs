@@ -226,6 +226,11 @@ pub struct Hunk {
     /// written (elision lines as content) is tried first.
     #[serde(skip)]
     pub elision: Option<Box<Elision>>,
+    /// A piece of a block read around its elision lines: it is located
+    /// even when it changes nothing, since where it stands is evidence of
+    /// where the pieces beside it go (they must lie in order).
+    #[serde(skip)]
+    pub elision_piece: bool,
 }
 
 /// Elision lines in a SEARCH/REPLACE block: lines that stand for unchanged
@@ -402,6 +407,14 @@ pub struct BlobIds {
 impl BlobIds {
     /// Reads what follows `index `: two ids of 7 to 64 hex digits joined by
     /// `..`, then an optional mode. `None` for anything else.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::model::BlobIds;
+    ///
+    /// let ids = BlobIds::parse("83DB48F..bf269f4 100644").unwrap();
+    /// assert_eq!((ids.old.as_str(), ids.new.as_str()), ("83db48f", "bf269f4"));
+    /// assert!(BlobIds::parse("83db..bf269f4").is_none());
+    /// ```
     pub fn parse(rest: &str) -> Option<BlobIds> {
         let ids = rest.split_whitespace().next()?;
         let (old, new) = ids.split_once("..")?;
@@ -413,6 +426,13 @@ impl BlobIds {
     }
 
     /// The ids the other way round, for a reversed patch.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::model::BlobIds;
+    ///
+    /// let ids = BlobIds::parse("83db48f..bf269f4").unwrap().reversed();
+    /// assert_eq!((ids.old.as_str(), ids.new.as_str()), ("bf269f4", "83db48f"));
+    /// ```
     pub fn reversed(self) -> BlobIds {
         BlobIds {
             old: self.new,

@@ -149,7 +149,11 @@ fn section(
             fp.move_to = Some(file_path(q, src.orig(j))?);
             j += 1;
         }
+        let body = j;
         j = update_body(src, j, &mut fp, bare)?;
+        if bare {
+            refuse_list_lines(src, body..j, &fp.path)?;
+        }
         if fp.hunks.is_empty() {
             return Err(malformed(
                 at,
@@ -172,6 +176,47 @@ fn section(
             ),
         ))
     }
+}
+
+/// A line written like a Markdown list item: `- ` or `+ ` and then a
+/// character that is no space and no `-`, `+`, `*` (`- item`, not
+/// `+ * doc` or `- - x`).
+fn list_shaped(l: &str) -> bool {
+    l.strip_prefix(['-', '+'])
+        .and_then(|r| r.strip_prefix(' '))
+        .and_then(|r| r.chars().next())
+        .is_some_and(|c| !c.is_whitespace() && !matches!(c, '-' | '+' | '*'))
+}
+
+/// Outside an envelope nothing says where a section ends, and a Markdown
+/// list written under it (`- Renamed x`, `+ faster`) reads as removed or
+/// added lines with one space of indentation. A list-shaped line that
+/// follows a blank line of the body, or that starts the body's last run of
+/// lines (all list-shaped), is therefore refused: the added lines of a
+/// `+ item` list would be written with no line of the file to check them.
+fn refuse_list_lines(
+    src: &Src,
+    body: std::ops::Range<usize>,
+    path: &str,
+) -> Result<(), ParseError> {
+    let blank = |k: usize| src.line(k).is_some_and(|l| l.trim().is_empty());
+    for k in body.clone() {
+        let Some(l) = src.line(k).filter(|l| list_shaped(l)) else {
+            continue;
+        };
+        let after_blank = k > body.start && blank(k - 1);
+        let trailing = (k..body.end).all(|m| blank(m) || src.line(m).is_some_and(list_shaped));
+        if after_blank || trailing {
+            return Err(malformed(
+                src.orig(k),
+                format!(
+                    "`{}` under `*** Update File: {path}` without `*** Begin Patch` may be a Markdown list after the edit or a line of it with one space of indentation; write the sections inside `*** Begin Patch` / `*** End Patch`, or prose between them and the list",
+                    l.trim_end()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Outside an envelope, true when line `j` ends an Update body: a line

@@ -64,7 +64,8 @@ pub(crate) fn scan(src: &Src, ctx: &Ctx, files: &mut Vec<FilePatch>) -> Result<(
                     .all(|t| t.trim().is_empty() || fence::is_any_fence(t));
                 let near = adjacent || (fence.is_some() && b.fence == fence);
                 let path = Some(b.path.clone());
-                match (near, between.any(names_a_file)) {
+                let other = between.any(|t| names_another_file(t, &b.path));
+                match (near, other) {
                     (true, _) => (path, None),
                     (false, false) => (None, path),
                     (false, true) => (None, None),
@@ -139,13 +140,17 @@ fn divider_is_stray(src: &Src, i: usize, memo: &mut Option<(usize, bool)>) -> bo
     answer
 }
 
-/// True when a prose line names a file anywhere (a word that reads as a
-/// path: `utils.py`, `src/app`): a block after it, without a path line of
-/// its own, may be meant for that file, so the previous block's file is
-/// not reused across it.
-fn names_a_file(line: &str) -> bool {
+/// True when a prose line names a file other than `previous` anywhere (a
+/// word that reads as a path: `utils.py`, `src/app`): a block after it,
+/// without a path line of its own, may be meant for that file, so the
+/// previous block's file is not reused across it. Prose that names only
+/// the previous block's file (`Then, still in a.py, …`) does not stop it.
+fn names_another_file(line: &str, previous: &str) -> bool {
+    let bare = |p: &str| p.trim_start_matches("./").to_string();
     line.split_whitespace().any(|word| {
         let w = word.trim_matches(|c: char| !(c.is_alphanumeric() || "_-/".contains(c)));
-        !w.is_empty() && (w.contains('/') || w.contains('.')) && paths::path_line(w).is_some()
+        !w.is_empty()
+            && (w.contains('/') || w.contains('.'))
+            && paths::path_line(w).is_some_and(|p| bare(&p) != bare(previous))
     })
 }

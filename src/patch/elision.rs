@@ -166,6 +166,7 @@ fn pieces(
             out.push(Hunk {
                 lines: diff(sp, rp),
                 patch_line: line_of(false, s0),
+                elision_piece: true,
                 ..Hunk::default()
             });
         }
