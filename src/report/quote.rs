@@ -5,14 +5,37 @@
 //! echoed to the terminal, into the JSON report and into the conflict
 //! report whole. What is written to files (the result, `.rej` files) is
 //! never cut. See `docs/json.md`, "Long lines".
+//!
+//! ```
+//! use git_fuzzy_apply::report::quote;
+//!
+//! let long = "z".repeat(1200);
+//! assert!(quote::line(&long).ends_with("… (200 more bytes)"));
+//! ```
 
 use serde::Serializer;
 use std::borrow::Cow;
 
 /// Bytes of one quoted line kept before the marker.
+///
+/// ```
+/// use git_fuzzy_apply::report::quote::{self, MAX_QUOTED_LINE};
+///
+/// let at_cap = "a".repeat(MAX_QUOTED_LINE);
+/// assert_eq!(quote::line(&at_cap), at_cap.as_str());
+/// assert_ne!(quote::line(&format!("{at_cap}b")), format!("{at_cap}b"));
+/// ```
 pub const MAX_QUOTED_LINE: usize = 1000;
 
 /// Bytes of a message kept (its beginning and its end) around the marker.
+///
+/// ```
+/// use git_fuzzy_apply::report::quote::{self, MAX_MESSAGE};
+///
+/// let message = "m".repeat(MAX_MESSAGE + 10);
+/// assert!(quote::message(message.clone()).len() < message.len() + 30);
+/// assert!(quote::message(message).contains("more bytes"));
+/// ```
 pub const MAX_MESSAGE: usize = 2000;
 
 /// The marker that stands for `n` bytes left out.
