@@ -353,8 +353,14 @@ proptest! {
         }
         patch.push_str("\nDone.\n");
         let bodies: Vec<Vec<String>> = hs.into_iter().map(|(_, b)| b).collect();
-        // Outside an envelope a `--- `/`+++ ` pair is a diff's file header.
-        if numberless_cannot_carry(&bodies) {
+        // Outside an envelope a `--- `/`+++ ` pair is a diff's file header,
+        // and a `+ x`/`- x` line may be a Markdown list after the section
+        // (docs/formats.md): refusing them is allowed, never another result.
+        let list_like = bodies
+            .iter()
+            .flatten()
+            .any(|l| l.starts_with("+ ") || l.starts_with("- "));
+        if numberless_cannot_carry(&bodies) || list_like {
             if let Ok(got) = apply(&patch, &old) {
                 prop_assert_eq!(got, new, "patch:\n{}", patch);
             }
