@@ -108,34 +108,55 @@ pub fn plan_file(source: &SourceText, hunks: &[Hunk], located: &mut [Located]) -
 
 /// Hunks may share lines that both keep as context, or one may insert
 /// between two lines the other keeps (the locator refuses any other
-/// overlap): when edits overlap, each is cut down to what it changes (the
-/// lines it keeps at its edges are the file's anyway), so the edits do not
-/// overlap.
+/// overlap): when edits overlap, each is split into the changes between
+/// the lines it keeps (those lines are the file's anyway), so the edits do
+/// not overlap.
 fn separate_shared_context(edits: &mut Vec<Edit>) {
     let overlapping = edits.windows(2).any(|w| w[0].end > w[1].start);
     if !overlapping {
         return;
     }
-    for e in edits.iter_mut() {
-        let lead = e
-            .lines
-            .iter()
-            .enumerate()
-            .take_while(|(k, l)| **l == NewLine::Keep(e.start + k))
-            .count();
-        e.lines.drain(..lead);
-        e.start += lead;
-        while e.end > e.start && e.lines.last() == Some(&NewLine::Keep(e.end - 1)) {
-            e.lines.pop();
-            e.end -= 1;
-        }
-    }
-    edits.retain(|e| !(e.lines.is_empty() && e.start == e.end));
+    let whole = std::mem::take(edits);
+    edits.extend(whole.into_iter().flat_map(split_at_kept_lines));
     edits.sort_by_key(|e| (e.start, e.end, e.hunk));
     debug_assert!(
         edits.windows(2).all(|w| w[0].end <= w[1].start),
         "edits overlap beyond shared context"
     );
+}
+
+/// One edit as the changes between the file lines it keeps in place: the
+/// lines before the first kept line replace what precedes it, and so on.
+/// A kept line out of order stays a line of its piece.
+fn split_at_kept_lines(edit: Edit) -> Vec<Edit> {
+    let mut out = Vec::new();
+    let mut start = edit.start;
+    let mut lines = Vec::new();
+    for line in edit.lines {
+        match line {
+            NewLine::Keep(j) if start <= j && j < edit.end => {
+                if start < j || !lines.is_empty() {
+                    out.push(Edit {
+                        start,
+                        end: j,
+                        lines: std::mem::take(&mut lines),
+                        hunk: edit.hunk,
+                    });
+                }
+                start = j + 1;
+            }
+            other => lines.push(other),
+        }
+    }
+    if start < edit.end || !lines.is_empty() {
+        out.push(Edit {
+            start,
+            end: edit.end,
+            lines,
+            hunk: edit.hunk,
+        });
+    }
+    out
 }
 
 /// The edit of one located hunk, and whether an added line was re-indented.
@@ -363,6 +384,42 @@ fn map_level(known: &[(String, String)], scale: (usize, usize), indent: &str) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn overlapping_edits_split_at_the_lines_they_keep() {
+        use super::{Edit, NewLine, separate_shared_context};
+        // Hunk 0 rewrites lines 0 and 3 keeping 1 and 2; hunk 1 inserts
+        // between 1 and 2 (its edit spans 1..3 keeping both).
+        let mut edits = vec![
+            Edit {
+                start: 0,
+                end: 4,
+                lines: vec![
+                    NewLine::Insert("X".into()),
+                    NewLine::Keep(1),
+                    NewLine::Keep(2),
+                    NewLine::Insert("Y".into()),
+                ],
+                hunk: 0,
+            },
+            Edit {
+                start: 1,
+                end: 3,
+                lines: vec![
+                    NewLine::Keep(1),
+                    NewLine::Insert("b".into()),
+                    NewLine::Keep(2),
+                ],
+                hunk: 1,
+            },
+        ];
+        separate_shared_context(&mut edits);
+        let shape: Vec<_> = edits
+            .iter()
+            .map(|e| (e.start, e.end, e.lines.len()))
+            .collect();
+        assert_eq!(shape, [(0, 1, 1), (2, 2, 1), (3, 4, 1)]);
+    }
 
     #[test]
     fn shifts_spaces() {
