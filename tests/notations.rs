@@ -23,9 +23,9 @@ use git_fuzzy_apply::locate::MatchOptions;
 use git_fuzzy_apply::report::{FileStatus, HunkOutcome, Report};
 use git_fuzzy_apply::{ApplyOptions, plan_patch};
 use proptest::prelude::*;
-use similar::TextDiff;
 use std::fs;
 use std::path::Path;
+use support::diffs::{hunks, join, unified, unique_enough};
 
 /// Distinct-looking lines (so context is unique), some indented, some blank.
 fn line() -> impl Strategy<Value = String> {
@@ -54,43 +54,6 @@ fn text_pair() -> impl Strategy<Value = (Vec<String>, Vec<String>)> {
             (lines.clone(), new)
         })
     })
-}
-
-fn join(lines: &[String]) -> String {
-    lines.iter().map(|l| format!("{l}\n")).collect()
-}
-
-/// No two non-blank lines are equal after trimming and lower-casing, so
-/// every hunk's context stands at one place under every tier.
-fn unique_enough(lines: &[String]) -> bool {
-    let mut seen = std::collections::HashSet::new();
-    lines
-        .iter()
-        .filter(|l| !l.trim().is_empty())
-        .all(|l| seen.insert(l.trim().to_lowercase()))
-}
-
-fn unified(old: &str, new: &str) -> String {
-    TextDiff::from_lines(old, new)
-        .unified_diff()
-        .context_radius(3)
-        .header("a/f.txt", "b/f.txt")
-        .to_string()
-}
-
-/// The body lines of each hunk of a unified diff (`\` markers dropped).
-fn hunks(diff: &str) -> Vec<Vec<String>> {
-    let mut out: Vec<Vec<String>> = Vec::new();
-    for l in diff.lines().skip(2) {
-        if l.starts_with("@@") {
-            out.push(Vec::new());
-        } else if let Some(h) = out.last_mut()
-            && !l.starts_with('\\')
-        {
-            h.push(l.to_string());
-        }
-    }
-    out
 }
 
 /// Typical whitespace damage to a context or removed line (never to an

@@ -3,8 +3,10 @@
 //! exactly the new file — and still does with its line numbers shuffled.
 
 use git_fuzzy_apply::{ApplyOptions, apply_to_text};
+mod support;
+
 use proptest::prelude::*;
-use similar::TextDiff;
+use support::diffs::{hunks, join, unified, unique_enough};
 
 /// Distinct-looking lines (so context is unique), with some indentation and blanks.
 fn line() -> impl Strategy<Value = String> {
@@ -34,42 +36,6 @@ fn edited(lines: Vec<String>) -> impl Strategy<Value = (Vec<String>, Vec<String>
         }
         (lines.clone(), new)
     })
-}
-
-fn join(lines: &[String]) -> String {
-    lines.iter().map(|l| format!("{l}\n")).collect()
-}
-
-/// Lines are unique enough that every hunk's context is too.
-fn unique_enough(lines: &[String]) -> bool {
-    let mut seen = std::collections::HashSet::new();
-    lines
-        .iter()
-        .filter(|l| !l.trim().is_empty())
-        .all(|l| seen.insert(l.trim().to_lowercase()))
-}
-
-fn unified(old: &str, new: &str) -> String {
-    TextDiff::from_lines(old, new)
-        .unified_diff()
-        .context_radius(3)
-        .header("a/f.txt", "b/f.txt")
-        .to_string()
-}
-
-/// Hunks of the unified diff as (old lines, new lines, body lines).
-fn hunks(diff: &str) -> Vec<Vec<String>> {
-    let mut out: Vec<Vec<String>> = Vec::new();
-    for l in diff.lines().skip(2) {
-        if l.starts_with("@@") {
-            out.push(Vec::new());
-        } else if let Some(h) = out.last_mut()
-            && !l.starts_with('\\')
-        {
-            h.push(l.to_string());
-        }
-    }
-    out
 }
 
 fn apply(patch: &str, old: &str) -> Result<String, TestCaseError> {

@@ -15,6 +15,8 @@ use std::thread;
 use std::time::Duration;
 use wait_timeout::ChildExt;
 
+pub mod diffs;
+
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_git-fuzzy-apply");
 
