@@ -169,6 +169,10 @@ pub(super) struct NewSideFound {
     /// hunk already applied by this alone; otherwise the place is evidence
     /// against a lenient reading of the old side elsewhere.
     pub hinted: bool,
+    /// The first lines of the other places where the new side stands as
+    /// well, when nothing chooses among them: never done by itself, and
+    /// evidence against any lenient reading of the old side.
+    pub others: Vec<usize>,
 }
 
 /// Where the new side of a hunk whose old side is gone stands, if it stands
@@ -219,8 +223,14 @@ pub(super) fn already_applied(
         if cands.is_empty() {
             continue;
         }
-        let Choice::One(c) = choose(&cands, hints, keys.len()) else {
-            return None;
+        let (c, others) = match choose(&cands, hints, keys.len()) {
+            Choice::One(c) => (c, Vec::new()),
+            Choice::Ambiguous(starts) => {
+                let first = starts.first().copied();
+                let c = cands.iter().position(|c| Some(c.start) == first);
+                (c.unwrap_or(0), starts.into_iter().skip(1).collect())
+            }
+            Choice::Nothing => return None,
         };
         let cand = &cands[c];
         return Some(NewSideFound {
@@ -228,7 +238,8 @@ pub(super) fn already_applied(
                 tier: Some(tier),
                 ..fixed(index, cand.start, cand.end, HunkStatus::AlreadyApplied)
             },
-            hinted: where_hinted(cand, hints),
+            hinted: others.is_empty() && where_hinted(cand, hints),
+            others,
         });
     }
     None

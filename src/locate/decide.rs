@@ -20,7 +20,7 @@
 use super::choose::{Hints, points_at};
 use super::keys::{FileKeys, OldLine};
 use super::normalize::LineMatch;
-use super::search::{Candidate, Slack, Slot, contiguous, similar, structural};
+use super::search::{Candidate, Slack, Slot, bracket_rejected, contiguous, similar, structural};
 use super::{HINT_WINDOW, MatchOptions, Tier, prefilter};
 use crate::model::{Hunk, HunkLine, LineKind};
 use std::ops::Range;
@@ -105,6 +105,37 @@ pub(super) fn unvouched_twin(
     for t in lenient {
         let found = search_in(keys, old, t, 0..keys.len(), options);
         if let Some(c) = found.iter().find(|c| c.start != chosen.start) {
+            return Some(c.start);
+        }
+    }
+    None
+}
+
+/// A place that matches the old side with more byte-exact lines than
+/// `chosen`, turned away only by the closing-bracket rule (a bracket line
+/// shifted unlike the lines around it). The ranking by exact lines would
+/// take it, the bracket rule takes `chosen`: two rules, two places, and
+/// removing or editing lines at either gives different bytes. Searched in
+/// the lenient tiers up to the chosen one.
+pub(super) fn bracket_rival(
+    keys: &FileKeys,
+    old: &[OldLine],
+    tier: Tier,
+    chosen: &Candidate,
+) -> Option<usize> {
+    let lenient = Tier::LADDER
+        .into_iter()
+        .filter(|&t| matches!(t, Tier::Resilient | Tier::Fuzzy) && t <= tier);
+    for t in lenient {
+        let starts: Vec<usize> = match prefilter::starts(keys, old, t, 0, 0) {
+            Some(starts) => starts,
+            None => (0..keys.len()).collect(),
+        };
+        let rejected = bracket_rejected(keys, old, t, starts);
+        if let Some(c) = rejected
+            .iter()
+            .find(|c| c.start != chosen.start && c.exact > chosen.exact)
+        {
             return Some(c.start);
         }
     }

@@ -281,7 +281,7 @@ fn locate_one(
     // state read again, and one elsewhere is a second reading.
     let mut new_side: Option<NewSideFound> = None;
     let settle = |tier: Tier, cand: Candidate, new_side: &Option<NewSideFound>| match new_side {
-        Some(found) => done_or_ambiguous(index, &found.loc, &cand),
+        Some(found) => done_or_ambiguous(index, found, &cand),
         None => accept(tier, cand),
     };
     for tier in Tier::LADDER {
@@ -346,16 +346,34 @@ fn locate_one(
 /// `cand`: the same place seen both ways (the applied state read as the
 /// old one with tolerance, on the new side's lines or some of them, as
 /// when a blank context line at the hunk's edge is dropped) means done;
-/// two places are two readings.
-fn done_or_ambiguous(index: usize, done: &Located, cand: &Candidate) -> Result<Located, Failure> {
-    if done.start <= cand.start && cand.end <= done.end {
+/// two places are two readings. A new side standing in several places is
+/// two readings wherever the old side is read: which copy is the applied
+/// one is unknown.
+fn done_or_ambiguous(
+    index: usize,
+    found: &NewSideFound,
+    cand: &Candidate,
+) -> Result<Located, Failure> {
+    let done = &found.loc;
+    if found.others.is_empty() && done.start <= cand.start && cand.end <= done.end {
         return Ok(done.clone());
     }
-    let mut starts = vec![done.start, cand.start];
+    let mut stands: Vec<usize> = std::iter::once(done.start)
+        .chain(found.others.iter().copied())
+        .collect();
+    stands.sort_unstable();
+    let at = stands
+        .iter()
+        .map(|s| (s + 1).to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let line = if stands.len() == 1 { "line" } else { "lines" };
+    let mut starts = stands;
+    starts.push(cand.start);
     starts.sort_unstable();
+    starts.dedup();
     let why = format!(
-        "the hunk's new lines already stand at line {}, while its old lines match with tolerance at line {}: already applied, or to be applied there?",
-        done.start + 1,
+        "the hunk's new lines already stand at {line} {at}, while its old lines match with tolerance at line {}: already applied, or to be applied there?",
         cand.start + 1
     );
     Err(ambiguous(index, &starts, None, Some(why)))
@@ -456,6 +474,19 @@ fn accept(
             twin + 1
         );
         let mut starts = vec![cand.start, twin];
+        starts.sort_unstable();
+        return Err(ambiguous(index, &starts, None, Some(why)));
+    }
+    if hints.pins.is_empty()
+        && tier > Tier::Exact
+        && let Some(rival) = decide::bracket_rival(keys, old, tier, &cand)
+    {
+        let why = format!(
+            "the hunk matches with tolerance at line {} and, with more lines byte for byte but a closing bracket indented unlike the lines around it, at line {}: which block ends there is unclear; give the bracket's indentation as the file has it",
+            cand.start + 1,
+            rival + 1
+        );
+        let mut starts = vec![cand.start, rival];
         starts.sort_unstable();
         return Err(ambiguous(index, &starts, None, Some(why)));
     }

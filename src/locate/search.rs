@@ -85,6 +85,37 @@ pub fn contiguous(
     tier: Tier,
     starts: impl IntoIterator<Item = usize>,
 ) -> Vec<Candidate> {
+    contiguous_where(keys, old, tier, starts, BracketRule::Keeps)
+}
+
+/// The contiguous matches of `old` under `tier` that only the closing-bracket
+/// rule (`brace_indent_consistent`) turns away: places the ranking by
+/// byte-exact lines would weigh, seen by `decide::bracket_rival`.
+pub fn bracket_rejected(
+    keys: &FileKeys,
+    old: &[OldLine],
+    tier: Tier,
+    starts: impl IntoIterator<Item = usize>,
+) -> Vec<Candidate> {
+    contiguous_where(keys, old, tier, starts, BracketRule::Rejects)
+}
+
+/// Which side of the closing-bracket rule `contiguous_where` keeps.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum BracketRule {
+    /// The matches the rule keeps (every match that is not lenient, too).
+    Keeps,
+    /// The lenient matches the rule turns away.
+    Rejects,
+}
+
+fn contiguous_where(
+    keys: &FileKeys,
+    old: &[OldLine],
+    tier: Tier,
+    starts: impl IntoIterator<Item = usize>,
+    rule: BracketRule,
+) -> Vec<Candidate> {
     let n = keys.len();
     let m = old.len();
     let mut out = Vec::new();
@@ -136,7 +167,8 @@ pub fn contiguous(
             ok = removed.clone().next().is_some() && removed.all(exact_removed);
         }
         ok = ok && (cut.is_empty() || rest_places_alone(keys, old, tier, &cut, p));
-        if ok && (exact == m || brace_indent_consistent(keys, old, &slots)) {
+        let keeps = || exact == m || brace_indent_consistent(keys, old, &slots);
+        if ok && (keeps() == (rule == BracketRule::Keeps)) {
             let normalizations = if exact < m {
                 vec![tier_normalization(tier)]
             } else {
