@@ -142,6 +142,52 @@ pub(super) fn bracket_rival(
     None
 }
 
+/// A place elsewhere that the similarity tier reads (its removed lines
+/// standing there) when the structural tier chose `chosen` by leaving out
+/// a line that is not blank (a file line the patch omitted, or a context
+/// line the file lacks). The structural reading takes a missing line, the
+/// similarity reading a line written differently: two equally plausible
+/// edits of the patch, at two places. `range` is where the similarity tier
+/// may look (as the ladder would).
+pub(super) fn similar_rival(
+    keys: &FileKeys,
+    old: &[OldLine],
+    chosen: &Candidate,
+    range: Range<usize>,
+    threshold: f64,
+) -> Option<usize> {
+    if !left_out_a_line(keys, old, chosen) {
+        return None;
+    }
+    similar(keys, old, range, threshold)
+        .into_iter()
+        .find(|c| c.end <= chosen.start || chosen.end <= c.start)
+        .map(|c| c.start)
+}
+
+/// True when a structural candidate dropped a context line that is not
+/// blank, or skipped a file line that is not blank.
+fn left_out_a_line(keys: &FileKeys, old: &[OldLine], cand: &Candidate) -> bool {
+    let dropped = cand
+        .slots
+        .iter()
+        .zip(old)
+        .any(|(s, l)| *s == Slot::Dropped && !l.blank);
+    let mut lines = cand.slots.iter().filter_map(|s| match s {
+        Slot::Line(j, _) => Some(*j),
+        _ => None,
+    });
+    let Some(mut prev) = lines.next() else {
+        return dropped;
+    };
+    let skipped = lines.any(|j| {
+        let gap = prev + 1..j;
+        prev = j;
+        gap.into_iter().any(|k| !keys.text(k).trim().is_empty())
+    });
+    dropped || skipped
+}
+
 /// Candidates of `tier` starting in `range`. A large file's lines are
 /// narrowed by the prefilter as in the ladder itself (it only drops lines
 /// that cannot match), and a range longer than the similarity scan limit

@@ -490,6 +490,21 @@ fn accept(
         starts.sort_unstable();
         return Err(ambiguous(index, &starts, None, Some(why)));
     }
+    if hints.pins.is_empty()
+        && tier == Tier::Structural
+        && let Some(range) = similarity_range(hints, keys.len(), old.len(), options)
+        && let Some(rival) =
+            decide::similar_rival(keys, old, &cand, range, options.similarity_threshold)
+    {
+        let why = format!(
+            "the hunk matches at line {} with a line left out, and at line {} with a line written differently: nothing says which one is meant; give context the file has",
+            cand.start + 1,
+            rival + 1
+        );
+        let mut starts = vec![cand.start, rival];
+        starts.sort_unstable();
+        return Err(ambiguous(index, &starts, None, Some(why)));
+    }
     if tier <= Tier::Fuzzy {
         match applied::applied_at_candidate(keys, hunk, &cand) {
             Some(AppliedAround::Done(start)) => {

@@ -443,6 +443,12 @@ impl Aligner<'_, '_, '_> {
         if self.drops > 0 && !self.skipped.is_empty() {
             return false;
         }
+        // So is a patch line the file lacks together with a blank line added
+        // to the file: the blank line shifts the alignment by one, and the
+        // dropped line stands for a file line written differently.
+        if self.drops > 0 && self.slots.contains(&Slot::AsAddition) {
+            return false;
+        }
         let risky = self.drops > 0 || !self.skipped.is_empty();
         if !risky {
             return true;
