@@ -144,11 +144,12 @@ pub(super) fn bracket_rival(
 
 /// A place elsewhere that the similarity tier reads (its removed lines
 /// standing there) when the structural tier chose `chosen` by leaving out
-/// a line that is not blank (a file line the patch omitted, or a context
-/// line the file lacks). The structural reading takes a missing line, the
-/// similarity reading a line written differently: two equally plausible
-/// edits of the patch, at two places. `range` is where the similarity tier
-/// may look (as the ladder would).
+/// lines that are not blank (file lines the patch omitted, or context lines
+/// the file lacks), and where no more lines differ than `chosen` left out.
+/// The structural reading takes missing lines, the similarity reading lines
+/// written differently: two equally plausible damages of the patch, at two
+/// places. `range` is where the similarity tier may look (as the ladder
+/// would).
 pub(super) fn similar_rival(
     keys: &FileKeys,
     old: &[OldLine],
@@ -156,36 +157,48 @@ pub(super) fn similar_rival(
     range: Range<usize>,
     threshold: f64,
 ) -> Option<usize> {
-    if !left_out_a_line(keys, old, chosen) {
+    let left_out = lines_left_out(keys, old, chosen);
+    if left_out == 0 {
         return None;
     }
+    let differing = |c: &Candidate| {
+        c.slots
+            .iter()
+            .filter(|s| matches!(s, Slot::Line(_, LineMatch::No)))
+            .count()
+    };
     similar(keys, old, range, threshold)
         .into_iter()
-        .find(|c| c.end <= chosen.start || chosen.end <= c.start)
+        .find(|c| (c.end <= chosen.start || chosen.end <= c.start) && differing(c) <= left_out)
         .map(|c| c.start)
 }
 
-/// True when a structural candidate dropped a context line that is not
-/// blank, or skipped a file line that is not blank.
-fn left_out_a_line(keys: &FileKeys, old: &[OldLine], cand: &Candidate) -> bool {
+/// How many lines that are not blank a structural candidate left out:
+/// context lines it dropped and file lines it skipped.
+fn lines_left_out(keys: &FileKeys, old: &[OldLine], cand: &Candidate) -> usize {
     let dropped = cand
         .slots
         .iter()
         .zip(old)
-        .any(|(s, l)| *s == Slot::Dropped && !l.blank);
-    let mut lines = cand.slots.iter().filter_map(|s| match s {
-        Slot::Line(j, _) => Some(*j),
-        _ => None,
-    });
-    let Some(mut prev) = lines.next() else {
-        return dropped;
-    };
-    let skipped = lines.any(|j| {
-        let gap = prev + 1..j;
-        prev = j;
-        gap.into_iter().any(|k| !keys.text(k).trim().is_empty())
-    });
-    dropped || skipped
+        .filter(|(s, l)| **s == Slot::Dropped && !l.blank)
+        .count();
+    let matched: Vec<usize> = cand
+        .slots
+        .iter()
+        .filter_map(|s| match s {
+            Slot::Line(j, _) => Some(*j),
+            _ => None,
+        })
+        .collect();
+    let skipped: usize = matched
+        .windows(2)
+        .map(|w| {
+            (w[0] + 1..w[1])
+                .filter(|&k| !keys.text(k).trim().is_empty())
+                .count()
+        })
+        .sum();
+    dropped + skipped
 }
 
 /// Candidates of `tier` starting in `range`. A large file's lines are
