@@ -17,7 +17,7 @@ pub(super) fn diagnose(
     hints: &Hints,
     options: &MatchOptions,
 ) -> Failure {
-    if let Some(site) = stale_site(keys, old, hints) {
+    if let Some(site) = stale_sites(keys, old, hints).into_iter().next() {
         return stale_failure(keys, old, index, site);
     }
     let n = keys.len();
@@ -76,14 +76,21 @@ pub(super) fn diagnose(
 /// Where the hunk's context stands with something else in place of its
 /// removed lines: the leading context (before the first removed line) and the
 /// trailing context (after the last) both match, a few lines apart.
-/// Returns the file range from the leading to the end of the trailing context.
-pub(super) fn stale_site(keys: &FileKeys, old: &[OldLine], hints: &Hints) -> Option<Range<usize>> {
-    let first = old.iter().position(|l| l.kind == LineKind::Remove)?;
-    let last = old.iter().rposition(|l| l.kind == LineKind::Remove)?;
+/// Returns each such place as the file range from the leading to the end of
+/// the trailing context: with a line hint only the nearest one, otherwise
+/// all of them (two or more mean the file changed at each, and a lenient
+/// match elsewhere is a look-alike of every one).
+pub(super) fn stale_sites(keys: &FileKeys, old: &[OldLine], hints: &Hints) -> Vec<Range<usize>> {
+    let (Some(first), Some(last)) = (
+        old.iter().position(|l| l.kind == LineKind::Remove),
+        old.iter().rposition(|l| l.kind == LineKind::Remove),
+    ) else {
+        return Vec::new();
+    };
     let (lead, middle, trail) = (&old[..first], &old[first..=last], &old[last + 1..]);
     let anchors = lead.iter().chain(trail).filter(|l| !l.blank).count();
     if anchors < 2 {
-        return None;
+        return Vec::new();
     }
     let n = keys.len();
     let matches_at = |part: &[OldLine], p: usize| {
@@ -133,9 +140,12 @@ pub(super) fn stale_site(keys: &FileKeys, old: &[OldLine], hints: &Hints) -> Opt
         }
     }
     match hints.line {
-        Some(line) => sites.into_iter().min_by_key(|r| r.start.abs_diff(line)),
-        None if sites.len() == 1 => sites.pop(),
-        None => None,
+        Some(line) => sites
+            .into_iter()
+            .min_by_key(|r| r.start.abs_diff(line))
+            .into_iter()
+            .collect(),
+        None => sites,
     }
 }
 

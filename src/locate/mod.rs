@@ -265,14 +265,22 @@ fn locate_one(
     }
     // Where the hunk's context stands exactly with its removed lines gone
     // (found before the tiers that forgive context).
-    let mut stale: Option<Range<usize>> = None;
+    // (Several such places, without a line number to choose, are each a
+    // place the file changed; a lenient match elsewhere is a look-alike.)
+    let mut stale: Vec<Range<usize>> = Vec::new();
     // The removed lines are gone from where the context stands: done already
     // if the new lines stand exactly there, stale otherwise.
-    let stale_or_applied = |site: Range<usize>| {
-        already_applied(keys, hunk, index, &hints, state, Some(&site))
-            .filter(|found| found.hinted)
-            .map(|found| found.loc)
-            .ok_or_else(|| diagnose::stale_failure(keys, &old, index, site))
+    let stale_or_applied = |sites: &[Range<usize>]| {
+        let applied = sites.iter().find_map(|site| {
+            already_applied(keys, hunk, index, &hints, state, Some(site))
+                .filter(|found| found.hinted)
+                .map(|found| found.loc)
+        });
+        match (applied, sites.first()) {
+            (Some(loc), _) => Ok(loc),
+            (None, Some(site)) => Err(diagnose::stale_failure(keys, &old, index, site.clone())),
+            (None, None) => Err(diagnose::diagnose(keys, &old, index, &hints, options)),
+        }
     };
     // Where the new side stands, found before any tier lenient enough to
     // take the applied state for the old one (an added line for an omitted
@@ -289,21 +297,27 @@ fn locate_one(
             break;
         }
         if tier == Tier::Structural {
-            stale = diagnose::stale_site(keys, &old, &hints);
-            new_side = already_applied(keys, hunk, index, &hints, state, stale.as_ref());
+            stale = diagnose::stale_sites(keys, &old, &hints);
+            let one = match stale.as_slice() {
+                [site] => Some(site),
+                _ => None,
+            };
+            new_side = already_applied(keys, hunk, index, &hints, state, one);
         }
-        if tier == Tier::Similarity
-            && let Some(site) = stale.take()
-        {
-            return stale_or_applied(site);
+        if tier == Tier::Similarity && !stale.is_empty() {
+            return stale_or_applied(&stale);
         }
         let mut cands = search_tier(keys, &old, tier, &hints, options);
         // A lenient match away from where the context stands exactly is a
         // look-alike block: it must not be edited instead.
-        if let Some(site) = &stale {
-            cands.retain(|c| c.start < site.end && site.start < c.end.max(c.start + 1));
+        if !stale.is_empty() {
+            cands.retain(|c| {
+                stale
+                    .iter()
+                    .any(|site| c.start < site.end && site.start < c.end.max(c.start + 1))
+            });
             if cands.is_empty() {
-                return stale_or_applied(site.clone());
+                return stale_or_applied(&stale);
             }
         }
         if cands.is_empty() {
@@ -329,8 +343,8 @@ fn locate_one(
             }
         }
     }
-    if let Some(site) = stale {
-        return stale_or_applied(site);
+    if !stale.is_empty() {
+        return stale_or_applied(&stale);
     }
     // The structural tier looked already (with no stale site, as here).
     if options.max_tier < Tier::Structural {
