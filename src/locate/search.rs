@@ -461,6 +461,15 @@ impl Aligner<'_, '_, '_> {
         if anchors < needed {
             return false;
         }
+        // Brackets alone tell no place: with a line left out, at least one
+        // matched line must hold a word.
+        let telling = self.slots.iter().any(|s| match s {
+            Slot::Line(j, _) => self.keys.text(*j).chars().any(char::is_alphanumeric),
+            _ => false,
+        });
+        if !telling {
+            return false;
+        }
         // A dropped line must have a matched line after it.
         let Some(last_line) = self.slots.iter().rposition(|s| matches!(s, Slot::Line(..))) else {
             return false;
