@@ -67,6 +67,28 @@ pub fn choose(cands: &[Candidate], hints: &Hints, file_len: usize) -> Choice {
         .map(|&c| cands[c].quality())
         .max()
         .unwrap_or_default();
+    // The similarity score alone never outranks a line number: a hint that
+    // points at a candidate as good but for its score leaves two readings.
+    if hints.pins.is_empty() {
+        let same_but_score = |c: usize| {
+            let q = cands[c].quality();
+            (q.0, q.1) == (best.0, best.1) && q.2 < best.2
+        };
+        let outranked = hints
+            .lines()
+            .filter_map(|line| pointed(cands, &pool, line))
+            .find(|&c| same_but_score(c));
+        if let Some(hinted) = outranked {
+            let mut starts: Vec<usize> = pool
+                .iter()
+                .copied()
+                .filter(|&c| c == hinted || cands[c].quality() == best)
+                .map(|c| cands[c].start)
+                .collect();
+            starts.sort_unstable();
+            return Choice::Ambiguous(starts);
+        }
+    }
     pool.retain(|&c| cands[c].quality() == best);
     if hints.at_eof && pool.len() > 1 {
         let tail: Vec<usize> = pool
@@ -142,6 +164,26 @@ mod tests {
             similarity: 1.0,
             normalizations: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_score_alone_never_outranks_a_line_number() {
+        let mut near = cand(10, 3);
+        near.similarity = 0.95;
+        let mut far = cand(60, 3);
+        far.similarity = 0.97;
+        let hints = Hints {
+            line: Some(10),
+            ..Hints::default()
+        };
+        assert_eq!(
+            choose(&[near.clone(), far.clone()], &hints, 100),
+            Choice::Ambiguous(vec![10, 60])
+        );
+        // One more exact line is more than a score: it still decides.
+        near.exact = 2;
+        far.exact = 3;
+        assert_eq!(choose(&[near, far], &hints, 100), Choice::One(1));
     }
 
     #[test]
