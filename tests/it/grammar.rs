@@ -162,10 +162,10 @@ fn is_marker(line: &str, first_search: bool, in_replace: bool) -> bool {
     };
     let equals = run('=') && t.chars().all(|c| c == '=');
     let dashes = run('-') && t.chars().all(|c| c == '-');
-    let search = (run('<') || run('-')) && t.ends_with("SEARCH")
-        || run('<') && t.ends_with("ORIGINAL");
-    let replace = (run('>') || run('+')) && t.ends_with("REPLACE")
-        || run('>') && t.ends_with("UPDATED");
+    let search =
+        (run('<') || run('-')) && t.ends_with("SEARCH") || run('<') && t.ends_with("ORIGINAL");
+    let replace =
+        (run('>') || run('+')) && t.ends_with("REPLACE") || run('>') && t.ends_with("UPDATED");
     let line_marker = t.starts_with(":start_line:") || t.starts_with(":end_line:");
     equals
         || search
