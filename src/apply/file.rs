@@ -14,7 +14,7 @@ use crate::target::Targets;
 use std::borrow::Cow;
 
 use super::sequence::{merge_in_order, place_in_order};
-use super::{ApplyOptions, FileResult, NewContent, done, elision};
+use super::{ApplyOptions, FileResult, NewContent, done, elision, pin_check};
 
 pub(super) type Planned = Option<FileResult>;
 
@@ -238,6 +238,7 @@ fn refuse_deletion(
         message,
         expected: expected(h),
         candidates: Vec::new(),
+        at_settles: Vec::new(),
         candidate_context: Vec::new(),
         near_match: None,
         hunk_text: hunk_text(h),
@@ -287,6 +288,12 @@ pub(super) fn update(
             }
             Err(failure) => {
                 debug_assert_eq!(failure.hunk, i, "failures come in hunk order");
+                let at_settles = if failure.candidates.is_empty() {
+                    Vec::new()
+                } else {
+                    let run = (options, pins.as_slice(), pre_image);
+                    pin_check::settling(&source, &file.hunks, (i, hunk), &failure, run)
+                };
                 let old_len = hunk.old_len();
                 let candidate_context = failure
                     .candidates
@@ -306,6 +313,7 @@ pub(super) fn update(
                     message: quote::message(failure.message),
                     expected: expected(hunk),
                     candidates: failure.candidates,
+                    at_settles,
                     candidate_context,
                     near_match: failure.near.map(capped_near),
                     hunk_text: hunk_text(hunk),
