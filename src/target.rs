@@ -46,6 +46,68 @@ pub trait Targets {
     fn relative(&self, _path: &str) -> Option<String> {
         None
     }
+
+    /// Up to [`NAMED_ELSEWHERE`] files of the tree whose path is `path`
+    /// under more directories (`sub/app.py` and `x/sub/app.py` for
+    /// `app.py`; `lib/b/app.py` for `b/app.py`), asked before a file is
+    /// created that the patch does not say is new. Empty when the targets
+    /// are one text.
+    fn named_elsewhere(&self, _path: &str) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// At most this many files are named by [`Targets::named_elsewhere`].
+pub const NAMED_ELSEWHERE: usize = 5;
+
+/// At most this many directory entries are read by the working tree's
+/// [`Targets::named_elsewhere`] (a large tree is not walked whole).
+const WALKED_ENTRIES: usize = 200_000;
+
+/// The files under `root` (not in hidden directories, `node_modules` or
+/// `target`, not through links) whose relative path ends with `/path`, as
+/// `/`-separated relative paths: at most [`NAMED_ELSEWHERE`], after at most
+/// [`WALKED_ENTRIES`] entries.
+fn walk_named(root: &Path, path: &str) -> Vec<String> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let tail = format!("/{path}");
+    let mut found = Vec::new();
+    let mut dirs = vec![PathBuf::new()];
+    let mut seen = 0;
+    while let Some(rel) = dirs.pop() {
+        let Ok(entries) = fs::read_dir(root.join(&rel)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > WALKED_ENTRIES || found.len() >= NAMED_ELSEWHERE {
+                return found;
+            }
+            let file_name = entry.file_name();
+            let Some(entry_name) = file_name.to_str() else {
+                continue;
+            };
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let child = rel.join(entry_name);
+            if kind.is_dir() {
+                let skipped = entry_name.starts_with('.')
+                    || entry_name == "node_modules"
+                    || entry_name == "target";
+                if !skipped {
+                    dirs.push(child);
+                }
+            } else if kind.is_file() && entry_name == name {
+                let shown = child.to_string_lossy().into_owned();
+                if shown.ends_with(&tail) {
+                    found.push(shown);
+                }
+            }
+        }
+    }
+    found.sort();
+    found
 }
 
 /// Size, inode and times of a file when it was read, to notice a change
@@ -321,6 +383,10 @@ impl Targets for WorktreeTargets {
 
     fn mode(&self, rel: &str) -> Option<u32> {
         Stamp::of(&self.resolve(rel).ok()?).map(|s| s.git_mode())
+    }
+
+    fn named_elsewhere(&self, path: &str) -> Vec<String> {
+        walk_named(&self.root, path)
     }
 }
 

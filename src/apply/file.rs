@@ -3,7 +3,7 @@
 
 use crate::content::Content;
 use crate::locate::{HunkStatus, NearMatch};
-use crate::model::{FileOp, FilePatch, Hunk, LineKind};
+use crate::model::{FileOp, FilePatch, Hunk, LineKind, PatchFormat};
 use crate::plan::{FilePlan, plan_file};
 use crate::report::{
     CandidateView, FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, LineRange,
@@ -14,7 +14,7 @@ use crate::target::Targets;
 use std::borrow::Cow;
 
 use super::sequence::{merge_in_order, place_in_order};
-use super::{ApplyOptions, FileResult, NewContent, done, elision};
+use super::{ApplyOptions, FileResult, NewContent, done, elision, pin_check};
 
 pub(super) type Planned = Option<FileResult>;
 
@@ -42,6 +42,31 @@ pub(super) fn plan_one(
             (report, None)
         }
     }
+}
+
+/// A numberless hunk of added lines only for a missing file (no
+/// `/dev/null`: the patch does not say the file is new) while the tree has
+/// that path under more directories (`sub/app.py` for `app.py`): the lines
+/// were probably meant for that file, named without its leading
+/// directories, so the file is not created (`file_not_found`, naming it).
+fn named_elsewhere(file: &FilePatch, targets: &dyn Targets) -> Option<Problem> {
+    if file.format != PatchFormat::NumberlessDiff || file.written_as_new {
+        return None;
+    }
+    let others = targets.named_elsewhere(&file.path);
+    let first = others.first()?;
+    let more = match others.len() {
+        1 => String::new(),
+        n => format!(" (and {} more of that name)", n - 1),
+    };
+    Some(Problem::new(
+        ProblemCode::FileNotFound,
+        format!(
+            "{}: no such file, and the patch does not say it is new (a numberless hunk of added lines, no `--- /dev/null`), while `{first}`{more} exists: name the file with its directory, or write `--- /dev/null` to create `{}`",
+            file.path, file.path
+        ),
+        Some(file.patch_line),
+    ))
 }
 
 fn plan_one_inner(
@@ -80,7 +105,12 @@ fn plan_one_inner(
         )),
         (FileOp::Add, None) if file.copy_from.is_some() => copy(file, targets, options, report),
         (FileOp::Add, None) => Ok(Some(create(file, report))),
-        (FileOp::Update, None) if file.create_if_missing => Ok(Some(create(file, report))),
+        (FileOp::Update, None) if file.create_if_missing => {
+            if let Some(problem) = named_elsewhere(&file, targets) {
+                return Err(problem);
+            }
+            Ok(Some(create(file, report)))
+        }
         (FileOp::Update, Some(old)) if file.written_as_new && !holds_new_side(&file, &old) => {
             Err(Problem::new(
                 ProblemCode::FileExists,
@@ -238,6 +268,7 @@ fn refuse_deletion(
         message,
         expected: expected(h),
         candidates: Vec::new(),
+        at_settles: Vec::new(),
         candidate_context: Vec::new(),
         near_match: None,
         hunk_text: hunk_text(h),
@@ -287,6 +318,12 @@ pub(super) fn update(
             }
             Err(failure) => {
                 debug_assert_eq!(failure.hunk, i, "failures come in hunk order");
+                let at_settles = if failure.candidates.is_empty() {
+                    Vec::new()
+                } else {
+                    let run = (options, pins.as_slice(), pre_image);
+                    pin_check::settling(&source, &file.hunks, (i, hunk), &failure, run)
+                };
                 let old_len = hunk.old_len();
                 let candidate_context = failure
                     .candidates
@@ -306,6 +343,7 @@ pub(super) fn update(
                     message: quote::message(failure.message),
                     expected: expected(hunk),
                     candidates: failure.candidates,
+                    at_settles,
                     candidate_context,
                     near_match: failure.near.map(capped_near),
                     hunk_text: hunk_text(hunk),

@@ -6,6 +6,7 @@
 mod done;
 mod elision;
 mod file;
+mod pin_check;
 mod sequence;
 mod transform;
 

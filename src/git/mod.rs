@@ -500,4 +500,18 @@ impl Targets for IndexTargets<'_> {
     fn relative(&self, path: &str) -> Option<String> {
         self.tree.relative(path)
     }
+
+    fn named_elsewhere(&self, path: &str) -> Vec<String> {
+        let tail = format!("/{path}");
+        let mut found: Vec<String> = self
+            .index
+            .entries()
+            .iter()
+            .map(|e| e.path(self.index).to_string())
+            .filter(|p| p.ends_with(&tail))
+            .take(crate::target::NAMED_ELSEWHERE)
+            .collect();
+        found.sort();
+        found
+    }
 }

@@ -222,8 +222,9 @@ pub struct Hunk {
     #[serde(skip)]
     pub removed_crlf: bool,
     /// A SEARCH/REPLACE block holding elision lines (`...`,
-    /// `// ... existing code ...`): how it reads with them. The block as
-    /// written (elision lines as content) is tried first.
+    /// `// ... existing code ...`), or a unified hunk with such context
+    /// lines: how it reads with them. The block as written (elision lines
+    /// as content) is tried first.
     #[serde(skip)]
     pub elision: Option<Box<Elision>>,
     /// A piece of a block read around its elision lines: it is located

@@ -175,6 +175,71 @@ fn pieces(
     Ok(out)
 }
 
+/// The elision reading of a unified or numberless hunk whose context lines
+/// include elision lines: `marks` are (index in `hunk.lines`, patch line)
+/// of those context lines. A context line is on both sides, so it always
+/// pairs: the hunk reads as the pieces between them, each a hunk placed on
+/// its own, in order. Added lines beside an elision with no line to find on
+/// their side of it say nowhere where they go: `Err`, naming the elision.
+/// `None` when no context line is an elision.
+pub(crate) fn read_context(hunk: &Hunk, marks: &[(usize, usize)]) -> Option<Elision> {
+    let &(_, patch_line) = marks.first()?;
+    let text = hunk.lines[marks[0].0].text.trim().to_string();
+    let mut out = Vec::new();
+    let mut start = (0, hunk.patch_line);
+    let ends = marks
+        .iter()
+        .copied()
+        .chain(std::iter::once((hunk.lines.len(), 0)));
+    for (k, (end, at)) in ends.enumerate() {
+        let lines = &hunk.lines[start.0..end];
+        let finds = lines
+            .iter()
+            .any(|l| l.kind != LineKind::Add && !l.text.trim().is_empty());
+        let adds = lines.iter().any(|l| l.kind != LineKind::Context);
+        let last = k == marks.len();
+        if !finds && adds {
+            let (side, (_, line)) = if last {
+                ("after", marks[k - 1])
+            } else {
+                ("before", marks[k])
+            };
+            let pieces = Err(format!(
+                "the lines {side} the elision context line `{}` (patch line {line}) have no line to find on that side of it, so nothing says where they go",
+                hunk.lines[if last { marks[k - 1].0 } else { marks[k].0 }]
+                    .text
+                    .trim()
+            ));
+            return Some(Elision {
+                text,
+                patch_line,
+                pieces,
+                replace_only: false,
+            });
+        }
+        if finds {
+            out.push(Hunk {
+                lines: lines.to_vec(),
+                patch_line: start.1,
+                line_hint: if k == 0 { hunk.line_hint } else { None },
+                old_missing_newline: last && hunk.old_missing_newline,
+                new_missing_newline: last && hunk.new_missing_newline,
+                elision_piece: true,
+                ..Hunk::default()
+            });
+        } else if last && (hunk.old_missing_newline || hunk.new_missing_newline) {
+            return None;
+        }
+        start = (end + 1, at + 1);
+    }
+    Some(Elision {
+        text,
+        patch_line,
+        pieces: Ok(out),
+        replace_only: false,
+    })
+}
+
 /// True when a hunk removes a line (for [`read`]).
 pub(crate) fn removes(lines: &[HunkLine]) -> bool {
     lines.iter().any(|l| l.kind == LineKind::Remove)

@@ -210,6 +210,9 @@ pub(crate) fn parse_body(
         ..Hunk::default()
     };
     let mut before = false;
+    // Context lines that are elision lines (`// ... existing code ...`):
+    // their index in the body and patch line.
+    let mut elided = Vec::new();
     let mut body = Body {
         owner: src.owner.clone(),
         ..Body::default()
@@ -242,6 +245,9 @@ pub(crate) fn parse_body(
             break;
         }
         if let Some(rest) = l.strip_prefix(' ') {
+            if super::elision::is_elision(rest) {
+                elided.push((body.lines.len(), src.orig(j)));
+            }
             body.push(&mut hunk, LineKind::Context, rest);
         } else if let Some(rest) = l.strip_prefix('-') {
             body.push(&mut hunk, LineKind::Remove, rest);
@@ -287,6 +293,7 @@ pub(crate) fn parse_body(
     }
     hunk.lines = body.into_lines();
     strip_numbers(&mut hunk, before, at)?;
+    hunk.elision = super::elision::read_context(&hunk, &elided).map(Box::new);
     Ok((hunk, j))
 }
 

@@ -173,6 +173,9 @@ pub fn parse_patch_text(text: &PatchText, options: &ParseOptions) -> Result<Patc
         for hunk in &mut file.hunks {
             if !whole {
                 drop_line_end_crs(hunk);
+                if let Some(Ok(pieces)) = hunk.elision.as_deref_mut().map(|e| &mut e.pieces) {
+                    pieces.iter_mut().for_each(drop_line_end_crs);
+                }
             }
             if !whole {
                 drop_file_bom(hunk, &file.path)?;
@@ -228,7 +231,8 @@ fn drop_line_end_crs(hunk: &mut crate::model::Hunk) {
 /// Only when the first old line carries one: it then stands for line 1, and
 /// the first new line loses a mark too. A hunk whose new side does not
 /// start with the mark would remove it, which is not done (the file keeps
-/// its mark): refused.
+/// its mark): refused — unless the mark only shows once line-number
+/// prefixes are stripped: then the lines as written are the hunk.
 fn drop_file_bom(hunk: &mut crate::model::Hunk, path: &str) -> Result<(), ParseError> {
     const BOM: char = '\u{feff}';
     let Some(first_old) = hunk.lines.iter().position(|l| l.is_old()) else {
@@ -239,6 +243,13 @@ fn drop_file_bom(hunk: &mut crate::model::Hunk, path: &str) -> Result<(), ParseE
     }
     let first_new = hunk.lines.iter().position(|l| l.is_new());
     if !first_new.is_some_and(|k| hunk.lines[k].text.starts_with(BOM)) {
+        if let Some(written) = hunk.as_written.take() {
+            // The mark shows only once line-number prefixes are stripped
+            // (`-2:\u{feff}x`): that reading would remove a mark, so it is
+            // not one; the lines as written are the hunk.
+            hunk.lines = written;
+            return Ok(());
+        }
         return Err(ParseError::Malformed {
             line: hunk.patch_line,
             message: format!(

@@ -18,16 +18,26 @@ fn run_of(t: &str, c: char) -> Option<&str> {
     (5..=9).contains(&n).then_some(rest)
 }
 
-/// True for `<<<<<<< SEARCH` (Aider, Roo) or Cline's `------- SEARCH`:
-/// 5–9 `<` or `-`, optional space, optional trailing `>`.
+/// The marker word after a run of 5–9 `c` (optional space before it,
+/// optional trailing `>` and whitespace after it).
+fn marker_word(t: &str, c: char) -> Option<&str> {
+    run_of(t, c).map(|r| r.trim_start().trim_end_matches('>').trim_end())
+}
+
+/// True for `<<<<<<< SEARCH` (Aider, Roo), Cline's `------- SEARCH`, or
+/// Aider's retired `<<<<<<< ORIGINAL` (2023; upper case only, as Aider wrote
+/// it): 5–9 `<` or `-`, optional space, optional trailing `>`.
 pub(crate) fn is_search(line: &str) -> bool {
     let t = line.trim();
-    ['<', '-'].into_iter().any(|c| {
-        run_of(t, c).is_some_and(|r| {
-            let w = r.trim_start().trim_end_matches('>').trim_end();
-            w.eq_ignore_ascii_case("search")
-        })
-    })
+    ['<', '-']
+        .into_iter()
+        .any(|c| marker_word(t, c).is_some_and(|w| w.eq_ignore_ascii_case("search")))
+        || marker_word(t, '<') == Some("ORIGINAL")
+}
+
+/// True for Aider's retired opening marker `<<<<<<< ORIGINAL`.
+fn is_original(line: &str) -> bool {
+    marker_word(line.trim(), '<') == Some("ORIGINAL")
 }
 
 /// True for `=======` (5–9 `=`).
@@ -35,16 +45,15 @@ pub(crate) fn is_divider(line: &str) -> bool {
     run_of(line.trim(), '=').is_some_and(str::is_empty)
 }
 
-/// True for `>>>>>>> REPLACE` or Cline's `+++++++ REPLACE` (5–9 `>` or
-/// `+`, optional trailing `>`).
+/// True for `>>>>>>> REPLACE`, Cline's `+++++++ REPLACE` (5–9 `>` or
+/// `+`, optional trailing `>`), or Aider's retired `>>>>>>> UPDATED` (upper
+/// case only).
 pub(crate) fn is_replace(line: &str) -> bool {
     let t = line.trim();
-    ['>', '+'].into_iter().any(|c| {
-        run_of(t, c).is_some_and(|r| {
-            let w = r.trim_start().trim_end_matches('>').trim_end();
-            w.eq_ignore_ascii_case("replace")
-        })
-    })
+    ['>', '+']
+        .into_iter()
+        .any(|c| marker_word(t, c).is_some_and(|w| w.eq_ignore_ascii_case("replace")))
+        || marker_word(t, '>') == Some("UPDATED")
 }
 
 /// `-------` (5–9 `-`) right after the SEARCH marker (Roo).
@@ -205,6 +214,8 @@ pub(crate) fn parse_block(src: &Src, i: usize) -> Result<(Block, usize), ParseEr
     // `+++++++ REPLACE`; either closer ends either block.
     let closer = if open_line.trim_start().starts_with('-') {
         "+++++++ REPLACE"
+    } else if is_original(open_line) {
+        ">>>>>>> UPDATED"
     } else {
         ">>>>>>> REPLACE"
     };

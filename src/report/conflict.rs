@@ -73,12 +73,17 @@ fn file_section(file: &FileReport, out: &mut String, rerun: &str) {
             for (n, text) in &view.lines {
                 let _ = writeln!(out, "{n:>6} | {text}");
             }
-            let _ = writeln!(
-                out,
-                "```\n\nTo apply it there: `git fuzzy-apply --at {}:{} {rerun}`\n",
-                super::human::shell_word(&file.path),
-                view.line
-            );
+            out.push_str("```\n\n");
+            // Only where `--at` places the hunk (not every refusal listing
+            // places is a choice between them).
+            if f.at_settles.contains(&view.line) {
+                let _ = writeln!(
+                    out,
+                    "To apply it there: `git fuzzy-apply --at {}:{} {rerun}`\n",
+                    super::human::shell_word(&file.path),
+                    view.line
+                );
+            }
         }
         if let Some(near) = &f.near_match {
             let _ = writeln!(

@@ -344,15 +344,16 @@ fn file_errors(file: &FileReport, out: &mut String, style: &ErrorStyle) {
     }
 }
 
-/// For each candidate of an ambiguous hunk, the command that applies the
-/// patch there.
+/// For each candidate of an ambiguous hunk at which `--at` places it, the
+/// command that applies the patch there (none for a refusal that is not a
+/// choice between places).
 fn pin_commands(out: &mut String, path: &str, failure: &HunkFailure, style: &ErrorStyle) {
-    if failure.candidates.is_empty() {
+    if failure.at_settles.is_empty() {
         return;
     }
     let _ = writeln!(out, "  to choose a place, run one of:");
     let rerun = style.rerun.as_deref().unwrap_or("PATCH");
-    for line in &failure.candidates {
+    for line in &failure.at_settles {
         let command = format!("git fuzzy-apply --at {}:{line} {rerun}", shell_word(path));
         let _ = writeln!(out, "    {}", color::label(&command, HINT, style.color));
     }

@@ -322,6 +322,11 @@ pub struct HunkFailure {
     pub expected: Vec<String>,
     /// For ambiguity: the first line (1-based) of every candidate.
     pub candidates: Vec<usize>,
+    /// The candidates at which `--at FILE:N` places the hunk (checked by
+    /// locating again with that line pinned); the human report suggests
+    /// only these. Empty for a refusal that no pinned line settles.
+    #[serde(skip)]
+    pub at_settles: Vec<usize>,
     /// For ambiguity: each candidate with the file's lines around it.
     pub candidate_context: Vec<CandidateView>,
     /// The closest block of the file.

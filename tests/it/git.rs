@@ -659,3 +659,34 @@ fn an_unwritable_git_directory_is_not_called_a_running_git() {
         assert!(err.contains("Read-only file system"), "{err}");
     }
 }
+
+/// A numberless hunk of added lines for a missing `b.py` is not created
+/// while `src/b.py` is staged (only in the index with `--cached`: the
+/// working tree's copy is removed), and is created once the path names
+/// the file with its directory (docs/formats.md, numberless new files).
+#[test]
+fn cached_numberless_new_file_is_refused_when_the_index_has_it_deeper() {
+    let (_d, root) = repo();
+    fs::remove_file(root.join("src/b.py")).expect("rm");
+    let patch = "--- a/b.py\n+++ b/b.py\n@@ ... @@\n+W = 0\n";
+    let out = apply(&root, &["--cached"], patch);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("`src/b.py` exists"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("[file_not_found]"),
+        "{}",
+        stderr(&out)
+    );
+    let out = apply(
+        &root,
+        &["--cached"],
+        &patch
+            .replace(" b/b.py", " b/c.py")
+            .replace(" a/b.py", " a/c.py"),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}

@@ -1,5 +1,6 @@
 //! Grammar property (issues #15, #19): in every notation (Aider's and
-//! Cline's SEARCH/REPLACE markers, in four-backtick and `<source>` fences,
+//! Cline's SEARCH/REPLACE markers, Aider's retired `<<<<<<< ORIGINAL` /
+//! `>>>>>>> UPDATED`, in four-backtick and `<source>` fences,
 //! Codex sections with and without the envelope), an edit of content whose
 //! lines look like the markers of any notation (`-------`, `=======`,
 //! `*** End Patch`, `@@`, `--- a/x`, `3 | x`, `-- `, `...`) applies exactly as
@@ -44,6 +45,8 @@ const LOOK_ALIKES: &[&str] = &[
     "</source>",
     "------- SEARCH",
     "+++++++ REPLACE",
+    "<<<<<<< ORIGINAL",
+    ">>>>>>> UPDATED",
     "+++++++",
     "...",
     "// ... existing code ...",
@@ -159,8 +162,10 @@ fn is_marker(line: &str, first_search: bool, in_replace: bool) -> bool {
     };
     let equals = run('=') && t.chars().all(|c| c == '=');
     let dashes = run('-') && t.chars().all(|c| c == '-');
-    let search = (run('<') || run('-')) && t.ends_with("SEARCH");
-    let replace = (run('>') || run('+')) && t.ends_with("REPLACE");
+    let search =
+        (run('<') || run('-')) && t.ends_with("SEARCH") || run('<') && t.ends_with("ORIGINAL");
+    let replace =
+        (run('>') || run('+')) && t.ends_with("REPLACE") || run('>') && t.ends_with("UPDATED");
     let line_marker = t.starts_with(":start_line:") || t.starts_with(":end_line:");
     equals
         || search
@@ -170,30 +175,31 @@ fn is_marker(line: &str, first_search: bool, in_replace: bool) -> bool {
 }
 
 /// How SEARCH/REPLACE blocks are written: Aider's markers (`<<<<<<<`,
-/// `>>>>>>>`) or Cline's (`-------`, `+++++++`), and the fence around
+/// `>>>>>>>`), Cline's (`-------`, `+++++++`) or Aider's retired
+/// `<<<<<<< ORIGINAL` / `>>>>>>> UPDATED` (`markers` 0, 1, 2), and the fence around
 /// them, after a path line: none, four backticks, or Aider's `<source>`.
 /// The path line is `f.txt`, or a bare name (`run`, no extension: a file
 /// the one-text target always has).
 #[derive(Debug, Clone, Copy)]
 struct Style {
-    cline: bool,
+    markers: usize,
     fence: usize,
     bare: bool,
 }
 
 impl Style {
     fn open(&self) -> &'static str {
-        if self.cline {
-            "------- SEARCH\n"
-        } else {
-            "<<<<<<< SEARCH\n"
+        match self.markers {
+            1 => "------- SEARCH\n",
+            2 => "<<<<<<< ORIGINAL\n",
+            _ => "<<<<<<< SEARCH\n",
         }
     }
     fn close(&self) -> &'static str {
-        if self.cline {
-            "+++++++ REPLACE\n"
-        } else {
-            ">>>>>>> REPLACE\n"
+        match self.markers {
+            1 => "+++++++ REPLACE\n",
+            2 => ">>>>>>> UPDATED\n",
+            _ => ">>>>>>> REPLACE\n",
         }
     }
     fn fences(&self) -> (&'static str, &'static str) {
@@ -206,8 +212,8 @@ impl Style {
 }
 
 fn style() -> impl Strategy<Value = Style> {
-    (any::<bool>(), 0usize..3, any::<bool>()).prop_map(|(cline, fence, bare)| Style {
-        cline,
+    (0usize..3, 0usize..3, any::<bool>()).prop_map(|(markers, fence, bare)| Style {
+        markers,
         fence,
         bare,
     })
@@ -409,7 +415,11 @@ proptest! {
             let edge = plain.lines().filter(|l| is_marker(l, false, false)).count();
             let in_replace = plain.split("=======\n").skip(1).any(|r| {
                 r.lines()
-                    .take_while(|l| !(l.starts_with(">>>>>>> REPLACE") || l.starts_with("+++++++ REPLACE")))
+                    .take_while(|l| {
+                        !(l.starts_with(">>>>>>> REPLACE")
+                            || l.starts_with("+++++++ REPLACE")
+                            || l.starts_with(">>>>>>> UPDATED"))
+                    })
                     .any(|l| l.starts_with(":start_line:") || l.starts_with(":end_line:"))
             });
             if edge > hs.len() * 3 || in_replace {

@@ -45,6 +45,7 @@ mod mapped;
 mod notations;
 mod output;
 mod paths;
+mod pin_suggestions;
 mod placement;
 mod prefilter_equivalence;
 mod progress;
