@@ -292,8 +292,14 @@ fn locate_one(
         Some(found) => done_or_ambiguous(index, found, &cand),
         None => accept(tier, cand),
     };
+    // Old lines without a word (brackets, punctuation, blank lines) tell a
+    // place only byte for byte: with any tolerance, `}` reads as `};` or as
+    // the `}` of another block.
+    let wordless = old
+        .iter()
+        .all(|l| !l.text.chars().any(char::is_alphanumeric));
     for tier in Tier::LADDER {
-        if tier > options.max_tier {
+        if tier > options.max_tier || (tier > Tier::Exact && wordless) {
             break;
         }
         if tier == Tier::Structural {
@@ -346,12 +352,20 @@ fn locate_one(
     if !stale.is_empty() {
         return stale_or_applied(&stale);
     }
-    // The structural tier looked already (with no stale site, as here).
-    if options.max_tier < Tier::Structural {
+    // The structural tier looked already (with no stale site, as here),
+    // unless the ladder stopped before it.
+    if options.max_tier < Tier::Structural || wordless {
         new_side = already_applied(keys, hunk, index, &hints, state, None);
     }
     if let Some(found) = new_side.filter(|found| found.hinted) {
         return Ok(found.loc);
+    }
+    if wordless {
+        return Err(failure(
+            index,
+            Reason::ContextNotFound,
+            "the hunk's old lines hold no word (brackets, punctuation or blank lines only) and stand nowhere byte for byte: such lines tell a place only exactly; give context with a word in it".to_string(),
+        ));
     }
     Err(diagnose::diagnose(keys, &old, index, &hints, options))
 }
