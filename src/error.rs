@@ -1,6 +1,6 @@
 //! Typed errors of the library. Nothing in the library panics on user input.
 
-use crate::report::ProblemCode;
+use crate::outcome::ProblemCode;
 use thiserror::Error;
 
 /// Why a patch text could not be read.

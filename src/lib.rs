@@ -35,6 +35,7 @@ mod journal;
 pub mod locate;
 mod lock;
 pub mod model;
+pub(crate) mod outcome;
 pub mod patch;
 mod plan;
 pub mod progress;
@@ -177,7 +178,7 @@ impl<'a> OneText<'a> {
 }
 
 impl target::Targets for OneText<'_> {
-    fn read(&self, path: &str) -> Result<Option<content::Content>, report::Problem> {
+    fn read(&self, path: &str) -> Result<Option<content::Content>, outcome::Problem> {
         let mine = self.path.get_or_init(|| path.to_string());
         Ok((mine == path).then(|| content::Content::Owned(self.bytes.to_vec())))
     }

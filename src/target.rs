@@ -3,7 +3,7 @@
 //! never touches the file system itself.
 
 use crate::content::Content;
-use crate::report::{Problem, ProblemCode};
+use crate::outcome::{Problem, ProblemCode};
 use std::collections::HashMap;
 use std::fs;
 use std::io;

@@ -10,7 +10,7 @@
 
 use crate::content::Content;
 use crate::model::{FilePatch, LineKind};
-use crate::report::{FileReport, FileStatus, HunkOutcome, LineRange};
+use crate::outcome::{FileReport, FileStatus, HunkOutcome, LineRange};
 use crate::target::Targets;
 
 use super::ApplyOptions;

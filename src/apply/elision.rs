@@ -7,8 +7,8 @@
 
 use crate::locate::{Failure, HunkStatus, Located, Reason, locate_file, locate_known_file};
 use crate::model::{Hunk, LineKind};
+use crate::outcome::{Problem, ProblemCode};
 use crate::patch::elision::is_elision;
-use crate::report::{Problem, ProblemCode};
 use crate::source::SourceText;
 use std::borrow::Cow;
 

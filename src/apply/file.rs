@@ -4,11 +4,11 @@
 use crate::content::Content;
 use crate::locate::{HunkStatus, NearMatch};
 use crate::model::{FileOp, FilePatch, Hunk, LineKind, PatchFormat};
-use crate::plan::{FilePlan, plan_file};
-use crate::report::{
+use crate::outcome::{
     CandidateView, FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, LineRange,
     Problem, ProblemCode, quote,
 };
+use crate::plan::{FilePlan, plan_file};
 use crate::source::looks_binary;
 use crate::target::Targets;
 use std::borrow::Cow;

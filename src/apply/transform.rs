@@ -5,7 +5,7 @@
 //! that claim one path.
 
 use crate::model::{FileOp, FilePatch, LineKind, Patch};
-use crate::report::{Problem, ProblemCode};
+use crate::outcome::{Problem, ProblemCode};
 use crate::target::Targets;
 
 use super::ApplyOptions;

@@ -9,7 +9,7 @@
 
 use crate::apply::FileResult;
 use crate::content::Content;
-use crate::report::{Problem, ProblemCode};
+use crate::outcome::{Problem, ProblemCode};
 use crate::target::Targets;
 use crate::test_hooks::Step;
 use gix::bstr::{BStr, ByteSlice};
