@@ -330,7 +330,7 @@ pub fn run_hook(cwd: &Path, dir: &Path, mode: HookMode) -> Result<HookRun, RunEr
         let outcome = run_patch_text(cwd, text, &check, &NoProgress)?;
         run.entries.push(HookEntry {
             patch: shown_path(patch, cwd),
-            report: outcome.plan.report,
+            report: outcome.report,
             moved_to: None,
         });
     }
@@ -343,7 +343,7 @@ pub fn run_hook(cwd: &Path, dir: &Path, mode: HookMode) -> Result<HookRun, RunEr
             ..Invocation::default()
         };
         let outcome = run_patch_text(cwd, text, &apply, &NoProgress)?;
-        entry.report = outcome.plan.report;
+        entry.report = outcome.report;
         if !entry.report.ok {
             break;
         }

@@ -10,7 +10,7 @@
 //! // A hunk that cannot be placed: nothing is written, and the report says why.
 //! let outcome = run(dir.path(), b"--- a/a.txt\n+++ b/a.txt\n@@\n-two\n+2\n", &Invocation::default())
 //!     .unwrap();
-//! assert!(!outcome.written && !outcome.plan.report.ok);
+//! assert!(!outcome.written && !outcome.report.ok);
 //! assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "one\n");
 //! ```
 
@@ -38,7 +38,7 @@ pub use crate::journal::Recovery;
 /// // Staging needs a repository; this directory is none.
 /// let stage = Invocation { destination: Destination::Index, ..Invocation::default() };
 /// let outcome = run(dir.path(), b"--- a/a.txt\n+++ b/a.txt\n@@\n-a\n+b\n", &stage).unwrap();
-/// assert_eq!(outcome.plan.report.error.unwrap().code, ProblemCode::NotARepository);
+/// assert_eq!(outcome.report.error.unwrap().code, ProblemCode::NotARepository);
 /// assert_eq!(Destination::default(), Destination::Worktree);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -104,8 +104,11 @@ pub struct Invocation {
 /// ```
 #[derive(Debug)]
 pub struct Outcome {
-    /// The plan and its report.
+    /// The plan: every file, what happened to it and what it becomes.
     pub plan: PatchPlan,
+    /// The report of the plan, built from it once it was checked against
+    /// the command line.
+    pub report: Report,
     /// True when files (or the index) were written.
     pub written: bool,
     /// The conflict report written, as `(markdown, json)`.
@@ -341,7 +344,7 @@ fn take_locks(
 ///
 /// let check = Invocation { dry_run: true, ..Invocation::default() };
 /// let outcome = run(dir.path(), patch, &check).unwrap();
-/// assert!(outcome.plan.report.ok && !outcome.written);
+/// assert!(outcome.report.ok && !outcome.written);
 ///
 /// let outcome = run(dir.path(), patch, &Invocation::default()).unwrap();
 /// assert!(outcome.written);
@@ -428,9 +431,11 @@ pub fn run_patch_text(
     if crate::sigbus::faults() != faults {
         return Err(RunError::Io(cut_short(&plan)));
     }
-    let writable = plan.report.ok || (apply.partial && plan.report.error.is_none());
+    let writable = plan.ok() || (apply.partial && plan.error.is_none());
+    let report = Report::of(&plan, inv.dry_run);
     let mut outcome = Outcome {
         plan,
+        report,
         written: false,
         conflict_report: None,
         rejects: Vec::new(),
@@ -449,6 +454,7 @@ pub fn run_patch_text(
     outcome.rejects = write_results(
         &place,
         &mut outcome.plan,
+        &outcome.report,
         index.zip(index_lock),
         inv,
         progress,
@@ -462,8 +468,7 @@ pub fn run_patch_text(
 /// tells which.
 fn cut_short(plan: &PatchPlan) -> std::io::Error {
     let changed = plan
-        .results
-        .iter()
+        .results()
         .find_map(|r| {
             let (path, stamp) = r.old.mapped_path()?;
             (crate::target::Stamp::of(path) != Some(stamp)).then(|| path.to_path_buf())
@@ -494,24 +499,21 @@ fn plan_run(
         }
         _ => plan_patch_with(text, targets, apply, progress),
     };
-    plan.report.check = inv.dry_run;
-    crate::report::checks::check(&mut plan.report, &apply.pins, inv.allow_empty);
+    crate::apply::checks::check(&mut plan, &apply.pins, inv.allow_empty);
     if inv.destination != Destination::Worktree && repo.is_none() {
-        refuse(
-            &mut plan.report,
+        plan.error = Some(Problem::new(
             ProblemCode::NotARepository,
             "--index and --cached need a git repository",
-        );
+            None,
+        ));
     }
     if let (Some(r), Some(ix), Destination::Index) = (repo, index, inv.destination) {
         let read: Vec<&str> = plan
-            .results
-            .iter()
+            .results()
             .filter_map(|res| res.old_path.as_deref())
             .collect();
         if let Err(problem) = r.check_worktree_matches_index(ix, &read) {
-            plan.report.ok = false;
-            plan.report.error = Some(problem);
+            plan.error = Some(problem);
         }
     }
     plan
@@ -531,6 +533,7 @@ struct Place<'a> {
 fn write_results(
     place: &Place,
     plan: &mut PatchPlan,
+    report: &Report,
     index: Option<(gix::index::File, crate::git::IndexLock)>,
     inv: &Invocation,
     progress: &dyn Progress,
@@ -538,13 +541,13 @@ fn write_results(
     if let Some(r) = place.repo
         && inv.destination != Destination::Cached
     {
-        convert_added_files(r, &mut plan.results)?;
+        convert_added_files(r, plan.results_mut())?;
     }
     let committed = if inv.destination == Destination::Cached {
         None
     } else {
         let changes =
-            worktree_changes(&plan.results, place.targets).map_err(std::io::Error::other)?;
+            worktree_changes(plan.results(), place.targets).map_err(std::io::Error::other)?;
         Some(commit_with_progress(
             &changes,
             place.root,
@@ -555,14 +558,14 @@ fn write_results(
     // Whatever fails from here on undoes the working-tree commit.
     let staged = (|| -> Result<Vec<PathBuf>, RunError> {
         let rejects = if inv.reject {
-            conflict::write_rejects(&plan.report, place.targets)?
+            conflict::write_rejects(report, place.targets)?
         } else {
             Vec::new()
         };
         if let (Some(r), Some((mut ix, lock))) = (place.repo, index) {
             r.stage(
                 &mut ix,
-                &plan.results,
+                plan.results(),
                 inv.destination == Destination::Index,
                 lock,
             )?;
@@ -602,24 +605,21 @@ fn conflict_report(outcome: &mut Outcome, inv: &Invocation, repo: Option<&Repo>)
     let (Some(base), false) = (base, inv.dry_run) else {
         return;
     };
-    if outcome.plan.report.ok {
+    if outcome.report.ok {
         conflict::remove(&base);
     } else {
         let rerun = inv.rerun.as_deref();
-        outcome.conflict_report = conflict::write(&outcome.plan.report, &base, rerun).ok();
+        outcome.conflict_report = conflict::write(&outcome.report, &base, rerun).ok();
     }
-}
-
-fn refuse(report: &mut Report, code: ProblemCode, message: &str) {
-    report.ok = false;
-    report.error = Some(Problem::new(code, message, None));
 }
 
 /// Added files are built with LF endings; give them what `.gitattributes`
 /// and `core.autocrlf` ask for in the working tree.
-fn convert_added_files(repo: &Repo, results: &mut [FileResult]) -> Result<(), GitError> {
+fn convert_added_files<'a>(
+    repo: &Repo,
+    results: impl Iterator<Item = &'a mut FileResult>,
+) -> Result<(), GitError> {
     let mut added = results
-        .iter_mut()
         .filter(|r| r.old_path.is_none() && r.new_path.is_some())
         .peekable();
     if added.peek().is_none() {

@@ -47,7 +47,7 @@ mod target;
 mod test_hooks;
 mod write;
 
-pub use apply::{ApplyOptions, FileResult, PatchPlan, plan_patch};
+pub use apply::{ApplyOptions, FileResult, PatchPlan, PlannedFile, plan_patch};
 pub use error::ParseError;
 pub use report::Report;
 
@@ -132,13 +132,13 @@ pub fn apply_to_text(
     let target = OneText::new(original);
     let text = patch::PatchText::from(patch.to_vec());
     let plan = apply::plan_patch_with(&text, &target, options, &progress::NoProgress);
-    if let Some(problem) = &plan.report.error {
+    if let Some(problem) = &plan.error {
         return Err(TextApplyError::File {
             code: problem.code.as_str(),
             message: problem.message.clone(),
         });
     }
-    for file in &plan.report.files {
+    for file in plan.files.iter().map(|f| &f.report) {
         if let Some(h) = file.hunks.iter().find(|h| h.failure.is_some())
             && let Some(f) = &h.failure
         {
@@ -155,7 +155,8 @@ pub fn apply_to_text(
             });
         }
     }
-    match plan.results.as_slice() {
+    let results: Vec<&FileResult> = plan.results().collect();
+    match results.as_slice() {
         [one] => Ok(one.new_bytes().into_owned()),
         many => Err(TextApplyError::NotOneFile(many.len())),
     }

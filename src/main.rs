@@ -180,7 +180,7 @@ fn execute(cli: &Cli, matches: &ArgMatches) -> Result<u8, Failure> {
         eprintln!("git-fuzzy-apply: {done}");
     }
     print(cli, &outcome, text.as_bytes())?;
-    Ok(outcome.plan.report.exit_code() as u8)
+    Ok(outcome.report.exit_code() as u8)
 }
 
 /// This run's arguments as they would be typed again (shell-quoted), ending
@@ -275,7 +275,7 @@ fn invocation(cli: &Cli, matches: &ArgMatches) -> Result<Invocation, String> {
 }
 
 fn print(cli: &Cli, outcome: &Outcome, patch: &[u8]) -> io::Result<()> {
-    let report = &outcome.plan.report;
+    let report = &outcome.report;
     let mut stdout = io::stdout().lock();
     if cli.json {
         let text = cli.feedback.then(|| feedback::render(report, patch));
@@ -290,14 +290,14 @@ fn print(cli: &Cli, outcome: &Outcome, patch: &[u8]) -> io::Result<()> {
         for (on, text) in [
             (cli.stat, stat::stat(report)),
             (cli.numstat, stat::numstat(report)),
-            (cli.summary, stat::summary(report, &outcome.plan.results)),
+            (cli.summary, stat::summary(report, outcome.plan.results())),
         ] {
             if on {
                 stdout.write_all(text.as_bytes())?;
             }
         }
     } else if cli.emit_unified && report.ok {
-        stdout.write_all(unified::unified_diff(&outcome.plan.results).as_bytes())?;
+        stdout.write_all(unified::unified_diff(outcome.plan.results()).as_bytes())?;
     } else if !cli.quiet {
         stdout.write_all(human::summary(report, cli.verbose).as_bytes())?;
     }

@@ -255,7 +255,7 @@ pub trait Progress: Sync {
 /// let check = Invocation { dry_run: true, ..Invocation::default() };
 /// // `run` is `run_with_progress` with `NoProgress`.
 /// let quiet = run_with_progress(dir.path(), patch, &check, &NoProgress).unwrap();
-/// assert_eq!(quiet.plan.report.ok, run(dir.path(), patch, &check).unwrap().plan.report.ok);
+/// assert_eq!(quiet.report.ok, run(dir.path(), patch, &check).unwrap().report.ok);
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NoProgress;

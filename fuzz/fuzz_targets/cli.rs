@@ -248,17 +248,16 @@ fuzz_target!(|data: &[u8]| {
     let binary = after
         .values()
         .any(|e| matches!(e, Entry::File(bytes, _) if bytes.iter().take(8000).any(|&b| b == 0)));
-    if inv.reject || !first.plan.report.ok || !recognisable(patch) || binary {
+    if inv.reject || !first.report.ok || !recognisable(patch) || binary {
         return;
     }
     let again = run(&root, patch, &inv).expect("the second run runs");
-    assert_eq!(tree(&root), after, "the second run changed the tree: {:?}", again.plan.report);
+    assert_eq!(tree(&root), after, "the second run changed the tree: {:?}", again.report);
     // A hunk placed with more tolerance than whitespace (case, punctuation,
     // omitted lines, similarity) left a new side that does not stand exactly
     // but for whitespace, which rule 7 asks of the applied state: refusing
     // it again (nothing written) is its documented outcome.
     let lenient = first
-        .plan
         .report
         .files
         .iter()
@@ -269,15 +268,15 @@ fuzz_target!(|data: &[u8]| {
     let repeated = new_side_repeated(&root, patch, inv.apply.reverse);
     // The old side read with tolerance at another place than the new side
     // stands is two readings (rule 7): refused as ambiguous, nothing written.
-    let ambiguous = again.plan.report.files.iter().flat_map(|f| &f.hunks).any(|h| {
+    let ambiguous = again.report.files.iter().flat_map(|f| &f.hunks).any(|h| {
         h.failure
             .as_ref()
             .is_some_and(|f| f.code == git_fuzzy_apply::locate::Reason::Ambiguous)
     });
     assert!(
-        done_already(&again.plan.report)
-            || ((lenient || repeated || ambiguous) && !again.plan.report.ok),
+        done_already(&again.report)
+            || ((lenient || repeated || ambiguous) && !again.report.ok),
         "the second run did not find the patch applied: {:?}",
-        again.plan.report
+        again.report
     );
 });

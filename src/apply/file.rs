@@ -14,7 +14,7 @@ use crate::target::Targets;
 use std::borrow::Cow;
 
 use super::sequence::{merge_in_order, place_in_order};
-use super::{ApplyOptions, FileResult, NewContent, done, elision, pin_check};
+use super::{ApplyOptions, FileResult, NewContent, PlannedFile, done, elision, pin_check};
 
 pub(super) type Planned = Option<FileResult>;
 
@@ -22,7 +22,7 @@ pub(super) fn plan_one(
     file: FilePatch,
     targets: &dyn Targets,
     options: &ApplyOptions,
-) -> (FileReport, Planned) {
+) -> PlannedFile {
     let mut report = FileReport {
         path: file.path.clone(),
         op: file.op,
@@ -35,11 +35,14 @@ pub(super) fn plan_one(
         hunks: Vec::new(),
     };
     match plan_one_inner(file, targets, options, &mut report) {
-        Ok(planned) => (report, planned),
+        Ok(result) => PlannedFile { report, result },
         Err(problem) => {
             report.status = FileStatus::Failed;
             report.error = Some(problem);
-            (report, None)
+            PlannedFile {
+                report,
+                result: None,
+            }
         }
     }
 }

@@ -3,6 +3,7 @@
 //! Nothing is written here; the caller commits the results only if every
 //! hunk of every file succeeded (`crate::write`, `crate::git`).
 
+pub(crate) mod checks;
 mod done;
 mod elision;
 mod file;
@@ -13,11 +14,10 @@ mod transform;
 use crate::content::Content;
 use crate::locate::MatchOptions;
 use crate::model::{FilePatch, LineText};
-use crate::outcome::{FileStatus, Problem, ProblemCode};
+use crate::outcome::{FileReport, FileStatus, Problem, ProblemCode};
 use crate::patch::{ParseOptions, PatchText, parse_patch_text};
 use crate::plan::FilePlan;
 use crate::progress::{NoProgress, Progress, Stage, Workload};
-use crate::report::{REPORT_VERSION, Report};
 use crate::source::{LineIndex, SourceText};
 use crate::target::{Targets, WorktreeTargets};
 use crate::write::render_to_vec;
@@ -75,7 +75,7 @@ pub struct ApplyOptions {
 /// std::fs::write(dir.path().join("a.txt"), "x\n").unwrap();
 /// let patch = b"*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n-x\n+y\n*** End Patch\n";
 /// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
-/// let result = &plan.results[0];
+/// let result = plan.results().next().unwrap();
 /// assert_eq!(result.old_path.as_deref(), Some("a.txt"));
 /// assert_eq!(result.new_path.as_deref(), Some("b.txt"));
 /// assert_eq!((result.old_bytes(), &*result.new_bytes()), (&b"x\n"[..], &b"y\n"[..]));
@@ -130,7 +130,7 @@ impl FileResult {
     /// // Only context: the file is planned but stays as it is.
     /// let plan = plan_patch(b"--- a/a.txt\n+++ b/a.txt\n@@\n x\n", dir.path(), &Default::default())
     ///     .unwrap();
-    /// assert!(!plan.results[0].changes_anything());
+    /// assert!(!plan.results().next().unwrap().changes_anything());
     /// ```
     pub fn changes_anything(&self) -> bool {
         self.old_path != self.new_path || self.content_changed || self.mode_changes()
@@ -145,8 +145,8 @@ impl FileResult {
     /// std::fs::write(dir.path().join("run.sh"), "echo hi\n").unwrap();
     /// let patch = b"diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n";
     /// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
-    /// assert_eq!(plan.results[0].new_mode, Some(0o100755));
-    /// assert!(plan.results[0].mode_changes() && !plan.results[0].content_changed);
+    /// assert_eq!(plan.results().next().unwrap().new_mode, Some(0o100755));
+    /// assert!(plan.results().next().unwrap().mode_changes() && !plan.results().next().unwrap().content_changed);
     /// ```
     pub fn mode_changes(&self) -> bool {
         self.old_path.is_some() && self.new_mode.is_some() && self.new_mode != self.mode
@@ -161,8 +161,8 @@ impl FileResult {
     /// std::fs::write(dir.path().join("gone.txt"), "bye\n").unwrap();
     /// let patch = b"--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n";
     /// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
-    /// assert_eq!(plan.results[0].old_bytes(), b"bye\n");
-    /// assert_eq!(plan.results[0].new_path, None);
+    /// assert_eq!(plan.results().next().unwrap().old_bytes(), b"bye\n");
+    /// assert_eq!(plan.results().next().unwrap().new_path, None);
     /// ```
     pub fn old_bytes(&self) -> &[u8] {
         &self.old
@@ -176,8 +176,8 @@ impl FileResult {
     /// let dir = tempfile::tempdir().unwrap();
     /// let patch = b"--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hello\n";
     /// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
-    /// assert_eq!(&*plan.results[0].new_bytes(), b"hello\n");
-    /// assert!(plan.results[0].old_bytes().is_empty());
+    /// assert_eq!(&*plan.results().next().unwrap().new_bytes(), b"hello\n");
+    /// assert!(plan.results().next().unwrap().old_bytes().is_empty());
     /// ```
     pub fn new_bytes(&self) -> Cow<'_, [u8]> {
         match &self.new {
@@ -199,7 +199,11 @@ impl FileResult {
     }
 }
 
-/// A planned run: the report, and what every file becomes.
+/// A planned run: one entry per target file, each with what happened to it
+/// and, when it could be planned, what it becomes. Whether the run is
+/// [`ok`](Self::ok) is computed from the entries, never stored beside them;
+/// the report people and tools read is built from the plan
+/// ([`report`](Self::report)).
 ///
 /// ```
 /// use git_fuzzy_apply::plan_patch;
@@ -209,16 +213,93 @@ impl FileResult {
 /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-a\n+b\n--- a/nope.txt\n+++ b/nope.txt\n@@\n-a\n+b\n";
 /// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
 /// // One file cannot be planned: the plan is refused as a whole.
-/// assert!(!plan.report.ok);
-/// assert_eq!(plan.report.files.len(), 2);
-/// assert_eq!(plan.results.len(), 1);
+/// assert!(!plan.ok());
+/// assert_eq!(plan.files.len(), 2);
+/// assert_eq!(plan.results().count(), 1);
 /// ```
 #[derive(Debug)]
 pub struct PatchPlan {
-    /// What happened to every file and hunk.
-    pub report: Report,
-    /// One result per file that could be planned (all files when `report.ok`).
-    pub results: Vec<FileResult>,
+    /// A problem with the patch or the run as a whole (it could not be
+    /// read, a pin names no place, …).
+    pub error: Option<Problem>,
+    /// One entry per target file, in the order of the patch.
+    pub files: Vec<PlannedFile>,
+}
+
+/// One target file of a [`PatchPlan`]: what happened to it and its hunks,
+/// and what it becomes when it could be planned.
+///
+/// ```
+/// use git_fuzzy_apply::plan_patch;
+/// use git_fuzzy_apply::report::FileStatus;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let patch = b"--- a/gone.txt\n+++ b/gone.txt\n@@\n-x\n+y\n";
+/// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
+/// let file = &plan.files[0];
+/// assert_eq!((file.report.path.as_str(), file.report.status), ("gone.txt", FileStatus::Failed));
+/// assert!(file.result.is_none());
+/// ```
+#[derive(Debug)]
+pub struct PlannedFile {
+    /// Its status, error and hunks, as the report shows them.
+    pub report: FileReport,
+    /// What the file becomes; `None` when it could not be planned (or was
+    /// refused after planning).
+    pub result: Option<FileResult>,
+}
+
+impl PatchPlan {
+    /// A plan that stops before any file: `problem` is its error.
+    pub(crate) fn failed(problem: Problem) -> PatchPlan {
+        PatchPlan {
+            error: Some(problem),
+            files: Vec::new(),
+        }
+    }
+
+    /// True when the patch was read and every hunk of every file can be
+    /// applied (no file failed, none only partly planned).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::plan_patch;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+    /// let plan = plan_patch(b"--- a/a.txt\n+++ b/a.txt\n@@\n-a\n+b\n", dir.path(), &Default::default());
+    /// assert!(plan.unwrap().ok());
+    /// let plan = plan_patch(b"no patch here", dir.path(), &Default::default()).unwrap();
+    /// assert!(!plan.ok() && plan.error.is_some());
+    /// ```
+    pub fn ok(&self) -> bool {
+        self.error.is_none()
+            && self
+                .files
+                .iter()
+                .all(|f| !matches!(f.report.status, FileStatus::Failed | FileStatus::Partial))
+    }
+
+    /// What every file that could be planned becomes, in the order of the
+    /// patch (all files when [`ok`](Self::ok)).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::plan_patch;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let patch = b"--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hi\n";
+    /// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
+    /// let paths: Vec<_> = plan.results().map(|r| r.new_path.as_deref()).collect();
+    /// assert_eq!(paths, [Some("new.txt")]);
+    /// ```
+    pub fn results(&self) -> impl Iterator<Item = &FileResult> {
+        self.files.iter().filter_map(|f| f.result.as_ref())
+    }
+
+    /// [`results`](Self::results), to change them (line endings of added
+    /// files) before they are written.
+    pub(crate) fn results_mut(&mut self) -> impl Iterator<Item = &mut FileResult> {
+        self.files.iter_mut().filter_map(|f| f.result.as_mut())
+    }
 }
 
 /// Parses `patch` and plans it against the files under the directory
@@ -234,9 +315,9 @@ pub struct PatchPlan {
 /// std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
 /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n";
 /// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
-/// assert!(plan.report.ok);
-/// assert_eq!(plan.report.files[0].status, FileStatus::Patched);
-/// assert_eq!(&*plan.results[0].new_bytes(), b"one\n2\n");
+/// assert!(plan.ok());
+/// assert_eq!(plan.files[0].report.status, FileStatus::Patched);
+/// assert_eq!(&*plan.results().next().unwrap().new_bytes(), b"one\n2\n");
 /// // Planning wrote nothing.
 /// assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "one\ntwo\n");
 /// ```
@@ -259,30 +340,13 @@ pub fn plan_patch_with(
     options: &ApplyOptions,
     progress: &dyn Progress,
 ) -> PatchPlan {
-    let mut report = Report {
-        version: REPORT_VERSION,
-        ok: false,
-        check: false,
-        error: None,
-        files: Vec::new(),
-    };
     let parsed = match parse_patch_text(patch, &options.parse) {
         Ok(p) => p,
-        Err(e) => {
-            report.error = Some(Problem::new(e.code(), e.to_string(), e.line()));
-            return PatchPlan {
-                report,
-                results: Vec::new(),
-            };
-        }
+        Err(e) => return PatchPlan::failed(Problem::new(e.code(), e.to_string(), e.line())),
     };
-    let mut results = Vec::new();
     let files = match transform(parsed, options, targets).and_then(merge_same_paths) {
         Ok(files) => files,
-        Err(problem) => {
-            report.error = Some(problem);
-            return PatchPlan { report, results };
-        }
+        Err(problem) => return PatchPlan::failed(problem),
     };
     if progress.is_active() {
         let bytes = files.iter().filter_map(|f| targets.size(&f.path)).sum();
@@ -300,7 +364,7 @@ pub fn plan_patch_with(
         progress.file_done(&path);
         planned
     };
-    let planned: Vec<_> = match targets.parallel() {
+    let mut files: Vec<PlannedFile> = match targets.parallel() {
         Some(shared) if files.len() > 1 => {
             use rayon::prelude::*;
             files
@@ -310,45 +374,29 @@ pub fn plan_patch_with(
         }
         _ => files.into_iter().map(|file| plan(file, targets)).collect(),
     };
-    for (file_report, outcome) in planned {
-        results.extend(outcome);
-        report.files.push(file_report);
-    }
-    let refused = refuse_path_conflicts(&results, &mut report);
-    // A refused file is never written, `--partial` or not.
-    results.retain(|r| {
-        let named = |p: &Option<String>| p.as_deref().is_some_and(|p| refused.contains(p));
-        !named(&r.new_path) && !named(&r.old_path)
-    });
-    report.ok = report
-        .files
-        .iter()
-        .all(|f| !matches!(f.status, FileStatus::Failed | FileStatus::Partial));
-    PatchPlan { report, results }
+    refuse_path_conflicts(&mut files);
+    PatchPlan { error: None, files }
 }
 
 /// A result path that is also the directory of another result path (`d` and
-/// `d/x.txt`) cannot both be written: refuse before anything is. Returns
-/// the paths refused.
-fn refuse_path_conflicts(
-    results: &[FileResult],
-    report: &mut Report,
-) -> std::collections::HashSet<String> {
+/// `d/x.txt`) cannot both be written: refuse before anything is. The file
+/// that makes the path a file fails; nothing that names a refused path is
+/// written, `--partial` or not.
+fn refuse_path_conflicts(files: &mut [PlannedFile]) {
     let mut refused = std::collections::HashSet::new();
-    let paths: std::collections::HashSet<&str> = results
+    let paths: std::collections::HashSet<String> = files
         .iter()
-        .filter_map(|r| r.new_path.as_deref())
+        .filter_map(|f| f.result.as_ref()?.new_path.clone())
         .collect();
-    for &b in &paths {
+    for b in &paths {
         let ancestors = b.match_indices('/').map(|(i, _)| &b[..i]);
-        for a in ancestors.filter(|a| paths.contains(a)) {
-            if let Some(file) = report
-                .files
+        for a in ancestors.filter(|a| paths.contains(*a)) {
+            if let Some(file) = files
                 .iter_mut()
-                .find(|f| f.path == a || f.move_to.as_deref() == Some(a))
+                .find(|f| f.report.path == a || f.report.move_to.as_deref() == Some(a))
             {
-                file.status = FileStatus::Failed;
-                file.error = Some(Problem::new(
+                file.report.status = FileStatus::Failed;
+                file.report.error = Some(Problem::new(
                     ProblemCode::PathConflict,
                     format!("{a}: the patch makes this a file and also writes {b} beneath it"),
                     None,
@@ -357,7 +405,16 @@ fn refuse_path_conflicts(
             }
         }
     }
-    refused
+    let named = |p: &Option<String>| p.as_deref().is_some_and(|p| refused.contains(p));
+    for file in files {
+        if file
+            .result
+            .as_ref()
+            .is_some_and(|r| named(&r.new_path) || named(&r.old_path))
+        {
+            file.result = None;
+        }
+    }
 }
 
 /// Writes `lines`, each ended by a newline but the last when

@@ -294,15 +294,18 @@ impl Repo {
     /// removed for deleted ones, moved for renames. With `worktree_written`,
     /// the new files' stat data is taken from disk so `git status` sees them
     /// clean; otherwise (`--cached`) the blobs are the results themselves.
-    pub fn stage(
+    pub fn stage<'a>(
         &self,
         index: &mut gix::index::File,
-        results: &[FileResult],
+        results: impl IntoIterator<Item = &'a FileResult>,
         worktree_written: bool,
         lock: IndexLock,
     ) -> Result<(), GitError> {
         let snapshot = index.clone();
-        let changed: Vec<&FileResult> = results.iter().filter(|r| r.changes_anything()).collect();
+        let changed: Vec<&FileResult> = results
+            .into_iter()
+            .filter(|r| r.changes_anything())
+            .collect();
         let blobs = self.blobs(&changed, &snapshot, worktree_written)?;
         let mut removed: std::collections::HashSet<String> = Default::default();
         let mut pushed = false;

@@ -12,7 +12,7 @@ use serde::Serialize;
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "a\nb\n").unwrap();
 /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n a\n-b\n+c\n";
-/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report();
 /// assert_eq!(report.files[0].hunks[0].tier, Some(Tier::Exact));
 /// assert!(Tier::Exact < Tier::Similarity);
 /// ```
@@ -76,7 +76,7 @@ impl Tier {
 /// std::fs::write(dir.path().join("a.txt"), "a\nb\nc\nd\n").unwrap();
 /// // The header says line 1; the hunk is at line 3.
 /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n c\n-d\n+D\n";
-/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report();
 /// let used = &report.files[0].hunks[0].normalizations;
 /// assert_eq!(used, &[Normalization::ReanchoredHeader]);
 /// ```
@@ -222,7 +222,7 @@ pub struct Located {
 /// std::fs::write(dir.path().join("a.txt"), "start\nold line\nend\n").unwrap();
 /// // The context is there, the removed line is not: the patch is stale.
 /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n start\n-something else entirely\n+new\n end\n";
-/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report();
 /// let failure = report.files[0].hunks[0].failure.as_ref().unwrap();
 /// assert_eq!(failure.code, Reason::StaleRemovedLine);
 /// ```
@@ -281,7 +281,7 @@ impl Reason {
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "x\nalpha beta\ngamma\ny\n").unwrap();
 /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n alpha beta\n-gamma delta\n+g\n";
-/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report();
 /// let failure = report.files[0].hunks[0].failure.as_ref().unwrap();
 /// let near = failure.near_match.as_ref().unwrap();
 /// assert_eq!((near.start_line, near.lines.len()), (2, 2));

@@ -20,7 +20,7 @@ macro_rules! problem_codes {
         /// let dir = tempfile::tempdir().unwrap();
         /// let report = plan_patch(b"--- a/../x\n+++ b/../x\n@@\n-a\n+b\n", dir.path(), &Default::default())
         ///     .unwrap()
-        ///     .report;
+        ///     .report();
         /// let code = report.files[0].error.as_ref().unwrap().code;
         /// assert_eq!(code, ProblemCode::PathOutsideTree);
         /// assert_eq!(code.to_string(), "path_outside_tree");

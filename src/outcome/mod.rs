@@ -22,7 +22,7 @@ pub use codes::ProblemCode;
 /// use git_fuzzy_apply::report::ProblemCode;
 ///
 /// let dir = tempfile::tempdir().unwrap();
-/// let report = plan_patch(b"Just prose, no edits.", dir.path(), &Default::default()).unwrap().report;
+/// let report = plan_patch(b"Just prose, no edits.", dir.path(), &Default::default()).unwrap().report();
 /// let problem = report.error.unwrap();
 /// assert_eq!(problem.code, ProblemCode::NoEdits);
 /// assert!(problem.message.starts_with("no edits found"));
@@ -65,7 +65,7 @@ impl Problem {
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// let patch = b"--- a/gone.txt\n+++ b/gone.txt\n@@\n-x\n+y\n";
-/// let file = &plan_patch(patch, dir.path(), &Default::default()).unwrap().report.files[0];
+/// let file = &plan_patch(patch, dir.path(), &Default::default()).unwrap().report().files[0];
 /// assert_eq!(file.status, FileStatus::Failed);
 /// assert_eq!(file.error.as_ref().unwrap().code, ProblemCode::FileNotFound);
 /// ```
@@ -90,7 +90,7 @@ pub enum FileStatus {
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// let patch = b"*** Begin Patch\n*** Add File: new.txt\n+hello\n*** End Patch\n";
-/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report();
 /// let file = &report.files[0];
 /// assert_eq!((file.path.as_str(), file.op), ("new.txt", FileOp::Add));
 /// assert_eq!(file.format, PatchFormat::CodexEnvelope);
@@ -126,7 +126,7 @@ pub struct FileReport {
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "a\nb\nc\nd\n").unwrap();
 /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n c\n-d\n+D\n+E\n";
-/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report();
 /// let hunk = &report.files[0].hunks[0];
 /// assert_eq!(hunk.lines, Some(LineRange { start: 3, end: 4 }));
 /// assert_eq!(hunk.new_lines, Some(LineRange { start: 3, end: 5 }));
@@ -148,7 +148,7 @@ pub struct LineRange {
 /// std::fs::write(dir.path().join("a.txt"), "a\nnew\nc\n").unwrap();
 /// // The change is already in the file: skipped, not applied twice.
 /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n a\n-old\n+new\n c\n";
-/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report();
 /// assert!(report.ok);
 /// assert_eq!(report.files[0].hunks[0].status, HunkOutcome::AlreadyApplied);
 /// ```
@@ -185,7 +185,7 @@ impl From<HunkStatus> for HunkOutcome {
 /// std::fs::write(dir.path().join("a.py"), "if x:\n    y = 1\n").unwrap();
 /// // The context lost its indentation: found by the resilient tier.
 /// let patch = b"--- a/a.py\n+++ b/a.py\n@@\n if x:\n-y = 1\n+    y = 2\n";
-/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report();
 /// let hunk = &report.files[0].hunks[0];
 /// assert_eq!((hunk.index, hunk.patch_line), (1, 3));
 /// assert_eq!(hunk.tier, Some(Tier::Resilient));
@@ -224,7 +224,7 @@ pub struct HunkReport {
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "one\ntwo\nthree\n").unwrap();
 /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n one\n-tw0 x\n+2\n";
-/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report();
 /// let failure = report.files[0].hunks[0].failure.as_ref().unwrap();
 /// assert_eq!(failure.code, Reason::ContextNotFound);
 /// assert_eq!(failure.expected, ["one", "tw0 x"]);
@@ -268,7 +268,7 @@ pub struct HunkFailure {
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "a\nx\nb\nx\n").unwrap();
 /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-x\n+y\n";
-/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report();
 /// let failure = report.files[0].hunks[0].failure.as_ref().unwrap();
 /// assert_eq!(failure.code, Reason::Ambiguous);
 /// assert_eq!(failure.candidates, [2, 4]);

@@ -11,7 +11,7 @@
 //! let dir = tempfile::tempdir().unwrap();
 //! std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
 //! let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n one\n-tw0 x\n+2\n";
-//! let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+//! let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report();
 //! let text = feedback::render(&report, patch);
 //! assert!(text.contains("FAILED a.txt hunk 1 (patch line 3): context_not_found"));
 //! assert!(text.contains("    2 | two"));
@@ -40,7 +40,7 @@ const MAX_LINE_CHARS: usize = 160;
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-x\n+y\n";
-/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report();
 /// let text = render(&report, patch);
 /// assert!(text.starts_with("The patch was NOT applied"));
 /// assert!(text.contains("file_not_found"));

@@ -7,7 +7,7 @@
 //! let dir = tempfile::tempdir().unwrap();
 //! std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
 //! let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n one\n-two\n+2\n";
-//! let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+//! let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report();
 //! assert!(human::summary(&report, true).contains("hunk 1 at old L1-L2 via exact"));
 //! assert_eq!(human::errors(&report, false), "");
 //! ```
@@ -28,7 +28,7 @@ use std::fmt::Write;
 /// let patch: String = (0..=LISTED_FILES)
 ///     .map(|i| format!("--- /dev/null\n+++ b/f{i}.txt\n@@ -0,0 +1 @@\n+x\n"))
 ///     .collect();
-/// let report = plan_patch(patch.as_bytes(), dir.path(), &Default::default()).unwrap().report;
+/// let report = plan_patch(patch.as_bytes(), dir.path(), &Default::default()).unwrap().report();
 /// assert_eq!(summary(&report, false), format!("changed {} files (+{0} -0); -v lists every file and hunk\n", LISTED_FILES + 1));
 /// assert_eq!(summary(&report, true).lines().count(), 2 * (LISTED_FILES + 1));
 /// ```
@@ -46,7 +46,7 @@ pub const LISTED_FILES: usize = 20;
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
 /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n one\n-two\n+2\n";
-/// let mut report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let mut report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report();
 /// report.check = true;
 /// let text = summary(&report, false);
 /// assert!(text.starts_with("would patch a.txt"));
@@ -202,7 +202,7 @@ pub struct ErrorStyle {
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "a\nx\nb\nx\n").unwrap();
 /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-x\n+y\n";
-/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report();
 /// let text = errors(&report, false);
 /// assert!(text.starts_with("error: a.txt: hunk 1"));
 /// assert!(text.contains("[ambiguous]"));
@@ -220,7 +220,7 @@ pub fn errors(report: &Report, color: bool) -> String {
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "a\nx\nb\nx\n").unwrap();
 /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-x\n+y\n";
-/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report();
 /// let style = ErrorStyle { color: false, rerun: Some("fix.diff".into()) };
 /// let text = errors_with(&report, &style);
 /// assert!(text.contains("git fuzzy-apply --at a.txt:4 fix.diff"), "{text}");

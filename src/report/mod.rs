@@ -8,12 +8,11 @@
 //! let dir = tempfile::tempdir().unwrap();
 //! std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
 //! let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n one\n-two\n+2\n";
-//! let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+//! let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report();
 //! assert_eq!(report.files[0].hunks[0].status, HunkOutcome::Applied);
 //! assert!(human::summary(&report, false).contains("a.txt"));
 //! ```
 
-pub(crate) mod checks;
 pub mod color;
 pub(crate) mod conflict;
 pub mod feedback;
@@ -21,6 +20,7 @@ pub mod human;
 pub mod stat;
 pub mod unified;
 
+use crate::apply::PatchPlan;
 use serde::Serialize;
 
 pub use crate::outcome::codes::{ProblemCode, all_codes};
@@ -36,7 +36,7 @@ pub use crate::outcome::{
 /// use git_fuzzy_apply::{plan_patch, report::REPORT_VERSION};
 ///
 /// let dir = tempfile::tempdir().unwrap();
-/// let report = plan_patch(b"no patch here", dir.path(), &Default::default()).unwrap().report;
+/// let report = plan_patch(b"no patch here", dir.path(), &Default::default()).unwrap().report();
 /// assert_eq!(report.version, REPORT_VERSION);
 /// assert_eq!(serde_json::to_value(&report).unwrap()["version"], REPORT_VERSION);
 /// ```
@@ -50,7 +50,7 @@ pub const REPORT_VERSION: u32 = 1;
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
 /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n one\n-three\n+3\n";
-/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report();
 /// assert!(!report.ok && !report.check && report.error.is_none());
 /// let json = serde_json::to_value(&report).unwrap();
 /// assert_eq!(json["ok"], false);
@@ -94,6 +94,29 @@ pub struct JsonReport<'a> {
 }
 
 impl Report {
+    /// The report of `plan`, built from it: ok when the plan is, each
+    /// file's entry as planned; `check` when nothing was to be written
+    /// (`--check`).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::{plan_patch, Report};
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+    /// let plan = plan_patch(b"--- a/a.txt\n+++ b/a.txt\n@@\n-a\n+b\n", dir.path(), &Default::default());
+    /// let report = Report::of(&plan.unwrap(), true);
+    /// assert!(report.ok && report.check && report.files.len() == 1);
+    /// ```
+    pub fn of(plan: &PatchPlan, check: bool) -> Report {
+        Report {
+            version: REPORT_VERSION,
+            ok: plan.ok(),
+            check,
+            error: plan.error.clone(),
+            files: plan.files.iter().map(|f| f.report.clone()).collect(),
+        }
+    }
+
     /// The report of a run that could not be made (exit 2): not ok, no
     /// files, and `problem` as its error. `--json` prints it for a usage
     /// error, a patch file that cannot be read, or a tree another run holds.
@@ -140,11 +163,27 @@ impl Report {
     /// use git_fuzzy_apply::plan_patch;
     ///
     /// let dir = tempfile::tempdir().unwrap();
-    /// let report = plan_patch(b"not a patch", dir.path(), &Default::default()).unwrap().report;
+    /// let report = plan_patch(b"not a patch", dir.path(), &Default::default()).unwrap().report();
     /// assert!(!report.ok);
     /// assert_eq!(report.exit_code(), 1);
     /// ```
     pub fn exit_code(&self) -> i32 {
         if self.ok { 0 } else { 1 }
+    }
+}
+
+impl PatchPlan {
+    /// The report of this plan, as [`plan_patch`](crate::plan_patch) gives
+    /// it (nothing written, not a `--check` run): [`Report::of`].
+    ///
+    /// ```
+    /// use git_fuzzy_apply::plan_patch;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let report = plan_patch(b"no patch here", dir.path(), &Default::default()).unwrap().report();
+    /// assert!(!report.ok && !report.check && report.error.is_some());
+    /// ```
+    pub fn report(&self) -> Report {
+        Report::of(self, false)
     }
 }

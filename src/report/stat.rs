@@ -6,7 +6,7 @@
 //! let dir = tempfile::tempdir().unwrap();
 //! std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
 //! let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-one\n+1\n+2\n";
-//! let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+//! let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report();
 //! assert_eq!(stat::numstat(&report), "2\t1\ta.txt\n");
 //! ```
 
@@ -35,10 +35,10 @@ fn shown_path(f: &FileReport) -> String {
 /// std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
 /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n one\n-two\n+2\n";
 /// let plan = plan_patch(patch, dir.path(), &ApplyOptions::default()).unwrap();
-/// assert!(stat(&plan.report).contains("1 file changed, 1 insertion(+), 1 deletion(-)"));
+/// assert!(stat(&plan.report()).contains("1 file changed, 1 insertion(+), 1 deletion(-)"));
 /// let stale = b"--- a/a.txt\n+++ b/a.txt\n@@\n one\n-three\n+3\n";
 /// let plan = plan_patch(stale, dir.path(), &ApplyOptions::default()).unwrap();
-/// assert_eq!(stat(&plan.report), " a.txt | refused\n 1 file, 1 refused: the patch does not apply\n");
+/// assert_eq!(stat(&plan.report()), " a.txt | refused\n 1 file, 1 refused: the patch does not apply\n");
 /// ```
 pub fn stat(report: &Report) -> String {
     let files: Vec<&FileReport> = report.files.iter().collect();
@@ -117,7 +117,7 @@ fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// let patch = b"--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+a\n+b\n";
-/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report;
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report();
 /// assert_eq!(numstat(&report), "2\t0\tnew.txt\n");
 /// ```
 pub fn numstat(report: &Report) -> String {
@@ -139,9 +139,10 @@ pub fn numstat(report: &Report) -> String {
 /// let dir = tempfile::tempdir().unwrap();
 /// let patch = b"--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+a\n";
 /// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
-/// assert_eq!(summary(&plan.report, &plan.results), " create mode 100644 new.txt\n");
+/// assert_eq!(summary(&plan.report(), plan.results()), " create mode 100644 new.txt\n");
 /// ```
-pub fn summary(report: &Report, results: &[FileResult]) -> String {
+pub fn summary<'a>(report: &Report, results: impl IntoIterator<Item = &'a FileResult>) -> String {
+    let results: Vec<&FileResult> = results.into_iter().collect();
     // The mode a created file gets or a deleted file had, as git shows it.
     let mode = |path: &str, added: bool| {
         results

@@ -10,7 +10,7 @@
 //! // A SEARCH/REPLACE block becomes a numbered diff.
 //! let patch = b"a.txt\n<<<<<<< SEARCH\ntwo\n=======\n2\n>>>>>>> REPLACE\n";
 //! let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
-//! assert!(unified_diff(&plan.results).contains("@@ -1,2 +1,2 @@\n one\n-two\n+2\n"));
+//! assert!(unified_diff(plan.results()).contains("@@ -1,2 +1,2 @@\n one\n-two\n+2\n"));
 //! ```
 
 use crate::apply::FileResult;
@@ -25,11 +25,11 @@ use similar::TextDiff;
 /// std::fs::write(dir.path().join("a.txt"), "a\nb\n").unwrap();
 /// let plan = plan_patch(b"--- a/a.txt\n+++ b/a.txt\n@@\n-b\n+c\n", dir.path(), &Default::default())
 ///     .unwrap();
-/// let diff = unified_diff(&plan.results);
+/// let diff = unified_diff(plan.results());
 /// assert!(diff.starts_with("diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n"));
 /// assert!(diff.ends_with("@@ -1,2 +1,2 @@\n a\n-b\n+c\n"));
 /// ```
-pub fn unified_diff(results: &[FileResult]) -> String {
+pub fn unified_diff<'a>(results: impl IntoIterator<Item = &'a FileResult>) -> String {
     let mut out = String::new();
     for r in results {
         if !r.changes_anything() {

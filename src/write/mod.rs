@@ -678,12 +678,12 @@ fn expect_of(old: &Content) -> Expect<'_> {
 
 /// The disk changes that turn planned results into files under `targets`.
 pub fn worktree_changes<'a>(
-    results: &'a [FileResult],
+    results: impl IntoIterator<Item = &'a FileResult>,
     targets: &WorktreeTargets,
 ) -> Result<Vec<FileChange<'a>>, String> {
     let mut writes = Vec::new();
     let mut deletes = Vec::new();
-    for r in results.iter().filter(|r| r.changes_anything()) {
+    for r in results.into_iter().filter(|r| r.changes_anything()) {
         if let Some(new_path) = &r.new_path {
             let moved = r.old_path.as_ref() != Some(new_path);
             writes.push(FileChange::Write {

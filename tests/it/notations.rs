@@ -237,11 +237,10 @@ fn plan(patch: &str, content: &[u8], options: &ApplyOptions) -> (Report, Vec<u8>
     fs::write(dir.path().join("f.txt"), content).unwrap();
     let plan = plan_patch(patch.as_bytes(), dir.path(), options).unwrap();
     let bytes = plan
-        .results
-        .iter()
+        .results()
         .find(|r| r.new_path.as_deref() == Some("f.txt"))
         .map_or_else(|| content.to_vec(), |r| r.new_bytes().into_owned());
-    (plan.report, bytes)
+    (plan.report(), bytes)
 }
 
 /// Fails unless every hunk of the report was placed as already applied
@@ -462,9 +461,8 @@ fn run_on(dir: &Path, content: &[u8], patch: &str, pad: &[u8]) -> Seen {
         .strip_prefix(pad)
         .map_or(after.clone(), <[u8]>::to_vec);
     Seen {
-        ok: outcome.plan.report.ok,
+        ok: outcome.report.ok,
         hunks: outcome
-            .plan
             .report
             .files
             .iter()

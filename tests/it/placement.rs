@@ -216,8 +216,8 @@ fn engine(file: &[String], patch: &str) -> (HunkReport, String) {
     let original = join(file);
     fs::write(dir.path().join("f.txt"), &original).unwrap();
     let plan = plan_patch(patch.as_bytes(), dir.path(), &ApplyOptions::default()).unwrap();
-    let report = plan.report.files[0].hunks[0].clone();
-    let out = plan.results.first().map_or(original, |r| {
+    let report = plan.files[0].report.hunks[0].clone();
+    let out = plan.results().next().map_or(original, |r| {
         String::from_utf8_lossy(&r.new_bytes()).into_owned()
     });
     (report, out)

@@ -1,16 +1,17 @@
-//! Checks of a planned report against the command line, made before
+//! Checks of a plan against the command line, made before
 //! anything is written: every `--at FILE:LINE` must name a place a hunk of
 //! FILE goes (or could go), and `--allow-empty` turns a patch with no edits
 //! into a success.
 
-use super::{FileReport, HunkOutcome, Problem, ProblemCode, Report};
+use super::PatchPlan;
+use crate::outcome::{FileReport, HunkOutcome, Problem, ProblemCode};
 
-/// The checks of a planned report against the command line: the pins, and
+/// The checks of a plan against the command line: the pins, and
 /// `--allow-empty` when `allow_empty`.
-pub(crate) fn check(report: &mut Report, pins: &[(String, usize)], allow_empty: bool) {
-    check_pins(report, pins);
+pub(crate) fn check(plan: &mut PatchPlan, pins: &[(String, usize)], allow_empty: bool) {
+    check_pins(plan, pins);
     if allow_empty {
-        forgive_empty(report);
+        forgive_empty(plan);
     }
 }
 
@@ -18,9 +19,14 @@ pub(crate) fn check(report: &mut Report, pins: &[(String, usize)], allow_empty: 
 /// FILE, or none of FILE's hunks is placed at LINE or has LINE among its
 /// candidates. A pin that is silently ignored would let a hunk go where the
 /// user said it must not.
-fn check_pins(report: &mut Report, pins: &[(String, usize)]) {
+fn check_pins(plan: &mut PatchPlan, pins: &[(String, usize)]) {
     for (path, line) in pins {
-        let files: Vec<&FileReport> = report.files.iter().filter(|f| f.path == *path).collect();
+        let files: Vec<&FileReport> = plan
+            .files
+            .iter()
+            .map(|f| &f.report)
+            .filter(|f| f.path == *path)
+            .collect();
         let message = if files.is_empty() {
             format!("--at {path}:{line}: the patch does not edit {path}")
         } else if files.iter().any(|f| names_a_candidate(f, *line)) {
@@ -31,9 +37,8 @@ fn check_pins(report: &mut Report, pins: &[(String, usize)]) {
                 places(&files)
             )
         };
-        report.ok = false;
-        if report.error.is_none() {
-            report.error = Some(Problem::new(ProblemCode::UnmatchedPin, message, None));
+        if plan.error.is_none() {
+            plan.error = Some(Problem::new(ProblemCode::UnmatchedPin, message, None));
         }
     }
 }
@@ -77,15 +82,14 @@ fn places(files: &[&FileReport]) -> String {
 
 /// `--allow-empty`: a patch in which nothing is an edit (empty, or prose
 /// only) is a success that changes nothing.
-fn forgive_empty(report: &mut Report) {
-    let empty = report
+fn forgive_empty(plan: &mut PatchPlan) {
+    let empty = plan
         .error
         .as_ref()
         .is_some_and(|p| p.code == ProblemCode::NoEdits)
-        && report.files.is_empty();
+        && plan.files.is_empty();
     if empty {
-        report.error = None;
-        report.ok = true;
+        plan.error = None;
     }
 }
 
@@ -94,12 +98,10 @@ mod tests {
     use super::*;
     use crate::plan_patch;
 
-    fn report(file: &str, patch: &str) -> Report {
+    fn report(file: &str, patch: &str) -> PatchPlan {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.txt"), file).unwrap();
-        plan_patch(patch.as_bytes(), dir.path(), &Default::default())
-            .unwrap()
-            .report
+        plan_patch(patch.as_bytes(), dir.path(), &Default::default()).unwrap()
     }
 
     #[test]
@@ -107,7 +109,7 @@ mod tests {
         let patch = "--- a/a.txt\n+++ b/a.txt\n@@\n-b\n+B\n";
         let mut ok = report("a\nb\n", patch);
         check(&mut ok, &[("a.txt".into(), 2)], false);
-        assert!(ok.ok && ok.error.is_none());
+        assert!(ok.ok() && ok.error.is_none());
         let mut off = report("a\nb\n", patch);
         check(&mut off, &[("a.txt".into(), 1)], false);
         let error = off.error.unwrap();
@@ -126,9 +128,9 @@ mod tests {
     fn allow_empty_only_forgives_a_patch_without_edits() {
         let mut prose = report("a\n", "Just prose.");
         check(&mut prose, &[], true);
-        assert!(prose.ok && prose.error.is_none());
+        assert!(prose.ok() && prose.error.is_none());
         let mut failing = report("a\n", "--- a/a.txt\n+++ b/a.txt\n@@\n-zzz\n+y\n");
         check(&mut failing, &[], true);
-        assert!(!failing.ok);
+        assert!(!failing.ok());
     }
 }
