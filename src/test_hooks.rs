@@ -331,6 +331,8 @@ mod tests {
         // lines before it (outside the files' own tests).
         for file in [
             "src/write/mod.rs",
+            "src/write/commit.rs",
+            "src/write/stage.rs",
             "src/journal/mod.rs",
             "src/journal/recovery.rs",
             "src/journal/trust.rs",

@@ -1,7 +1,11 @@
 //! Tests of rendering and of the all-or-nothing commit.
 
 use super::*;
+use crate::journal::{JournalData, JournalSpec};
 use crate::plan::{Edit, NewLine};
+use crate::source::SourceText;
+use crate::test_hooks::Step;
+use std::fs;
 
 fn plan(edits: Vec<Edit>, final_newline: bool) -> FilePlan {
     FilePlan {

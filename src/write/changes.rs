@@ -1,0 +1,76 @@
+//! From planned results to disk changes: what to write where, and how to
+//! recognise that each target is still as it was read.
+
+use super::stage::exec_bits;
+use super::{Expect, FileChange, WriteContent};
+use crate::apply::{FileResult, NewContent};
+use crate::content::Content;
+use crate::target::WorktreeTargets;
+
+/// How to recognise that a file is still as it was read.
+fn expect_of(old: &Content) -> Expect<'_> {
+    match old.stamp() {
+        Some(stamp) => Expect::Stamp(stamp),
+        None => Expect::Content(old),
+    }
+}
+
+/// The disk changes that turn planned results into files under `targets`.
+pub fn worktree_changes<'a>(
+    results: impl IntoIterator<Item = &'a FileResult>,
+    targets: &WorktreeTargets,
+) -> Result<Vec<FileChange<'a>>, String> {
+    let mut writes = Vec::new();
+    let mut deletes = Vec::new();
+    for r in results.into_iter().filter(|r| r.changes_anything()) {
+        if let Some(new_path) = &r.new_path {
+            let moved = r.old_path.as_ref() != Some(new_path);
+            writes.push(FileChange::Write {
+                path: targets.resolve(new_path)?,
+                content: match &r.new {
+                    NewContent::Bytes(bytes) => WriteContent::Bytes(bytes),
+                    NewContent::Lines {
+                        lines,
+                        final_newline,
+                    } => WriteContent::Lines {
+                        lines,
+                        final_newline: *final_newline,
+                    },
+                    NewContent::Edited(plan, index) => WriteContent::Render {
+                        old: &r.old,
+                        plan,
+                        index,
+                    },
+                },
+                expect: if r.old_path.is_none() || moved {
+                    Expect::Absent
+                } else {
+                    expect_of(&r.old)
+                },
+                // A file edited in place keeps its own permission bits (a
+                // read-only file stays read-only); added and moved files get
+                // the mode git would give them.
+                mode: if r.old_path.is_some() && !moved {
+                    if r.mode_changes() {
+                        exec_bits(&targets.resolve(new_path)?, r.new_mode)
+                    } else {
+                        // The bits seen when the file was read (saves a stat).
+                        r.old.permissions()
+                    }
+                } else {
+                    r.mode.map(|m| m & 0o777)
+                },
+            });
+        }
+        if let Some(old_path) = &r.old_path
+            && r.new_path.as_ref() != Some(old_path)
+        {
+            deletes.push(FileChange::Delete {
+                path: targets.resolve(old_path)?,
+                expect: expect_of(&r.old),
+            });
+        }
+    }
+    writes.extend(deletes);
+    Ok(writes)
+}
