@@ -14,18 +14,23 @@
 //! assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "one\n");
 //! ```
 
-use crate::apply::{ApplyOptions, FileResult, NewContent, PatchPlan, plan_patch_with};
+use crate::apply::{ApplyOptions, PatchPlan, plan_patch_with};
 use crate::git::{GitError, Repo};
-use crate::journal::{self, Expected, JournalError, JournalSpec};
-use crate::lock::RunLock;
+use crate::journal::JournalError;
 use crate::patch::PatchText;
 use crate::progress::{NoProgress, Progress};
-use crate::report::{Problem, ProblemCode, Report, conflict};
+use crate::report::{Problem, ProblemCode, Report};
 use crate::target::WorktreeTargets;
-use crate::write::{CommitError, FinishError, commit_with_progress, worktree_changes};
+use crate::write::{CommitError, FinishError};
 use std::path::{Path, PathBuf};
 
 pub use crate::journal::Recovery;
+
+mod tree;
+mod write;
+
+use tree::{Held, find_tree, journal_spec, lock_and_recover, take_locks};
+use write::{Place, conflict_report, write_results};
 
 /// Where results go.
 ///
@@ -199,74 +204,6 @@ impl RunError {
         }
     }
 }
-
-/// The repository containing `cwd`, if any, and the top of the tree: its
-/// working tree, or `cwd` itself outside a repository.
-fn find_tree(cwd: &Path) -> (Option<Repo>, PathBuf) {
-    let repo = Repo::discover(cwd);
-    let root = repo
-        .as_ref()
-        .map_or_else(|| cwd.to_path_buf(), |r| r.workdir().to_path_buf());
-    (repo, root)
-}
-
-/// Where the journal and the run lock of a run in `root` live.
-fn journal_spec(
-    repo: Option<&Repo>,
-    root: &Path,
-    destination: Destination,
-) -> (JournalSpec, PathBuf) {
-    match repo {
-        Some(r) => {
-            let dir = r.git_dir().join("fuzzy-apply");
-            let spec = JournalSpec {
-                path: dir.join("journal"),
-                index: (destination == Destination::Index).then(|| r.index_path()),
-            };
-            (spec, dir.join("lock"))
-        }
-        None => {
-            let spec = JournalSpec {
-                path: root.join(".git-fuzzy-apply.journal"),
-                index: None,
-            };
-            (spec, root.join(".git-fuzzy-apply.lock"))
-        }
-    }
-}
-
-/// What recovery may trust in the tree `root` (whose repository, if any,
-/// has the index file `index`).
-fn expected<'a>(root: &'a Path, index: &'a Option<PathBuf>) -> Expected<'a> {
-    Expected {
-        root,
-        index: index.as_deref(),
-    }
-}
-
-/// Takes the run lock, then puts right what a run that died left: its
-/// `index.lock` (only if it is still the very file that run created) and
-/// its journal.
-fn lock_and_recover(
-    repo: Option<&Repo>,
-    root: &Path,
-    spec: &JournalSpec,
-    lock_path: &Path,
-) -> Result<(RunLock, Option<Recovery>), RunError> {
-    let run_lock = RunLock::acquire(lock_path)?;
-    crate::test_hooks::checkpoint("run locked");
-    let index = repo.map(Repo::index_path);
-    let mut removed = None;
-    if let Some(index) = &index {
-        let lock = index.with_extension("lock");
-        if run_lock.remove_index_lock_left_by_dead_run(&lock)? {
-            removed = Some(Recovery::LockRemoved { lock });
-        }
-    }
-    let recovered = journal::recover(&spec.path, expected(root, &index))?;
-    Ok((run_lock, recovered.or(removed)))
-}
-
 /// Finishes or undoes a run in the tree containing `cwd` that was killed
 /// while writing; `None` when there was none. Takes the run lock first, so
 /// it never acts beside a live run, and removes an `index.lock` the dead
@@ -284,52 +221,6 @@ pub fn recover(cwd: &Path) -> Result<Option<Recovery>, RunError> {
     let (spec, lock_path) = journal_spec(repo.as_ref(), &root, Destination::Worktree);
     let (_lock, recovered) = lock_and_recover(repo.as_ref(), &root, &spec, &lock_path)?;
     Ok(recovered)
-}
-
-/// The locks a run holds, and what it recovered on taking them. A run that
-/// must not write takes none and only reports a journal waiting.
-struct Held {
-    run: Option<RunLock>,
-    index: Option<crate::git::IndexLock>,
-    recovered: Option<Recovery>,
-}
-
-/// Takes the run lock (and `index.lock` when the index is written), after
-/// recovering what a dead run left.
-fn take_locks(
-    repo: Option<&Repo>,
-    root: &Path,
-    spec: &JournalSpec,
-    lock_path: &Path,
-    inv: &Invocation,
-) -> Result<Held, RunError> {
-    if inv.dry_run {
-        let index = repo.map(Repo::index_path);
-        let recovered = if crate::lock::held_by_live_run(lock_path) {
-            None
-        } else {
-            journal::pending(&spec.path, expected(root, &index))
-        };
-        return Ok(Held {
-            run: None,
-            index: None,
-            recovered,
-        });
-    }
-    let (mut run, recovered) = lock_and_recover(repo, root, spec, lock_path)?;
-    let index = match (repo, inv.destination) {
-        (Some(r), Destination::Index | Destination::Cached) => {
-            let lock = r.lock_index()?;
-            run.note_index_lock(lock.path())?;
-            Some(lock)
-        }
-        _ => None,
-    };
-    Ok(Held {
-        run: Some(run),
-        index,
-        recovered,
-    })
 }
 
 /// Runs the patch `text` from directory `cwd`: what `git fuzzy-apply` does
@@ -517,125 +408,4 @@ fn plan_run(
         }
     }
     plan
-}
-
-/// Where a run writes: its repository (if any), tree and journal.
-struct Place<'a> {
-    repo: Option<&'a Repo>,
-    root: &'a Path,
-    targets: &'a WorktreeTargets,
-    spec: &'a JournalSpec,
-}
-
-/// Writes the planned results: the working tree (all or nothing), `.rej`
-/// files, and the index through `index` (the index read and its lock) when
-/// staging. Returns the `.rej` files written.
-fn write_results(
-    place: &Place,
-    plan: &mut PatchPlan,
-    report: &Report,
-    index: Option<(gix::index::File, crate::git::IndexLock)>,
-    inv: &Invocation,
-    progress: &dyn Progress,
-) -> Result<Vec<PathBuf>, RunError> {
-    if let Some(r) = place.repo
-        && inv.destination != Destination::Cached
-    {
-        convert_added_files(r, plan.results_mut())?;
-    }
-    let committed = if inv.destination == Destination::Cached {
-        None
-    } else {
-        let changes =
-            worktree_changes(plan.results(), place.targets).map_err(std::io::Error::other)?;
-        Some(commit_with_progress(
-            &changes,
-            place.root,
-            Some(place.spec),
-            progress,
-        )?)
-    };
-    // Whatever fails from here on undoes the working-tree commit.
-    let staged = (|| -> Result<Vec<PathBuf>, RunError> {
-        let rejects = if inv.reject {
-            conflict::write_rejects(report, place.targets)?
-        } else {
-            Vec::new()
-        };
-        if let (Some(r), Some((mut ix, lock))) = (place.repo, index) {
-            r.stage(
-                &mut ix,
-                plan.results(),
-                inv.destination == Destination::Index,
-                lock,
-            )?;
-        }
-        Ok(rejects)
-    })();
-    match (staged, committed) {
-        (Ok(rejects), committed) => {
-            if let Some(c) = committed {
-                c.finish()?;
-            }
-            Ok(rejects)
-        }
-        (Err(e), Some(c)) => Err(match c.roll_back() {
-            Ok(journal) => RunError::Undone {
-                first: Box::new(e),
-                journal,
-            },
-            Err(undo) => RunError::Unfinished {
-                first: Box::new(e),
-                undo,
-            },
-        }),
-        (Err(e), None) => Err(e),
-    }
-}
-
-/// Writes the conflict report of a run that wrote nothing because something
-/// did not apply, or removes the one an earlier run left once a run
-/// succeeds: it no longer describes the tree. Outside a repository a report
-/// is written (and removed) only where `--report` asks.
-fn conflict_report(outcome: &mut Outcome, inv: &Invocation, repo: Option<&Repo>) {
-    let base = inv
-        .report_path
-        .clone()
-        .or_else(|| repo.map(|r| r.git_dir().join("fuzzy-apply").join("last-report")));
-    let (Some(base), false) = (base, inv.dry_run) else {
-        return;
-    };
-    if outcome.report.ok {
-        conflict::remove(&base);
-    } else {
-        let rerun = inv.rerun.as_deref();
-        outcome.conflict_report = conflict::write(&outcome.report, &base, rerun).ok();
-    }
-}
-
-/// Added files are built with LF endings; give them what `.gitattributes`
-/// and `core.autocrlf` ask for in the working tree.
-fn convert_added_files<'a>(
-    repo: &Repo,
-    results: impl Iterator<Item = &'a mut FileResult>,
-) -> Result<(), GitError> {
-    let mut added = results
-        .filter(|r| r.old_path.is_none() && r.new_path.is_some())
-        .peekable();
-    if added.peek().is_none() {
-        return Ok(());
-    }
-    let mut converter = repo.worktree_converter()?;
-    for r in added {
-        let Some(path) = &r.new_path else { continue };
-        let bytes = r.new_bytes();
-        // Kept as it is when nothing converts it (an added file's lines
-        // share the patch text; its bytes are a copy).
-        if let Some(converted) = converter.convert(path, &bytes)? {
-            drop(bytes);
-            r.content_changed = !converted.is_empty();
-            r.new = NewContent::Bytes(converted);
-        }
-    }
-    Ok(())
 }

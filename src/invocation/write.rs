@@ -1,0 +1,134 @@
+//! The writing steps of a run: the working tree (all or nothing), `.rej`
+//! files and the index, undone together when one fails; and the conflict
+//! report a run that wrote nothing leaves.
+
+use super::{Destination, Invocation, Outcome, RunError};
+use crate::apply::{FileResult, NewContent, PatchPlan};
+use crate::git::{GitError, Repo};
+use crate::journal::JournalSpec;
+use crate::progress::Progress;
+use crate::report::{Report, conflict};
+use crate::target::WorktreeTargets;
+use crate::write::{commit_with_progress, worktree_changes};
+use std::path::{Path, PathBuf};
+
+/// Where a run writes: its repository (if any), tree and journal.
+pub(super) struct Place<'a> {
+    pub(super) repo: Option<&'a Repo>,
+    pub(super) root: &'a Path,
+    pub(super) targets: &'a WorktreeTargets,
+    pub(super) spec: &'a JournalSpec,
+}
+
+/// Writes the planned results: the working tree (all or nothing), `.rej`
+/// files, and the index through `index` (the index read and its lock) when
+/// staging. Returns the `.rej` files written.
+pub(super) fn write_results(
+    place: &Place,
+    plan: &mut PatchPlan,
+    report: &Report,
+    index: Option<(gix::index::File, crate::git::IndexLock)>,
+    inv: &Invocation,
+    progress: &dyn Progress,
+) -> Result<Vec<PathBuf>, RunError> {
+    if let Some(r) = place.repo
+        && inv.destination != Destination::Cached
+    {
+        convert_added_files(r, plan.results_mut())?;
+    }
+    let committed = if inv.destination == Destination::Cached {
+        None
+    } else {
+        let changes =
+            worktree_changes(plan.results(), place.targets).map_err(std::io::Error::other)?;
+        Some(commit_with_progress(
+            &changes,
+            place.root,
+            Some(place.spec),
+            progress,
+        )?)
+    };
+    // Whatever fails from here on undoes the working-tree commit.
+    let staged = (|| -> Result<Vec<PathBuf>, RunError> {
+        let rejects = if inv.reject {
+            conflict::write_rejects(report, place.targets)?
+        } else {
+            Vec::new()
+        };
+        if let (Some(r), Some((mut ix, lock))) = (place.repo, index) {
+            r.stage(
+                &mut ix,
+                plan.results(),
+                inv.destination == Destination::Index,
+                lock,
+            )?;
+        }
+        Ok(rejects)
+    })();
+    match (staged, committed) {
+        (Ok(rejects), committed) => {
+            if let Some(c) = committed {
+                c.finish()?;
+            }
+            Ok(rejects)
+        }
+        (Err(e), Some(c)) => Err(match c.roll_back() {
+            Ok(journal) => RunError::Undone {
+                first: Box::new(e),
+                journal,
+            },
+            Err(undo) => RunError::Unfinished {
+                first: Box::new(e),
+                undo,
+            },
+        }),
+        (Err(e), None) => Err(e),
+    }
+}
+
+/// Writes the conflict report of a run that wrote nothing because something
+/// did not apply, or removes the one an earlier run left once a run
+/// succeeds: it no longer describes the tree. Outside a repository a report
+/// is written (and removed) only where `--report` asks.
+pub(super) fn conflict_report(outcome: &mut Outcome, inv: &Invocation, repo: Option<&Repo>) {
+    let base = inv
+        .report_path
+        .clone()
+        .or_else(|| repo.map(|r| r.git_dir().join("fuzzy-apply").join("last-report")));
+    let (Some(base), false) = (base, inv.dry_run) else {
+        return;
+    };
+    if outcome.report.ok {
+        conflict::remove(&base);
+    } else {
+        let rerun = inv.rerun.as_deref();
+        outcome.conflict_report = conflict::write(&outcome.report, &base, rerun).ok();
+    }
+}
+
+/// Added files are built with LF endings; give them what `.gitattributes`
+/// and `core.autocrlf` ask for in the working tree.
+pub(super) fn convert_added_files<'a>(
+    repo: &Repo,
+    results: impl Iterator<Item = &'a mut FileResult>,
+) -> Result<(), GitError> {
+    let mut added = results
+        .filter(|r| r.old_path.is_none() && r.new_path.is_some())
+        .peekable();
+    if added.peek().is_none() {
+        return Ok(());
+    }
+    let mut converter = repo.worktree_converter()?;
+    for r in added {
+        let Some(path) = &r.new_path else { continue };
+        let bytes = r.new_bytes();
+        // Kept as it is when nothing converts it (an added file's lines
+        // share the patch text; its bytes are a copy).
+        if let Some(converted) = converter.convert(path, &bytes)? {
+            drop(bytes);
+            r.content_changed = !converted.is_empty();
+            r.new = NewContent::Bytes(converted);
+        }
+    }
+    Ok(())
+}
