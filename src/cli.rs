@@ -21,109 +21,15 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 pub mod docs;
+mod git_apply;
+mod help;
 
-/// Help heading of the options that say what the patch is and how to read it.
-const HEADING_INPUT: &str = "Patch input";
-/// Help heading of the options that choose which files change, and where.
-const HEADING_WHERE: &str = "Where to apply";
-/// Help heading of the options that steer how hunks are matched.
-const HEADING_MATCHING: &str = "Matching";
-/// Help heading of the options that choose what is printed or written.
-const HEADING_OUTPUT: &str = "Output";
-/// Help heading of the `git apply` options accepted for aliases and habits.
-const HEADING_GIT_APPLY: &str = "git apply options";
-
-const LONG_ABOUT: &str = "\
-Reads a patch written by a language model and applies it to the working tree \
-exactly where it belongs, or refuses it with the reason. The patch may be a \
-unified diff (line numbers wrong or missing), a Codex `*** Begin Patch` \
-envelope, Aider/Roo SEARCH/REPLACE blocks, or a whole chat reply mixing them \
-with prose.
-
-Each hunk is searched tier by tier, from exact to similar; a more lenient tier \
-is tried only when the stricter ones found nothing, and equally good places \
-are never guessed between. Every hunk of every file applies, or no file \
-changes; when something does not apply, a conflict report is left in \
-.git/fuzzy-apply/. Paths are relative to the top of the working tree (or the \
-current directory outside a repository).
-
-A patch file named like a subcommand (`hook`, `man`, `completions`) is given \
-as `./hook`.";
-
-const AFTER_HELP: &str = "\
-Examples:
-  git fuzzy-apply reply.md                  apply a model's reply
-  git fuzzy-apply --check -v reply.md       show where each hunk would go
-  git fuzzy-apply --emit-unified reply.md   print a diff git apply accepts
-  some-agent | git fuzzy-apply --json       read stdin, report as JSON";
-
-/// Worked examples: a command line and what it does. Shown by `--help` and in
-/// the man page's EXAMPLES section.
-///
-/// ```
-/// use git_fuzzy_apply::cli::{command, EXAMPLES};
-///
-/// let help = command().render_long_help().to_string();
-/// assert!(EXAMPLES.iter().all(|(line, what)| help.contains(line) && help.contains(what)));
-/// ```
-pub const EXAMPLES: &[(&str, &str)] = &[
-    (
-        "git fuzzy-apply reply.md",
-        "Apply a model's reply (prose and patches) to the working tree.",
-    ),
-    (
-        "git fuzzy-apply --check -v reply.md",
-        "Write nothing; show each hunk with the tier and lines it matched.",
-    ),
-    (
-        "git fuzzy-apply --index --include 'src/**' reply.md",
-        "Apply only the edits under src/, and stage them.",
-    ),
-    (
-        "some-agent | git fuzzy-apply --json",
-        "Read the patch from standard input and print the report as JSON.",
-    ),
-    (
-        "git fuzzy-apply hook",
-        "Apply the patches waiting in .agent-patches/ (the pre-commit hook).",
-    ),
-    (
-        "git-fuzzy-apply man > ~/.local/share/man/man1/git-fuzzy-apply.1",
-        "Install the man page that `git fuzzy-apply --help` opens.",
-    ),
-];
-
-/// Exit statuses and their meaning. Shown by `--help` and in the man page's
-/// EXIT STATUS section.
-///
-/// ```
-/// use git_fuzzy_apply::cli::EXIT_STATUS;
-///
-/// let codes: Vec<&str> = EXIT_STATUS.iter().map(|(code, _)| *code).collect();
-/// assert_eq!(codes, ["0", "1", "2"]);
-/// ```
-pub const EXIT_STATUS: &[(&str, &str)] = &[
-    ("0", "everything applied (or was already applied)"),
-    (
-        "1",
-        "not applied: a hunk failed or was ambiguous, or the patch is malformed",
-    ),
-    ("2", "usage or I/O error"),
-];
-
-/// The text after the options in `--help`: [`EXAMPLES`] and [`EXIT_STATUS`].
-fn after_long_help() -> String {
-    let mut text = String::from("Examples:\n");
-    for (command, what) in EXAMPLES {
-        text.push_str(&format!("  {command}\n      {what}\n"));
-    }
-    text.push_str("\nExit status:\n");
-    for (code, what) in EXIT_STATUS {
-        text.push_str(&format!("  {code}  {what}\n"));
-    }
-    text.pop();
-    text
-}
+pub use git_apply::{GitApplyArgs, WhitespaceArg};
+use help::{
+    AFTER_HELP, HEADING_INPUT, HEADING_MATCHING, HEADING_OUTPUT, HEADING_WHERE, LONG_ABOUT,
+    after_long_help,
+};
+pub use help::{EXAMPLES, EXIT_STATUS};
 
 /// The parsed command line of `git-fuzzy-apply`.
 ///
@@ -396,162 +302,6 @@ pub struct Cli {
     pub recover: bool,
 }
 
-/// The options of `git apply` that people keep in aliases. Most change
-/// nothing here, because what they ask for is already how this tool reads a
-/// patch; a few are refused with what to use instead (see
-/// [`GitApplyArgs::refusal`]).
-///
-/// ```
-/// use clap::Parser;
-/// use git_fuzzy_apply::cli::Cli;
-///
-/// let cli = Cli::try_parse_from(["git-fuzzy-apply", "-C1", "--recount", "--3way", "x.diff"]).unwrap();
-/// assert_eq!(cli.git_apply.context, Some(1));
-/// assert!(cli.git_apply.refusal().unwrap().contains("--3way"));
-/// ```
-#[derive(Args, Debug, Clone, Default)]
-pub struct GitApplyArgs {
-    /// Whitespace errors: nowarn and warn change nothing; fix, strip, error and error-all are refused.
-    #[arg(
-        long,
-        value_enum,
-        value_name = "ACTION",
-        help_heading = HEADING_GIT_APPLY, hide_short_help = true,
-        long_help = "What git apply does about whitespace errors in added lines. `nowarn` and \
-                     `warn` are accepted and change nothing (added lines are written as the \
-                     patch has them; whitespace errors are not reported). `fix`, `strip`, \
-                     `error` and `error-all` are refused: pipe the completed diff into git, \
-                     `git fuzzy-apply --emit-unified PATCH | git apply --whitespace=fix`."
-    )]
-    pub whitespace: Option<WhitespaceArg>,
-
-    /// Refused: a hunk that does not apply is reported, never merged (see --reject).
-    #[arg(short = '3', long = "3way", help_heading = HEADING_GIT_APPLY, hide_short_help = true)]
-    pub three_way: bool,
-
-    /// Accepted, changes nothing: hunks without context lines are always read.
-    #[arg(long, help_heading = HEADING_GIT_APPLY, hide_short_help = true)]
-    pub unidiff_zero: bool,
-
-    /// A patch with no edits at all (empty, or prose only) succeeds instead of failing.
-    #[arg(long, help_heading = HEADING_GIT_APPLY, hide_short_help = true)]
-    pub allow_empty: bool,
-
-    /// Accepted, changes nothing: context is matched by content, not by a count of lines.
-    #[arg(short = 'C', value_name = "N", help_heading = HEADING_GIT_APPLY, hide_short_help = true)]
-    pub context: Option<usize>,
-
-    /// Accepted, changes nothing: the line counts of `@@` headers are always recounted.
-    #[arg(long, help_heading = HEADING_GIT_APPLY, hide_short_help = true)]
-    pub recount: bool,
-
-    /// Already the default (the resilient tier); raises --max-tier exact to resilient.
-    #[arg(
-        long,
-        visible_alias = "ignore-space-change",
-        help_heading = HEADING_GIT_APPLY, hide_short_help = true,
-        long_help = "Whitespace differences in context lines are ignored: already the \
-                     default, from the resilient tier on. With --max-tier exact, the \
-                     resilient tier is allowed too."
-    )]
-    pub ignore_whitespace: bool,
-
-    /// Refused: paths outside the working tree are never written (see --directory).
-    #[arg(long, help_heading = HEADING_GIT_APPLY, hide_short_help = true)]
-    pub unsafe_paths: bool,
-}
-
-impl GitApplyArgs {
-    /// Why the options given cannot be honoured, and what to use instead;
-    /// `None` when all of them can.
-    ///
-    /// ```
-    /// use git_fuzzy_apply::cli::{GitApplyArgs, WhitespaceArg};
-    ///
-    /// let warn = GitApplyArgs { whitespace: Some(WhitespaceArg::Warn), ..Default::default() };
-    /// assert_eq!(warn.refusal(), None);
-    /// let fix = GitApplyArgs { whitespace: Some(WhitespaceArg::Fix), ..Default::default() };
-    /// assert!(fix.refusal().unwrap().contains("--emit-unified"));
-    /// ```
-    pub fn refusal(&self) -> Option<String> {
-        if self.three_way {
-            return Some(
-                "--3way is not supported: a hunk that does not apply is refused with a conflict \
-                 report (.git/fuzzy-apply/last-report.md), never merged; use --reject to apply the \
-                 rest and keep the failed hunks in <file>.rej, or --at FILE:LINE to place an \
-                 ambiguous hunk"
-                    .into(),
-            );
-        }
-        if self.unsafe_paths {
-            return Some(
-                "--unsafe-paths is not supported: paths outside the working tree are always \
-                 refused; run from the tree the patch is for, or use --directory DIR to put its \
-                 paths under DIR"
-                    .into(),
-            );
-        }
-        match self.whitespace {
-            Some(
-                action @ (WhitespaceArg::Fix
-                | WhitespaceArg::Strip
-                | WhitespaceArg::Error
-                | WhitespaceArg::ErrorAll),
-            ) => Some(format!(
-                "--whitespace={} is not supported: added lines are written as the patch has \
-                 them; let git do it on the completed diff: git fuzzy-apply --emit-unified PATCH \
-                 | git apply --whitespace={}",
-                action.name(),
-                action.name()
-            )),
-            _ => None,
-        }
-    }
-}
-
-/// The actions `--whitespace` names, as in `git apply`.
-///
-/// ```
-/// use git_fuzzy_apply::cli::WhitespaceArg;
-///
-/// assert_eq!(WhitespaceArg::ErrorAll.name(), "error-all");
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum WhitespaceArg {
-    /// Do not warn.
-    Nowarn,
-    /// Warn (nothing is reported here).
-    Warn,
-    /// Fix whitespace errors (refused).
-    Fix,
-    /// Same as fix (refused).
-    Strip,
-    /// Fail on whitespace errors (refused).
-    Error,
-    /// Fail on all whitespace errors (refused).
-    ErrorAll,
-}
-
-impl WhitespaceArg {
-    /// The action as written on the command line.
-    ///
-    /// ```
-    /// use git_fuzzy_apply::cli::WhitespaceArg;
-    ///
-    /// assert_eq!(WhitespaceArg::Nowarn.name(), "nowarn");
-    /// ```
-    pub fn name(self) -> &'static str {
-        match self {
-            WhitespaceArg::Nowarn => "nowarn",
-            WhitespaceArg::Warn => "warn",
-            WhitespaceArg::Fix => "fix",
-            WhitespaceArg::Strip => "strip",
-            WhitespaceArg::Error => "error",
-            WhitespaceArg::ErrorAll => "error-all",
-        }
-    }
-}
-
 /// What `--color` accepts.
 ///
 /// ```
@@ -700,6 +450,7 @@ pub fn command() -> clap::Command {
 
 #[cfg(test)]
 mod tests {
+    use super::help::HEADING_GIT_APPLY;
     use super::*;
 
     #[test]
