@@ -2,18 +2,18 @@
 //! and report every hunk (added files take over their lines instead).
 
 use crate::content::Content;
-use crate::locate::{HunkStatus, NearMatch};
+use crate::locate::{Failure, HunkStatus, Located, NearMatch};
 use crate::model::{FileOp, FilePatch, Hunk, LineKind, PatchFormat};
 use crate::outcome::{
     CandidateView, FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, LineRange,
     Problem, ProblemCode, quote,
 };
 use crate::plan::{FilePlan, plan_file};
-use crate::source::looks_binary;
+use crate::source::{SourceText, looks_binary};
 use crate::target::Targets;
 use std::borrow::Cow;
 
-use super::sequence::{merge_in_order, place_in_order};
+use super::sequence::{InOrder, merge_in_order, place_in_order};
 use super::{ApplyOptions, FileResult, NewContent, PlannedFile, done, elision, pin_check};
 
 pub(super) type Planned = Option<FileResult>;
@@ -312,62 +312,22 @@ pub(super) fn update(
     let pre_image = file.blob_ids.as_ref().map(|ids| ids.old.as_str());
     let (hunks, mut results) = elision::locate(&source, &file.hunks, options, &pins, pre_image);
     let in_order = place_in_order(&source, &hunks, &mut results, &options.matching, &pins);
-    let mut located = Vec::new();
-    for (i, (hunk, result)) in hunks.iter().zip(results).enumerate() {
-        match result {
-            Ok(loc) => {
-                report.hunks.push(hunk_report(i, hunk, Some(&loc), None));
-                located.push(loc);
-            }
-            Err(failure) => {
-                debug_assert_eq!(failure.hunk, i, "failures come in hunk order");
-                let at_settles = if failure.candidates.is_empty() {
-                    Vec::new()
-                } else {
-                    let run = (options, pins.as_slice(), pre_image);
-                    pin_check::settling(&source, &file.hunks, (i, hunk), &failure, run)
-                };
-                let old_len = hunk.old_len();
-                let candidate_context = failure
-                    .candidates
-                    .iter()
-                    .take(10)
-                    .map(|&line| CandidateView {
-                        line,
-                        tier: failure.tie.map(|t| t.0),
-                        score: failure.tie.map_or(1.0, |t| t.1),
-                        lines: (line.saturating_sub(3)..(line + old_len + 2).min(source.len()))
-                            .map(|j| (j + 1, quote::line(&source.line_text(j)).into_owned()))
-                            .collect(),
-                    })
-                    .collect();
-                let fail = HunkFailure {
-                    code: failure.reason,
-                    message: quote::message(failure.message),
-                    expected: expected(hunk),
-                    candidates: failure.candidates,
-                    at_settles,
-                    candidate_context,
-                    near_match: failure.near.map(capped_near),
-                    hunk_text: hunk_text(hunk),
-                };
-                report.hunks.push(hunk_report(i, hunk, None, Some(fail)));
-            }
+    // Which candidates `--at FILE:N` would settle, for the report's hints.
+    let settles = |i: usize, hunk: &Hunk, failure: &Failure| {
+        if failure.candidates.is_empty() {
+            Vec::new()
+        } else {
+            let run = (options, pins.as_slice(), pre_image);
+            pin_check::settling(&source, &file.hunks, (i, hunk), failure, run)
         }
-    }
+    };
+    let located = record_hunks(&hunks, results, &source, report, settles);
     let failed = report.hunks.iter().any(|h| h.status == HunkOutcome::Failed);
     if failed && !options.partial {
         report.status = FileStatus::Failed;
         return Ok(None);
     }
-    // Hunks placed in order carry their own (merged) edits.
-    let (mut ordinary, sequential): (Vec<_>, Vec<_>) = located
-        .into_iter()
-        .partition(|l| in_order.iter().all(|o| o.hunk != l.hunk));
-    let mut plan = plan_file(&source, &hunks, &mut ordinary);
-    merge_in_order(&mut plan, &in_order);
-    let mut located = ordinary;
-    located.extend(sequential);
+    let (plan, located) = plan_edits(&source, &hunks, located, &in_order);
     result_ranges(&plan, report);
     for loc in &located {
         if let Some(h) = report.hunks.get_mut(loc.hunk) {
@@ -376,16 +336,7 @@ pub(super) fn update(
     }
     let changed = plan.changes(&source);
     let index = source.into_index();
-    for loc in located.iter().filter(|l| l.status == HunkStatus::Applied) {
-        if let Some(h) = hunks.get(loc.hunk) {
-            report.added += h.lines.iter().filter(|l| l.kind == LineKind::Add).count();
-            report.removed += h
-                .lines
-                .iter()
-                .filter(|l| l.kind == LineKind::Remove)
-                .count();
-        }
-    }
+    count_lines(&hunks, &located, report);
     let moved = file.move_to.as_ref().filter(|to| **to != file.path);
     report.status = if failed {
         FileStatus::Partial
@@ -394,17 +345,8 @@ pub(super) fn update(
     } else {
         FileStatus::Patched
     };
-    if let Some(to) = moved
-        && targets.exists(to).map_err(|p| Problem {
-            patch_line: Some(file.patch_line),
-            ..p
-        })?
-    {
-        return Err(Problem::new(
-            ProblemCode::FileExists,
-            format!("{}: cannot move to {to}: it already exists", file.path),
-            Some(file.patch_line),
-        ));
+    if let Some(to) = moved {
+        refuse_existing_destination(file, to, targets)?;
     }
     Ok(Some(FileResult {
         old_path: Some(file.path.clone()),
@@ -415,6 +357,120 @@ pub(super) fn update(
         new_mode: file.new_mode,
         content_changed: changed,
     }))
+}
+
+/// Reports every hunk: placed (its place and tier) or failed (why, with
+/// the candidates, those `settles` says `--at` places it at, and the
+/// closest block of `source`). Returns the placed.
+fn record_hunks(
+    hunks: &[Hunk],
+    results: Vec<Result<Located, Failure>>,
+    source: &SourceText,
+    report: &mut FileReport,
+    settles: impl Fn(usize, &Hunk, &Failure) -> Vec<usize>,
+) -> Vec<Located> {
+    let mut located = Vec::new();
+    for (i, (hunk, result)) in hunks.iter().zip(results).enumerate() {
+        match result {
+            Ok(loc) => {
+                report.hunks.push(hunk_report(i, hunk, Some(&loc), None));
+                located.push(loc);
+            }
+            Err(failure) => {
+                debug_assert_eq!(failure.hunk, i, "failures come in hunk order");
+                let at_settles = settles(i, hunk, &failure);
+                let fail = hunk_failure(hunk, failure, source, at_settles);
+                report.hunks.push(hunk_report(i, hunk, None, Some(fail)));
+            }
+        }
+    }
+    located
+}
+
+/// The details of a hunk that could not be placed, its quoted lines capped.
+fn hunk_failure(
+    hunk: &Hunk,
+    failure: Failure,
+    source: &SourceText,
+    at_settles: Vec<usize>,
+) -> HunkFailure {
+    let old_len = hunk.old_len();
+    let candidate_context = failure
+        .candidates
+        .iter()
+        .take(10)
+        .map(|&line| CandidateView {
+            line,
+            tier: failure.tie.map(|t| t.0),
+            score: failure.tie.map_or(1.0, |t| t.1),
+            lines: (line.saturating_sub(3)..(line + old_len + 2).min(source.len()))
+                .map(|j| (j + 1, quote::line(&source.line_text(j)).into_owned()))
+                .collect(),
+        })
+        .collect();
+    HunkFailure {
+        code: failure.reason,
+        message: quote::message(failure.message),
+        expected: expected(hunk),
+        candidates: failure.candidates,
+        at_settles,
+        candidate_context,
+        near_match: failure.near.map(capped_near),
+        hunk_text: hunk_text(hunk),
+    }
+}
+
+/// The edits of the placed hunks: the ordinary ones planned together, the
+/// ones placed in order with their own (merged) edits. Returns the plan and
+/// every placed hunk.
+fn plan_edits(
+    source: &SourceText,
+    hunks: &[Hunk],
+    located: Vec<Located>,
+    in_order: &[InOrder],
+) -> (FilePlan, Vec<Located>) {
+    let (mut ordinary, sequential): (Vec<_>, Vec<_>) = located
+        .into_iter()
+        .partition(|l| in_order.iter().all(|o| o.hunk != l.hunk));
+    let mut plan = plan_file(source, hunks, &mut ordinary);
+    merge_in_order(&mut plan, in_order);
+    let mut located = ordinary;
+    located.extend(sequential);
+    (plan, located)
+}
+
+/// Adds the lines the applied hunks add and remove to the file's counts.
+fn count_lines(hunks: &[Hunk], located: &[Located], report: &mut FileReport) {
+    for loc in located.iter().filter(|l| l.status == HunkStatus::Applied) {
+        if let Some(h) = hunks.get(loc.hunk) {
+            report.added += h.lines.iter().filter(|l| l.kind == LineKind::Add).count();
+            report.removed += h
+                .lines
+                .iter()
+                .filter(|l| l.kind == LineKind::Remove)
+                .count();
+        }
+    }
+}
+
+/// Refuses a move onto a path that exists.
+fn refuse_existing_destination(
+    file: &FilePatch,
+    to: &str,
+    targets: &dyn Targets,
+) -> Result<(), Problem> {
+    let line = Some(file.patch_line);
+    if targets.exists(to).map_err(|p| Problem {
+        patch_line: line,
+        ..p
+    })? {
+        return Err(Problem::new(
+            ProblemCode::FileExists,
+            format!("{}: cannot move to {to}: it already exists", file.path),
+            line,
+        ));
+    }
+    Ok(())
 }
 
 /// The git mode of a target: from the stamp taken when it was read, or
