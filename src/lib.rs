@@ -39,6 +39,7 @@ pub(crate) mod outcome;
 pub mod patch;
 mod plan;
 pub mod progress;
+mod render;
 pub mod report;
 mod sigbus;
 pub mod signals;

@@ -1,5 +1,6 @@
-//! Producing the result: the edited bytes as a stream ([`render`]), and an
-//! all-or-nothing replacement of files on disk ([`commit`]).
+//! Producing the result on disk: an all-or-nothing replacement of files
+//! ([`commit_with_progress`]), each new content streamed into place by
+//! `crate::render`.
 
 use crate::content::Content;
 use crate::model::LineText;
@@ -175,15 +176,15 @@ pub(super) fn parent_dir(path: &Path) -> &Path {
 
 mod changes;
 mod commit;
-mod render;
 mod stage;
 mod writeback;
 
+#[cfg(test)]
+use crate::render::render_to_vec;
 pub use changes::worktree_changes;
 #[cfg(test)]
 use commit::commit;
 pub use commit::commit_with_progress;
-pub use render::{Bulk, render_to_vec};
 
 #[cfg(test)]
 pub(crate) mod tests;

@@ -2,8 +2,9 @@
 //! (with its checksum and identity for the journal), under a name no other
 //! file has.
 
-use super::{Bulk, WriteContent, parent_dir, render, writeback};
+use super::{WriteContent, parent_dir, writeback};
 use crate::journal::Written;
+use crate::render::{self, Bulk};
 use crate::source::SourceText;
 use crate::test_hooks::{self, Step};
 use std::collections::HashSet;

@@ -1,7 +1,9 @@
 //! Rendering: the original's unchanged runs (copied in one slice, or by
 //! the kernel from the file for long runs) with the plan's edits spliced
 //! in. Line terminators, a BOM and a missing final newline are kept unless
-//! the plan changes them.
+//! the plan changes them. Planning renders a result to bytes in memory
+//! ([`render_to_vec`]); writing streams it into a staged file
+//! (`crate::write`).
 
 use crate::plan::{FilePlan, NewLine};
 use crate::source::SourceText;
