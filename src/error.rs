@@ -1,6 +1,5 @@
 //! Typed errors of the library. Nothing in the library panics on user input.
 
-use crate::outcome::ProblemCode;
 use thiserror::Error;
 
 /// Why a patch text could not be read.
@@ -46,25 +45,6 @@ pub enum ParseError {
 }
 
 impl ParseError {
-    /// Stable reason code for reports and JSON.
-    ///
-    /// ```
-    /// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
-    /// use git_fuzzy_apply::report::ProblemCode;
-    ///
-    /// let err = parse_patch(b"Looks good to me!", &ParseOptions::default()).unwrap_err();
-    /// assert_eq!(err.code(), ProblemCode::NoEdits);
-    /// ```
-    pub fn code(&self) -> ProblemCode {
-        match self {
-            ParseError::Malformed { .. } | ParseError::InvalidUtf8 { .. } => {
-                ProblemCode::MalformedPatch
-            }
-            ParseError::NoEdits => ProblemCode::NoEdits,
-            ParseError::NoTargetPath { .. } => ProblemCode::NoTargetPath,
-        }
-    }
-
     /// The 1-based patch line the error points at, if any.
     ///
     /// ```

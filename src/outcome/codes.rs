@@ -3,6 +3,7 @@
 //! not be placed. Both are part of the JSON contract (`docs/json.md`): a code
 //! is never renamed or reused for another meaning, only added.
 
+use crate::error::ParseError;
 use crate::locate::Reason;
 use serde::Serialize;
 use std::fmt;
@@ -96,6 +97,29 @@ problem_codes! {
     /// A run killed while writing left a journal that cannot be put right
     /// (exit 2).
     InterruptedRun => "interrupted_run",
+}
+
+/// The problem code of each parse error: its mapping lives with the codes,
+/// so the parser knows nothing of the report's vocabulary.
+impl ParseError {
+    /// Stable reason code for reports and JSON.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+    /// use git_fuzzy_apply::report::ProblemCode;
+    ///
+    /// let err = parse_patch(b"Looks good to me!", &ParseOptions::default()).unwrap_err();
+    /// assert_eq!(err.code(), ProblemCode::NoEdits);
+    /// ```
+    pub fn code(&self) -> ProblemCode {
+        match self {
+            ParseError::Malformed { .. } | ParseError::InvalidUtf8 { .. } => {
+                ProblemCode::MalformedPatch
+            }
+            ParseError::NoEdits => ProblemCode::NoEdits,
+            ParseError::NoTargetPath { .. } => ProblemCode::NoTargetPath,
+        }
+    }
 }
 
 impl fmt::Display for ProblemCode {
