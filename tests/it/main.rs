@@ -40,6 +40,7 @@ mod in_order;
 mod install;
 mod json_contract;
 mod large;
+mod layers;
 mod long_lines;
 mod mapped;
 mod notations;
