@@ -199,7 +199,9 @@ impl WorktreeTargets {
             // A dangling link: refused below like any link.
             Some(Err(_)) | None => self
                 .real_dir(dir)
-                .map_err(|e| Problem::new(ProblemCode::IoError, format!("{rel}: {e}"), None))?
+                .map_err(|e| {
+                    Problem::new(ProblemCode::IoError, format!("{rel}: {e}"), None).with_source(e)
+                })?
                 .join(name),
         };
         if !real.starts_with(&self.canonical_root) {
@@ -271,11 +273,9 @@ impl Targets for WorktreeTargets {
                     Ok(None)
                 }
             }
-            Err(e) => Err(Problem::new(
-                ProblemCode::IoError,
-                format!("{rel}: {e}"),
-                None,
-            )),
+            Err(e) => {
+                Err(Problem::new(ProblemCode::IoError, format!("{rel}: {e}"), None).with_source(e))
+            }
             Ok(meta) if meta.is_dir() => Err(Problem::new(
                 ProblemCode::NotAFile,
                 format!("{rel}: is a directory"),
@@ -286,9 +286,9 @@ impl Targets for WorktreeTargets {
                 format!("{rel}: not a regular file"),
                 None,
             )),
-            Ok(meta) => Content::load_stated(&path, &meta)
-                .map(Some)
-                .map_err(|e| Problem::new(ProblemCode::IoError, format!("{rel}: {e}"), None)),
+            Ok(meta) => Content::load_stated(&path, &meta).map(Some).map_err(|e| {
+                Problem::new(ProblemCode::IoError, format!("{rel}: {e}"), None).with_source(e)
+            }),
         }
     }
 

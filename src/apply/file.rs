@@ -79,10 +79,7 @@ fn plan_one_inner(
     report: &mut FileReport,
 ) -> Result<Planned, Problem> {
     let line = Some(file.patch_line);
-    let existing = targets.read(&file.path).map_err(|p| Problem {
-        patch_line: line,
-        ..p
-    })?;
+    let existing = targets.read(&file.path).map_err(|p| p.at_line(line))?;
     match (file.op, existing) {
         (FileOp::Add, Some(old)) if done::added_already(&file, &old) => {
             Ok(done::report_done(&file, report))
@@ -184,11 +181,7 @@ fn copy(
         return Ok(Some(create(file, report)));
     };
     let line = Some(file.patch_line);
-    let Some(old) = targets.read(&from).map_err(|p| Problem {
-        patch_line: line,
-        ..p
-    })?
-    else {
+    let Some(old) = targets.read(&from).map_err(|p| p.at_line(line))? else {
         return Err(Problem::new(
             ProblemCode::FileNotFound,
             format!("{}: cannot copy {from}: no such file", file.path),
@@ -460,10 +453,7 @@ fn refuse_existing_destination(
     targets: &dyn Targets,
 ) -> Result<(), Problem> {
     let line = Some(file.patch_line);
-    if targets.exists(to).map_err(|p| Problem {
-        patch_line: line,
-        ..p
-    })? {
+    if targets.exists(to).map_err(|p| p.at_line(line))? {
         return Err(Problem::new(
             ProblemCode::FileExists,
             format!("{}: cannot move to {to}: it already exists", file.path),

@@ -35,19 +35,21 @@ pub enum GitError {
         source: std::io::Error,
     },
     /// Something gix reported.
-    #[error("{context}: {message}")]
+    #[error("{context}: {source}")]
     Gix {
         /// What we were doing.
         context: String,
-        /// gix's message.
-        message: String,
+        /// gix's error, with its own chain of causes.
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
     },
 }
 
-fn gix_err<E: std::fmt::Display>(context: &str) -> impl FnOnce(E) -> GitError + '_ {
+fn gix_err<E: std::error::Error + Send + Sync + 'static>(
+    context: &str,
+) -> impl FnOnce(E) -> GitError + '_ {
     move |e| GitError::Gix {
         context: context.to_string(),
-        message: e.to_string(),
+        source: Box::new(e),
     }
 }
 
@@ -76,7 +78,7 @@ impl WorktreeConverter<'_> {
                 let Some(read) = out.as_read() else {
                     return Err(GitError::Gix {
                         context: path.to_string(),
-                        message: "the filter driver delayed its output".into(),
+                        source: "the filter driver delayed its output".into(),
                     });
                 };
                 let mut converted = Vec::new();
@@ -179,11 +181,11 @@ impl Repo {
         let (mut pipeline, _) = self
             .repo
             .filter_pipeline(None)
-            .map_err(|e| Problem::new(ProblemCode::GitError, e.to_string(), None))?;
+            .map_err(|e| Problem::new(ProblemCode::GitError, e.to_string(), None).with_source(e))?;
         let options = self
             .repo
             .stat_options()
-            .map_err(|e| Problem::new(ProblemCode::GitError, e.to_string(), None))?;
+            .map_err(|e| Problem::new(ProblemCode::GitError, e.to_string(), None).with_source(e))?;
         let written = index.timestamp();
         for path in paths {
             let Some(entry) = index.entry_by_path(path.as_bytes().as_bstr()) else {
@@ -215,13 +217,17 @@ impl Repo {
             if unchanged {
                 continue;
             }
-            let disk = std::fs::read(self.workdir.join(path))
-                .map_err(|e| Problem::new(ProblemCode::IoError, format!("{path}: {e}"), None))?;
-            let git_form = to_git(&mut pipeline, index, path, &disk)
-                .map_err(|e| Problem::new(ProblemCode::GitError, e.to_string(), None))?;
+            let disk = std::fs::read(self.workdir.join(path)).map_err(|e| {
+                Problem::new(ProblemCode::IoError, format!("{path}: {e}"), None).with_source(e)
+            })?;
+            let git_form = to_git(&mut pipeline, index, path, &disk).map_err(|e| {
+                Problem::new(ProblemCode::GitError, e.to_string(), None).with_source(e)
+            })?;
             let id =
                 gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, &git_form)
-                    .map_err(|e| Problem::new(ProblemCode::GitError, e.to_string(), None))?;
+                    .map_err(|e| {
+                        Problem::new(ProblemCode::GitError, e.to_string(), None).with_source(e)
+                    })?;
             if id != entry.id {
                 return Err(Problem::new(
                     ProblemCode::IndexMismatch,
@@ -486,11 +492,9 @@ impl Targets for IndexTargets<'_> {
         let Some(entry) = self.index.entry_by_path(path.as_bytes().as_bstr()) else {
             return Ok(None);
         };
-        let blob = self
-            .repo
-            .repo
-            .find_blob(entry.id)
-            .map_err(|e| Problem::new(ProblemCode::GitError, format!("{path}: {e}"), None))?;
+        let blob = self.repo.repo.find_blob(entry.id).map_err(|e| {
+            Problem::new(ProblemCode::GitError, format!("{path}: {e}"), None).with_source(e)
+        })?;
         Ok(Some(Content::Owned(blob.data.clone())))
     }
 

@@ -139,6 +139,10 @@ pub enum RunError {
     /// The tree could not be opened.
     #[error("{0}")]
     Io(#[from] std::io::Error),
+    /// A planned path could not be written under the tree (it leads out of
+    /// it, or through a symbolic link); nothing was written.
+    #[error(transparent)]
+    Target(#[from] Problem),
     /// Git refused (locked index, unreadable repository).
     #[error(transparent)]
     Git(#[from] GitError),
@@ -193,6 +197,7 @@ impl RunError {
     pub fn code(&self) -> ProblemCode {
         match self {
             RunError::Io(_)
+            | RunError::Target(_)
             | RunError::Commit(_)
             | RunError::Finish(_)
             | RunError::Undone { .. }

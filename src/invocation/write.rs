@@ -39,8 +39,7 @@ pub(super) fn write_results(
     let committed = if inv.destination == Destination::Cached {
         None
     } else {
-        let changes =
-            worktree_changes(plan.results(), place.targets).map_err(std::io::Error::other)?;
+        let changes = worktree_changes(plan.results(), place.targets)?;
         Some(commit_with_progress(
             &changes,
             place.root,

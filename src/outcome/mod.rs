@@ -28,7 +28,8 @@ pub use codes::ProblemCode;
 /// assert!(problem.message.starts_with("no edits found"));
 /// assert_eq!(problem.patch_line, None);
 /// ```
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
 pub struct Problem {
     /// Stable reason code (`malformed_patch`, `file_not_found`, …).
     pub code: ProblemCode,
@@ -36,6 +37,35 @@ pub struct Problem {
     pub message: String,
     /// 1-based patch line, when the problem has one.
     pub patch_line: Option<usize>,
+    /// The error that caused it (an I/O or git error), kept for
+    /// [`std::error::Error::source`]; not part of the report.
+    #[serde(skip)]
+    source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync + 'static>>,
+}
+
+/// Two problems are equal when their code, message and line are; the
+/// cause they keep is not compared.
+impl PartialEq for Problem {
+    fn eq(&self, other: &Self) -> bool {
+        (self.code, &self.message, self.patch_line)
+            == (other.code, &other.message, other.patch_line)
+    }
+}
+
+impl Eq for Problem {}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Problem {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
 }
 
 impl Problem {
@@ -53,7 +83,34 @@ impl Problem {
             code,
             message: quote::message(message.into()),
             patch_line,
+            source: None,
         }
+    }
+
+    /// The problem with the error that caused it, which
+    /// [`source`](std::error::Error::source) then gives; the message (and
+    /// so the report) stays as it is.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::report::{Problem, ProblemCode};
+    /// use std::error::Error as _;
+    ///
+    /// let cause = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+    /// let problem = Problem::new(ProblemCode::IoError, "a.txt: permission denied", None)
+    ///     .with_source(cause);
+    /// let source = problem.source().unwrap();
+    /// assert_eq!(source.downcast_ref::<std::io::Error>().unwrap().kind(), std::io::ErrorKind::PermissionDenied);
+    /// assert_eq!(problem.to_string(), "a.txt: permission denied");
+    /// ```
+    pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.source = Some(std::sync::Arc::new(source));
+        self
+    }
+
+    /// The problem pointing at `patch_line` (a target's problem, once the
+    /// planner knows which patch line asked for the target).
+    pub(crate) fn at_line(self, patch_line: Option<usize>) -> Self {
+        Problem { patch_line, ..self }
     }
 }
 

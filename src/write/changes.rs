@@ -5,6 +5,7 @@ use super::stage::exec_bits;
 use super::{Expect, FileChange, WriteContent};
 use crate::apply::{FileResult, NewContent};
 use crate::content::Content;
+use crate::outcome::Problem;
 use crate::target::WorktreeTargets;
 
 /// How to recognise that a file is still as it was read.
@@ -19,14 +20,14 @@ fn expect_of(old: &Content) -> Expect<'_> {
 pub fn worktree_changes<'a>(
     results: impl IntoIterator<Item = &'a FileResult>,
     targets: &WorktreeTargets,
-) -> Result<Vec<FileChange<'a>>, String> {
+) -> Result<Vec<FileChange<'a>>, Problem> {
     let mut writes = Vec::new();
     let mut deletes = Vec::new();
     for r in results.into_iter().filter(|r| r.changes_anything()) {
         if let Some(new_path) = &r.new_path {
             let moved = r.old_path.as_ref() != Some(new_path);
             writes.push(FileChange::Write {
-                path: targets.resolve(new_path)?,
+                path: targets.resolve_checked(new_path)?,
                 content: match &r.new {
                     NewContent::Bytes(bytes) => WriteContent::Bytes(bytes),
                     NewContent::Lines {
@@ -52,7 +53,7 @@ pub fn worktree_changes<'a>(
                 // the mode git would give them.
                 mode: if r.old_path.is_some() && !moved {
                     if r.mode_changes() {
-                        exec_bits(&targets.resolve(new_path)?, r.new_mode)
+                        exec_bits(&targets.resolve_checked(new_path)?, r.new_mode)
                     } else {
                         // The bits seen when the file was read (saves a stat).
                         r.old.permissions()
@@ -66,7 +67,7 @@ pub fn worktree_changes<'a>(
             && r.new_path.as_ref() != Some(old_path)
         {
             deletes.push(FileChange::Delete {
-                path: targets.resolve(old_path)?,
+                path: targets.resolve_checked(old_path)?,
                 expect: expect_of(&r.old),
             });
         }
