@@ -27,6 +27,7 @@ macro_rules! problem_codes {
         /// assert_eq!(code.to_string(), "path_outside_tree");
         /// ```
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+        #[non_exhaustive]
         pub enum ProblemCode {
             $($(#[$doc])* #[serde(rename = $code)] $variant,)+
         }

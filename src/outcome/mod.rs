@@ -154,6 +154,7 @@ pub enum FileStatus {
 /// assert_eq!((file.added, file.removed, file.move_to.as_deref()), (1, 0, None));
 /// ```
 #[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
 pub struct FileReport {
     /// Target path as written in the patch (after `-p` stripping).
     pub path: String,
@@ -250,6 +251,7 @@ impl From<HunkStatus> for HunkOutcome {
 /// assert_eq!((hunk.similarity, hunk.failure.is_none()), (1.0, true));
 /// ```
 #[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
 pub struct HunkReport {
     /// 1-based index of the hunk within its file.
     pub index: usize,
@@ -292,6 +294,7 @@ pub struct HunkReport {
 /// assert!(failure.hunk_text.contains("-tw0 x\n"));
 /// ```
 #[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
 pub struct HunkFailure {
     /// Stable reason code (`context_not_found`, `ambiguous`, …).
     pub code: Reason,
@@ -334,6 +337,7 @@ pub struct HunkFailure {
 /// assert!(first.lines.contains(&(2, "x".to_string())));
 /// ```
 #[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
 pub struct CandidateView {
     /// First line of the candidate (1-based).
     pub line: usize,

@@ -58,6 +58,7 @@ pub const REPORT_VERSION: u32 = 1;
 /// assert_eq!(json["files"][0]["hunks"][0]["failure"]["code"], "context_not_found");
 /// ```
 #[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
 pub struct Report {
     /// Layout version of this report.
     pub version: u32,
