@@ -13,7 +13,6 @@ use git_fuzzy_apply::invocation::{
 use git_fuzzy_apply::locate::{MatchOptions, Tier};
 use git_fuzzy_apply::model::PatchFormat;
 use git_fuzzy_apply::patch::{ParseOptions, PatchText};
-use git_fuzzy_apply::progress::{Terminal, TerminalProgress};
 use git_fuzzy_apply::report::color::{self, ERROR};
 use git_fuzzy_apply::report::human::{self, ErrorStyle, shell_word};
 use git_fuzzy_apply::report::{Problem, ProblemCode, Report, feedback, stat, unified};
@@ -21,6 +20,9 @@ use std::ffi::OsString;
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use terminal::{Terminal, TerminalProgress};
+
+mod terminal;
 
 /// Why a run could not be made (exit 2), with its report code.
 struct Failure {

@@ -255,14 +255,25 @@ pub fn run(cwd: &Path, text: &[u8], inv: &Invocation) -> Result<Outcome, RunErro
 ///
 /// ```
 /// use git_fuzzy_apply::invocation::{run_with_progress, Invocation};
-/// use git_fuzzy_apply::progress::{Terminal, TerminalProgress};
+/// use git_fuzzy_apply::progress::{Progress, Stage, Workload};
+/// use std::sync::Mutex;
 ///
+/// // The command passes a bar that shows only on a terminal, for long runs;
+/// // any observer sees the same stages.
+/// struct Stages(Mutex<Vec<(Stage, u64)>>);
+/// impl Progress for Stages {
+///     fn is_active(&self) -> bool {
+///         true
+///     }
+///     fn start(&self, stage: Stage, workload: Workload) {
+///         self.0.lock().unwrap().push((stage, workload.files));
+///     }
+/// }
 /// let dir = tempfile::tempdir().unwrap();
 /// let patch = b"--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hi\n";
-/// // What the command does: a bar that shows only on a terminal, for long runs.
-/// let bar = TerminalProgress::new(Terminal { stderr_is_tty: false, quiet: false, json: false });
-/// let outcome = run_with_progress(dir.path(), patch, &Invocation::default(), &bar).unwrap();
-/// bar.clear();
+/// let stages = Stages(Mutex::new(Vec::new()));
+/// let outcome = run_with_progress(dir.path(), patch, &Invocation::default(), &stages).unwrap();
+/// assert_eq!(*stages.0.lock().unwrap(), [(Stage::Planning, 1), (Stage::Writing, 1)]);
 /// assert!(outcome.written);
 /// assert_eq!(std::fs::read_to_string(dir.path().join("new.txt")).unwrap(), "hi\n");
 /// ```
