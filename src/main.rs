@@ -74,12 +74,22 @@ fn main() -> ExitCode {
     }
 }
 
+/// What `--color` forces: `Auto` leaves the choice to the environment,
+/// git's `color.ui` and the stream.
+fn color_flag(flag: cli::ColorArg) -> anstream::ColorChoice {
+    match flag {
+        cli::ColorArg::Always => anstream::ColorChoice::Always,
+        cli::ColorArg::Never => anstream::ColorChoice::Never,
+        cli::ColorArg::Auto => anstream::ColorChoice::Auto,
+    }
+}
+
 /// Standard error, coloured as `--color`, the environment and git say.
 /// Made only when there is something to print: finding git's `color.ui`
 /// opens the repository.
 fn stderr_stream(flag: cli::ColorArg) -> AutoStream<io::Stderr> {
     let cwd = std::env::current_dir().unwrap_or_default();
-    AutoStream::new(io::stderr(), color::choice(flag, &cwd))
+    AutoStream::new(io::stderr(), color::choice(color_flag(flag), &cwd))
 }
 
 /// Prints clap's error (help and version go to standard output, exit 0);
@@ -131,7 +141,7 @@ fn hook(args: &HookArgs) -> Result<u8, Failure> {
     };
     let cwd = std::env::current_dir()?;
     let run = run_hook(&cwd, &args.dir, mode)?;
-    let mut stdout = AutoStream::new(io::stdout(), color::choice(args.color, &cwd));
+    let mut stdout = AutoStream::new(io::stdout(), color::choice(color_flag(args.color), &cwd));
     let colored = stdout.current_choice() != ColorChoice::Never;
     stdout.write_all(run.render(colored).as_bytes())?;
     Ok(run.exit_code())

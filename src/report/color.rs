@@ -11,7 +11,6 @@
 //! assert_eq!(color::label("error:", ERROR, true), "\x1b[1m\x1b[31merror:\x1b[0m");
 //! ```
 
-use crate::cli::ColorArg;
 use anstream::ColorChoice;
 use anstyle::{AnsiColor, Style};
 use std::path::Path;
@@ -50,8 +49,8 @@ pub fn label(text: &str, style: Style, on: bool) -> String {
     }
 }
 
-/// When to colour, from `--color`, the environment and git's configuration:
-/// `--color=always`/`never` decide; otherwise `NO_COLOR` (set and not empty)
+/// When to colour, from `--color` (as `flag`: `Auto` unless forced), the
+/// environment and git's configuration: a forced `flag` decides; otherwise `NO_COLOR` (set and not empty)
 /// turns colour off, `CLICOLOR_FORCE` (set and not empty, as `anstream`
 /// reads it) on, then
 /// `color.ui` of the repository containing `cwd` (`never`/`false` off,
@@ -60,18 +59,15 @@ pub fn label(text: &str, style: Style, on: bool) -> String {
 ///
 /// ```
 /// use anstream::ColorChoice;
-/// use git_fuzzy_apply::cli::ColorArg;
 /// use git_fuzzy_apply::report::color::choice;
 ///
 /// let dir = tempfile::tempdir().unwrap();
-/// assert_eq!(choice(ColorArg::Never, dir.path()), ColorChoice::Never);
-/// assert_eq!(choice(ColorArg::Always, dir.path()), ColorChoice::Always);
+/// assert_eq!(choice(ColorChoice::Never, dir.path()), ColorChoice::Never);
+/// assert_eq!(choice(ColorChoice::Always, dir.path()), ColorChoice::Always);
 /// ```
-pub fn choice(flag: ColorArg, cwd: &Path) -> ColorChoice {
-    match flag {
-        ColorArg::Always => return ColorChoice::Always,
-        ColorArg::Never => return ColorChoice::Never,
-        ColorArg::Auto => {}
+pub fn choice(flag: ColorChoice, cwd: &Path) -> ColorChoice {
+    if flag != ColorChoice::Auto {
+        return flag;
     }
     let set = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     if set("NO_COLOR").is_some() {
