@@ -11,12 +11,18 @@
 //! `git-fuzzy-apply completions SHELL`); the README's install section says
 //! where to put them.
 
-use git_fuzzy_apply::cli::docs::{self, SHELLS};
+// The command line belongs to the binary; the generator reads the same
+// definition from its source.
+#[allow(dead_code)]
+#[path = "../src/cli/mod.rs"]
+mod cli;
+
+use cli::docs::{self, SHELLS};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-pub use git_fuzzy_apply::cli::docs::roff_text;
+pub use cli::docs::roff_text;
 
 /// Writes the man page and the completions into `out` and returns their paths.
 pub fn generate(out: &Path) -> io::Result<Vec<PathBuf>> {

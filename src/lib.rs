@@ -25,7 +25,6 @@
 #![warn(missing_docs)]
 
 mod apply;
-pub mod cli;
 mod content;
 mod error;
 mod git;

@@ -4,8 +4,8 @@
 use anstream::{AutoStream, ColorChoice};
 use clap::error::ErrorKind;
 use clap::{ArgMatches, FromArgMatches};
+use cli::{Action, Cli, FormatArg, HookArgs, TierArg};
 use git_fuzzy_apply::ApplyOptions;
-use git_fuzzy_apply::cli::{self, Action, Cli, FormatArg, HookArgs, TierArg};
 use git_fuzzy_apply::hook::{HookMode, run_hook};
 use git_fuzzy_apply::invocation::{
     Destination, Invocation, Outcome, RunError, recover, run_patch_text,
@@ -22,6 +22,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use terminal::{Terminal, TerminalProgress};
 
+mod cli;
 mod terminal;
 
 /// Why a run could not be made (exit 2), with its report code.

@@ -3,15 +3,6 @@
 //! The binary prints them (`git-fuzzy-apply man`, `git-fuzzy-apply
 //! completions bash`), so an installed binary carries its own documentation;
 //! `examples/gen-docs.rs` writes them all into a folder for packagers.
-//!
-//! ```
-//! use git_fuzzy_apply::cli::docs;
-//!
-//! let mut page = Vec::new();
-//! docs::render_man(&mut page).unwrap();
-//! let page = String::from_utf8(page).unwrap();
-//! assert!(page.contains(".SH EXAMPLES") && page.contains("\\-\\-check"));
-//! ```
 
 use super::{EXAMPLES, EXIT_STATUS, command};
 use clap_complete::Shell;
@@ -19,13 +10,7 @@ use clap_mangen::Man;
 use std::io::{self, Write};
 
 /// The shells completions are written for by `examples/gen-docs.rs`.
-///
-/// ```
-/// use git_fuzzy_apply::cli::docs::{completion_file_name, SHELLS};
-///
-/// let names: Vec<String> = SHELLS.iter().map(|s| completion_file_name(*s)).collect();
-/// assert_eq!(names, ["git-fuzzy-apply.bash", "_git-fuzzy-apply", "git-fuzzy-apply.fish"]);
-/// ```
+#[allow(dead_code)] // the binary renders one shell at a time; examples/gen-docs.rs all
 pub const SHELLS: [Shell; 3] = [Shell::Bash, Shell::Zsh, Shell::Fish];
 
 /// Appended to the bash completion: git's own completion completes
@@ -47,12 +32,6 @@ _git_fuzzy_apply() {
 
 /// Renders the man page: clap's sections, then EXAMPLES and EXIT STATUS
 /// from the same tables `--help` shows.
-///
-/// ```
-/// let mut page = Vec::new();
-/// git_fuzzy_apply::cli::docs::render_man(&mut page).unwrap();
-/// assert!(String::from_utf8(page).unwrap().contains(".SH \"EXIT STATUS\""));
-/// ```
 pub fn render_man(w: &mut dyn Write) -> io::Result<()> {
     let man = Man::new(command()).title("GIT-FUZZY-APPLY");
     man.render_title(w)?;
@@ -75,14 +54,6 @@ pub fn render_man(w: &mut dyn Write) -> io::Result<()> {
 
 /// Renders the completion script for `shell`; the bash one also completes
 /// `git fuzzy-apply …` through git's own completion.
-///
-/// ```
-/// use clap_complete::Shell;
-///
-/// let mut script = Vec::new();
-/// git_fuzzy_apply::cli::docs::render_completions(Shell::Bash, &mut script).unwrap();
-/// assert!(String::from_utf8(script).unwrap().contains("_git_fuzzy_apply()"));
-/// ```
 pub fn render_completions(shell: Shell, w: &mut dyn Write) -> io::Result<()> {
     let mut cmd = command();
     let name = cmd.get_name().to_string();
@@ -97,13 +68,7 @@ pub fn render_completions(shell: Shell, w: &mut dyn Write) -> io::Result<()> {
 
 /// The file name a completion script for `shell` is installed under
 /// (`git-fuzzy-apply.bash`, `_git-fuzzy-apply`, `git-fuzzy-apply.fish`).
-///
-/// ```
-/// use clap_complete::Shell;
-/// use git_fuzzy_apply::cli::docs::completion_file_name;
-///
-/// assert_eq!(completion_file_name(Shell::Zsh), "_git-fuzzy-apply");
-/// ```
+#[allow(dead_code)] // used by examples/gen-docs.rs
 pub fn completion_file_name(shell: Shell) -> String {
     use clap_complete::Generator;
     shell.file_name(command().get_name())
@@ -111,17 +76,80 @@ pub fn completion_file_name(shell: Shell) -> String {
 
 /// Escapes text for a roff line: backslashes, hyphens (so `--check` stays
 /// two ASCII hyphens) and a leading dot or quote.
-///
-/// ```
-/// use git_fuzzy_apply::cli::docs::roff_text;
-///
-/// assert_eq!(roff_text("a --b"), "a \\-\\-b");
-/// ```
 pub fn roff_text(text: &str) -> String {
     let escaped = text.replace('\\', "\\e").replace('-', "\\-");
     if escaped.starts_with(['.', '\'']) {
         format!("\\&{escaped}")
     } else {
         escaped
+    }
+}
+
+/// The examples of this module's items, run as unit tests (the command
+/// line is part of the binary, whose doc examples do not run).
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn module_1() {
+        use super::super::docs;
+
+        let mut page = Vec::new();
+        docs::render_man(&mut page).unwrap();
+        let page = String::from_utf8(page).unwrap();
+        assert!(page.contains(".SH EXAMPLES") && page.contains("\\-\\-check"));
+    }
+
+    #[test]
+    fn shells_2() {
+        use super::{SHELLS, completion_file_name};
+
+        let names: Vec<String> = SHELLS.iter().map(|s| completion_file_name(*s)).collect();
+        assert_eq!(
+            names,
+            [
+                "git-fuzzy-apply.bash",
+                "_git-fuzzy-apply",
+                "git-fuzzy-apply.fish"
+            ]
+        );
+    }
+
+    #[test]
+    fn render_man_3() {
+        let mut page = Vec::new();
+        super::render_man(&mut page).unwrap();
+        assert!(
+            String::from_utf8(page)
+                .unwrap()
+                .contains(".SH \"EXIT STATUS\"")
+        );
+    }
+
+    #[test]
+    fn render_completions_4() {
+        use clap_complete::Shell;
+
+        let mut script = Vec::new();
+        super::render_completions(Shell::Bash, &mut script).unwrap();
+        assert!(
+            String::from_utf8(script)
+                .unwrap()
+                .contains("_git_fuzzy_apply()")
+        );
+    }
+
+    #[test]
+    fn completion_file_name_5() {
+        use super::completion_file_name;
+        use clap_complete::Shell;
+
+        assert_eq!(completion_file_name(Shell::Zsh), "_git-fuzzy-apply");
+    }
+
+    #[test]
+    fn roff_text_6() {
+        use super::roff_text;
+
+        assert_eq!(roff_text("a --b"), "a \\-\\-b");
     }
 }

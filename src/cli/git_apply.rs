@@ -8,15 +8,6 @@ use clap::{Args, ValueEnum};
 /// nothing here, because what they ask for is already how this tool reads a
 /// patch; a few are refused with what to use instead (see
 /// [`GitApplyArgs::refusal`]).
-///
-/// ```
-/// use clap::Parser;
-/// use git_fuzzy_apply::cli::Cli;
-///
-/// let cli = Cli::try_parse_from(["git-fuzzy-apply", "-C1", "--recount", "--3way", "x.diff"]).unwrap();
-/// assert_eq!(cli.git_apply.context, Some(1));
-/// assert!(cli.git_apply.refusal().unwrap().contains("--3way"));
-/// ```
 #[derive(Args, Debug, Clone, Default)]
 pub struct GitApplyArgs {
     /// Whitespace errors: nowarn and warn change nothing; fix, strip, error and error-all are refused.
@@ -72,15 +63,6 @@ pub struct GitApplyArgs {
 impl GitApplyArgs {
     /// Why the options given cannot be honoured, and what to use instead;
     /// `None` when all of them can.
-    ///
-    /// ```
-    /// use git_fuzzy_apply::cli::{GitApplyArgs, WhitespaceArg};
-    ///
-    /// let warn = GitApplyArgs { whitespace: Some(WhitespaceArg::Warn), ..Default::default() };
-    /// assert_eq!(warn.refusal(), None);
-    /// let fix = GitApplyArgs { whitespace: Some(WhitespaceArg::Fix), ..Default::default() };
-    /// assert!(fix.refusal().unwrap().contains("--emit-unified"));
-    /// ```
     pub fn refusal(&self) -> Option<String> {
         if self.three_way {
             return Some(
@@ -118,12 +100,6 @@ impl GitApplyArgs {
 }
 
 /// The actions `--whitespace` names, as in `git apply`.
-///
-/// ```
-/// use git_fuzzy_apply::cli::WhitespaceArg;
-///
-/// assert_eq!(WhitespaceArg::ErrorAll.name(), "error-all");
-/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum WhitespaceArg {
     /// Do not warn.
@@ -142,12 +118,6 @@ pub enum WhitespaceArg {
 
 impl WhitespaceArg {
     /// The action as written on the command line.
-    ///
-    /// ```
-    /// use git_fuzzy_apply::cli::WhitespaceArg;
-    ///
-    /// assert_eq!(WhitespaceArg::Nowarn.name(), "nowarn");
-    /// ```
     pub fn name(self) -> &'static str {
         match self {
             WhitespaceArg::Nowarn => "nowarn",
@@ -157,5 +127,51 @@ impl WhitespaceArg {
             WhitespaceArg::Error => "error",
             WhitespaceArg::ErrorAll => "error-all",
         }
+    }
+}
+
+/// The examples of this module's items, run as unit tests (the command
+/// line is part of the binary, whose doc examples do not run).
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn gitapplyargs_1() {
+        use super::super::Cli;
+        use clap::Parser;
+
+        let cli = Cli::try_parse_from(["git-fuzzy-apply", "-C1", "--recount", "--3way", "x.diff"])
+            .unwrap();
+        assert_eq!(cli.git_apply.context, Some(1));
+        assert!(cli.git_apply.refusal().unwrap().contains("--3way"));
+    }
+
+    #[test]
+    fn refusal_2() {
+        use super::{GitApplyArgs, WhitespaceArg};
+
+        let warn = GitApplyArgs {
+            whitespace: Some(WhitespaceArg::Warn),
+            ..Default::default()
+        };
+        assert_eq!(warn.refusal(), None);
+        let fix = GitApplyArgs {
+            whitespace: Some(WhitespaceArg::Fix),
+            ..Default::default()
+        };
+        assert!(fix.refusal().unwrap().contains("--emit-unified"));
+    }
+
+    #[test]
+    fn whitespacearg_3() {
+        use super::WhitespaceArg;
+
+        assert_eq!(WhitespaceArg::ErrorAll.name(), "error-all");
+    }
+
+    #[test]
+    fn name_4() {
+        use super::WhitespaceArg;
+
+        assert_eq!(WhitespaceArg::Nowarn.name(), "nowarn");
     }
 }

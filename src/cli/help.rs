@@ -38,13 +38,6 @@ Examples:
 
 /// Worked examples: a command line and what it does. Shown by `--help` and in
 /// the man page's EXAMPLES section.
-///
-/// ```
-/// use git_fuzzy_apply::cli::{command, EXAMPLES};
-///
-/// let help = command().render_long_help().to_string();
-/// assert!(EXAMPLES.iter().all(|(line, what)| help.contains(line) && help.contains(what)));
-/// ```
 pub const EXAMPLES: &[(&str, &str)] = &[
     (
         "git fuzzy-apply reply.md",
@@ -74,13 +67,6 @@ pub const EXAMPLES: &[(&str, &str)] = &[
 
 /// Exit statuses and their meaning. Shown by `--help` and in the man page's
 /// EXIT STATUS section.
-///
-/// ```
-/// use git_fuzzy_apply::cli::EXIT_STATUS;
-///
-/// let codes: Vec<&str> = EXIT_STATUS.iter().map(|(code, _)| *code).collect();
-/// assert_eq!(codes, ["0", "1", "2"]);
-/// ```
 pub const EXIT_STATUS: &[(&str, &str)] = &[
     ("0", "everything applied (or was already applied)"),
     (
@@ -102,4 +88,29 @@ pub(super) fn after_long_help() -> String {
     }
     text.pop();
     text
+}
+
+/// The examples of this module's items, run as unit tests (the command
+/// line is part of the binary, whose doc examples do not run).
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn examples_1() {
+        use super::super::{EXAMPLES, command};
+
+        let help = command().render_long_help().to_string();
+        assert!(
+            EXAMPLES
+                .iter()
+                .all(|(line, what)| help.contains(line) && help.contains(what))
+        );
+    }
+
+    #[test]
+    fn exit_status_2() {
+        use super::super::EXIT_STATUS;
+
+        let codes: Vec<&str> = EXIT_STATUS.iter().map(|(code, _)| *code).collect();
+        assert_eq!(codes, ["0", "1", "2"]);
+    }
 }

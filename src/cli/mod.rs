@@ -1,21 +1,11 @@
 //! The command line of `git-fuzzy-apply`: its options, help texts and value
 //! enums, as a [`clap`] definition.
 //!
-//! It lives in the library so that the binary (`src/main.rs`), the man page
-//! and shell completion generator (`examples/gen-docs.rs`) and the tests all
-//! read the same definition. Nothing here runs a patch; the binary turns a
-//! parsed [`Cli`] into an [`Invocation`](crate::invocation::Invocation).
-//!
-//! ```
-//! use clap::Parser;
-//! use git_fuzzy_apply::cli::{Cli, FormatArg};
-//!
-//! let cli = Cli::try_parse_from(["git-fuzzy-apply", "--check", "--format", "codex", "reply.md"])
-//!     .unwrap();
-//! assert!(cli.check);
-//! assert_eq!(cli.format, FormatArg::Codex);
-//! assert_eq!(cli.patches, [std::path::PathBuf::from("reply.md")]);
-//! ```
+//! It is part of the binary, not of the library (clap is no part of the
+//! library's API); the man page and shell completion generator
+//! (`examples/gen-docs.rs`) reads the same file, so both share one
+//! definition. Nothing here runs a patch; the binary turns a parsed [`Cli`]
+//! into a `git_fuzzy_apply::invocation::Invocation`.
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -24,7 +14,7 @@ pub mod docs;
 mod git_apply;
 mod help;
 
-pub use git_apply::{GitApplyArgs, WhitespaceArg};
+pub use git_apply::GitApplyArgs;
 use help::{
     AFTER_HELP, HEADING_INPUT, HEADING_MATCHING, HEADING_OUTPUT, HEADING_WHERE, LONG_ABOUT,
     after_long_help,
@@ -35,16 +25,6 @@ pub use help::{EXAMPLES, EXIT_STATUS};
 ///
 /// Field names follow the long option names (`emit_unified` is
 /// `--emit-unified`); [`command`] gives the [`clap::Command`] itself.
-///
-/// ```
-/// use clap::Parser;
-/// use git_fuzzy_apply::cli::{Cli, TierArg};
-///
-/// let cli = Cli::try_parse_from(["git-fuzzy-apply", "-p2", "--max-tier", "fuzzy", "--json"]).unwrap();
-/// assert_eq!((cli.strip, cli.max_tier, cli.json), (Some(2), TierArg::Fuzzy, true));
-/// assert!(cli.patches.is_empty()); // read standard input
-/// assert!(Cli::try_parse_from(["git-fuzzy-apply", "--index", "--cached"]).is_err());
-/// ```
 #[derive(Parser, Debug, Clone)]
 #[command(
     name = "git-fuzzy-apply",
@@ -303,14 +283,6 @@ pub struct Cli {
 }
 
 /// What `--color` accepts.
-///
-/// ```
-/// use clap::Parser;
-/// use git_fuzzy_apply::cli::{Cli, ColorArg};
-///
-/// let cli = Cli::try_parse_from(["git-fuzzy-apply", "--color=never"]).unwrap();
-/// assert_eq!(cli.color, ColorArg::Never);
-/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Default)]
 pub enum ColorArg {
     /// Colour on a terminal, unless NO_COLOR or git's color.ui says otherwise.
@@ -323,16 +295,6 @@ pub enum ColorArg {
 }
 
 /// The subcommands: things the binary does besides applying a patch.
-///
-/// ```
-/// use clap::Parser;
-/// use git_fuzzy_apply::cli::{Action, Cli};
-///
-/// let cli = Cli::try_parse_from(["git-fuzzy-apply", "hook", "--check"]).unwrap();
-/// let Some(Action::Hook(hook)) = cli.action else { panic!() };
-/// assert!(hook.check);
-/// assert_eq!(hook.dir, std::path::PathBuf::from(".agent-patches"));
-/// ```
 #[derive(Subcommand, Debug, Clone)]
 pub enum Action {
     /// Apply patches waiting in .agent-patches/ and fail once for review (pre-commit hook).
@@ -357,15 +319,6 @@ pub enum Action {
 }
 
 /// The options of `git-fuzzy-apply hook`.
-///
-/// ```
-/// use clap::Parser;
-/// use git_fuzzy_apply::cli::{Action, Cli};
-///
-/// let cli = Cli::try_parse_from(["git-fuzzy-apply", "hook", "patches"]).unwrap();
-/// let Some(Action::Hook(hook)) = cli.action else { panic!() };
-/// assert_eq!((hook.check, hook.dir), (false, std::path::PathBuf::from("patches")));
-/// ```
 #[derive(Args, Debug, Clone)]
 pub struct HookArgs {
     /// Apply nothing: exit 1 when a patch is waiting, saying whether it would apply (for CI).
@@ -382,15 +335,6 @@ pub struct HookArgs {
 }
 
 /// The notations `--format` accepts.
-///
-/// ```
-/// use clap::Parser;
-/// use git_fuzzy_apply::cli::{Cli, FormatArg};
-///
-/// let cli = Cli::try_parse_from(["git-fuzzy-apply", "--format", "search-replace"]).unwrap();
-/// assert_eq!(cli.format, FormatArg::SearchReplace);
-/// assert_eq!(Cli::try_parse_from(["git-fuzzy-apply"]).unwrap().format, FormatArg::Auto);
-/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum FormatArg {
     /// Detect every part of the input on its own.
@@ -406,15 +350,6 @@ pub enum FormatArg {
 }
 
 /// The matching tiers `--max-tier` accepts, strictest first.
-///
-/// ```
-/// use clap::Parser;
-/// use git_fuzzy_apply::cli::{Cli, TierArg};
-///
-/// let cli = Cli::try_parse_from(["git-fuzzy-apply", "--max-tier", "exact"]).unwrap();
-/// assert_eq!(cli.max_tier, TierArg::Exact);
-/// assert!(Cli::try_parse_from(["git-fuzzy-apply", "--max-tier", "guess"]).is_err());
-/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum TierArg {
     /// Byte-for-byte context.
@@ -431,19 +366,6 @@ pub enum TierArg {
 
 /// The [`clap::Command`] of `git-fuzzy-apply`, for parsing with the option
 /// order kept, and for rendering the man page and shell completions.
-///
-/// ```
-/// use clap::{ArgMatches, FromArgMatches};
-/// use git_fuzzy_apply::cli::{command, Cli};
-///
-/// let matches: ArgMatches = command()
-///     .try_get_matches_from(["git-fuzzy-apply", "--include", "a/*", "--exclude", "a/b"])
-///     .unwrap();
-/// // The matches keep the order of repeated options; `Cli` keeps the values.
-/// assert!(matches.index_of("include") < matches.index_of("exclude"));
-/// let cli = Cli::from_arg_matches(&matches).unwrap();
-/// assert_eq!(cli.include, ["a/*"]);
-/// ```
 pub fn command() -> clap::Command {
     Cli::command()
 }
@@ -481,5 +403,117 @@ mod tests {
     #[test]
     fn index_and_cached_conflict() {
         assert!(Cli::try_parse_from(["git-fuzzy-apply", "--index", "--cached"]).is_err());
+    }
+}
+
+/// The examples of this module's items, run as unit tests (the command
+/// line is part of the binary, whose doc examples do not run).
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn module_1() {
+        use super::{Cli, FormatArg};
+        use clap::Parser;
+
+        let cli = Cli::try_parse_from([
+            "git-fuzzy-apply",
+            "--check",
+            "--format",
+            "codex",
+            "reply.md",
+        ])
+        .unwrap();
+        assert!(cli.check);
+        assert_eq!(cli.format, FormatArg::Codex);
+        assert_eq!(cli.patches, [std::path::PathBuf::from("reply.md")]);
+    }
+
+    #[test]
+    fn item_2() {
+        use super::{Cli, TierArg};
+        use clap::Parser;
+
+        let cli = Cli::try_parse_from(["git-fuzzy-apply", "-p2", "--max-tier", "fuzzy", "--json"])
+            .unwrap();
+        assert_eq!(
+            (cli.strip, cli.max_tier, cli.json),
+            (Some(2), TierArg::Fuzzy, true)
+        );
+        assert!(cli.patches.is_empty()); // read standard input
+        assert!(Cli::try_parse_from(["git-fuzzy-apply", "--index", "--cached"]).is_err());
+    }
+
+    #[test]
+    fn colorarg_3() {
+        use super::{Cli, ColorArg};
+        use clap::Parser;
+
+        let cli = Cli::try_parse_from(["git-fuzzy-apply", "--color=never"]).unwrap();
+        assert_eq!(cli.color, ColorArg::Never);
+    }
+
+    #[test]
+    fn action_4() {
+        use super::{Action, Cli};
+        use clap::Parser;
+
+        let cli = Cli::try_parse_from(["git-fuzzy-apply", "hook", "--check"]).unwrap();
+        let Some(Action::Hook(hook)) = cli.action else {
+            panic!()
+        };
+        assert!(hook.check);
+        assert_eq!(hook.dir, std::path::PathBuf::from(".agent-patches"));
+    }
+
+    #[test]
+    fn hookargs_5() {
+        use super::{Action, Cli};
+        use clap::Parser;
+
+        let cli = Cli::try_parse_from(["git-fuzzy-apply", "hook", "patches"]).unwrap();
+        let Some(Action::Hook(hook)) = cli.action else {
+            panic!()
+        };
+        assert_eq!(
+            (hook.check, hook.dir),
+            (false, std::path::PathBuf::from("patches"))
+        );
+    }
+
+    #[test]
+    fn formatarg_6() {
+        use super::{Cli, FormatArg};
+        use clap::Parser;
+
+        let cli = Cli::try_parse_from(["git-fuzzy-apply", "--format", "search-replace"]).unwrap();
+        assert_eq!(cli.format, FormatArg::SearchReplace);
+        assert_eq!(
+            Cli::try_parse_from(["git-fuzzy-apply"]).unwrap().format,
+            FormatArg::Auto
+        );
+    }
+
+    #[test]
+    fn tierarg_7() {
+        use super::{Cli, TierArg};
+        use clap::Parser;
+
+        let cli = Cli::try_parse_from(["git-fuzzy-apply", "--max-tier", "exact"]).unwrap();
+        assert_eq!(cli.max_tier, TierArg::Exact);
+        assert!(Cli::try_parse_from(["git-fuzzy-apply", "--max-tier", "guess"]).is_err());
+    }
+
+    #[test]
+    fn command_8() {
+        use super::{Cli, command};
+        use clap::{ArgMatches, FromArgMatches};
+
+        let matches: ArgMatches = command()
+            .try_get_matches_from(["git-fuzzy-apply", "--include", "a/*", "--exclude", "a/b"])
+            .unwrap();
+        // The matches keep the order of repeated options; `Cli` keeps the values.
+        assert!(matches.index_of("include") < matches.index_of("exclude"));
+        let cli = Cli::from_arg_matches(&matches).unwrap();
+        assert_eq!(cli.include, ["a/*"]);
     }
 }
