@@ -9,10 +9,15 @@
 //!    streamed into place, all files or none;
 //! 4. [`report`] tells people and tools what happened.
 //!
-//! [`apply_to_text`] runs the core on one text in memory; [`plan_patch`]
-//! plans a patch against a directory without writing; [`invocation::run`]
-//! does what the command does (plan, lock, write or stage). The core
-//! (parsing, locating, planning) does no I/O.
+//! The root holds the API most callers need, with the types it takes and
+//! gives: [`parse_patch`] reads a patch; [`apply_to_text`] runs the core on
+//! one text in memory; [`plan_patch`] plans a patch against a directory
+//! without writing (a [`PatchPlan`], whose [`Report`] is built from it);
+//! [`run`] does what the command does (plan, lock, write or stage). The
+//! core (parsing, locating, planning) does no I/O. The modules hold the
+//! rest, for callers that need more (the model, the matching options, the
+//! report renderers). The command line and the progress bar are the
+//! binary's, not the library's.
 //!
 //! ```
 //! use git_fuzzy_apply::{apply_to_text, ApplyOptions};
@@ -49,6 +54,11 @@ mod write;
 
 pub use apply::{ApplyOptions, FileResult, PatchPlan, PlannedFile, plan_patch};
 pub use error::ParseError;
+pub use invocation::{Invocation, RunError, run};
+pub use model::Patch;
+pub use outcome::Problem;
+pub use outcome::codes::ProblemCode;
+pub use patch::{ParseOptions, parse_patch};
 pub use report::Report;
 
 /// Why [`apply_to_text`] did not produce a result.
