@@ -29,6 +29,7 @@ unchanged (re-applied). The peers' outcome is printed beside their time
 (`git apply` refuses a re-applied patch; `patch -N` skips it).
 
 Usage: benches/costs.py [--bin PATH] [--base N] [--scales 1,4,16] [--runs 3]
+                        [--cases a,b] [--no-peers]
 Inputs and scratch copies (each a git repository of its own) go to
 <target>/perf-inputs/costs/.
 """
@@ -150,6 +151,7 @@ def main():
     ap.add_argument("--base", type=int, default=1000, help="hunks/2 at 1x (default 1000: 2,000 hunks)")
     ap.add_argument("--scales", default="1,4,16")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--no-peers", action="store_true", help="time ours only (the peers' columns stay empty)")
     ap.add_argument("--cases", default="numbered,numberless,drifted,shared,backticks,codex,sr-drift,long-lines")
     args = ap.parse_args()
     binary = os.path.abspath(args.bin)
@@ -170,7 +172,7 @@ def main():
             gnu = ["patch", "-p1", "-s", "-N", "--no-backup-if-mismatch", "-r", "-"] + (["-l"] if lenient else []) + ["-i", pfile]
             for state, start, want in [("fresh", before, after), ("re-applied", after, after)]:
                 ours = measure([binary, "-q", pfile], start, want, args.runs, scratch)
-                peers = [measure(c, start, want, args.runs, scratch) for c in (git, gnu)]
+                peers = [] if args.no_peers else [measure(c, start, want, args.runs, scratch) for c in (git, gnu)]
                 if not ours[3] or ours[1] != 0:
                     failed = True
 
@@ -178,9 +180,10 @@ def main():
                     note = "" if m[1] == 0 and m[3] else f" (exit {m[1]}{'' if m[3] else ', other result'})"
                     return f"{m[0]:.3f} s{note}"
 
-                ratios = [f"{ours[0] / p[0]:.2f}" if p[0] > 0 else "-" for p in peers]
+                ratios = [f"{ours[0] / p[0]:.2f}" if p[0] > 0 else "-" for p in peers] or ["", ""]
+                cells = [cell(p) for p in peers] or ["", ""]
                 print(f"| {case} | {k}x | {hunks:,} | {n:,} | {state} | {cell(ours)} | {ours[2] / 1024:.0f} MiB "
-                      f"| {cell(peers[0])} | {cell(peers[1])} | {ratios[0]} | {ratios[1]} |", flush=True)
+                      f"| {cells[0]} | {cells[1]} | {ratios[0]} | {ratios[1]} |", flush=True)
     sys.exit(1 if failed else 0)
 
 

@@ -105,6 +105,35 @@ proptest! {
         );
     }
 
+    /// Many hunks on one file, sharing their longest tokens: each line's
+    /// needle is then its least shared token (`prefilter/rarity.rs`), which
+    /// must find the same places as the longest one and as a line scan.
+    #[test]
+    fn the_prefilter_changes_no_outcome_of_many_hunks_sharing_tokens(
+        lines in prop::collection::vec(file_line(), 20..80),
+        blocks in prop::collection::vec((any::<prop::sample::Index>(), 1usize..4, any::<u8>()), 18..30),
+        numbered in any::<bool>(),
+    ) {
+        let file: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let mut patch = String::from("--- a/f.rs\n+++ b/f.rs\n");
+        for (start, len, how) in &blocks {
+            let start = start.index(lines.len());
+            let block = &lines[start..(start + len).min(lines.len())];
+            if numbered {
+                patch.push_str(&format!("@@ -{},{} +{},{} @@\n", start + 1, block.len(), start + 1, block.len() + 1));
+            } else {
+                patch.push_str("@@\n");
+            }
+            for (k, line) in block.iter().enumerate() {
+                patch.push_str(&format!(" {}\n", drift(line, how.wrapping_add(k as u8))));
+            }
+            patch.push_str("+    added();\n");
+        }
+        let line_by_line = outcome(apply_to_text(patch.as_bytes(), file.as_bytes(), &options(usize::MAX)));
+        let prefiltered = outcome(apply_to_text(patch.as_bytes(), file.as_bytes(), &options(0)));
+        prop_assert_eq!(&prefiltered, &line_by_line, "patch:\n{}\nfile:\n{}", patch, file);
+    }
+
     /// The same for Codex patches, whose `@@` anchor lines are searched
     /// through the prefilter too.
     #[test]
