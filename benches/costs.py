@@ -16,6 +16,8 @@ Cases (H hunks, one changed line each, on a file of 8 H lines unless said):
               the fuzzy keys drop
   codex       the hunks as one Codex envelope, each chunk under an `@@ fn`
               anchor line (the file has one `fn` line every 8 lines)
+  codex-same-anchor  the same, every `@@` anchor the same line
+              (`impl Worker {`, once every 8 lines)
   sr-drift    the hunks as SEARCH/REPLACE blocks whose SEARCH lines lost
               their indentation, and so did their REPLACE lines (peers cannot
               read them)
@@ -54,6 +56,8 @@ def line(i, case="numbered"):
         return f"    let value_{i} = compute_{i % 7}(input, {i}); // see `step {i % 13}`\n"
     if case == "codex" and i % 8 == 0:
         return f"fn block_{i}() {{\n"
+    if case == "codex-same-anchor" and i % 8 == 0:
+        return "impl Worker {\n"
     if case == "long-lines":
         return f"    let value_{i} = compute_{i % 7}(input, {i}); // " + f"word{i % 97} " * 300 + "\n"
     return f"    let value_{i} = compute_{i % 7}(input, {i}); // step {i % 13}\n"
@@ -73,12 +77,13 @@ def make(case, k, base):
         hunks, n = 2 * k * base, 16 * k * base
     step = n // hunks
     # Codex: the changed line is the 5th of its block of 8 (after `fn`).
-    targets = [step * h + step // 2 + (1 if case == "codex" else 0) for h in range(hunks)]
+    codex = case.startswith("codex")
+    targets = [step * h + step // 2 + (1 if codex else 0) for h in range(hunks)]
     before = [line(i, case) for i in range(n)]
     after = list(before)
     for t in targets:
         after[t] = changed(t, case)
-    if case == "codex":
+    if codex:
         out = ["*** Begin Patch\n", "*** Update File: f.rs\n"]
         for t in targets:
             out.append(f"@@ {before[t - t % 8].rstrip()}\n")
