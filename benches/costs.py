@@ -10,6 +10,18 @@ Cases (H hunks, one changed line each, on a file of 8 H lines unless said):
   drifted     15 hunks on 4,750 lines at 1x (60 on 19,000 at 4x), whose
               context lines gained trailing blanks (peers ignore blanks:
               `git apply --ignore-whitespace`, `patch -l`)
+  shared      numbered hunks on lines whose longest token (and longest word)
+              stands in every line: `total += accumulate_measurement(s, N);`
+  backticks   numbered hunks on lines holding backticks (`step N`), which
+              the fuzzy keys drop
+  codex       the hunks as one Codex envelope, each chunk under an `@@ fn`
+              anchor line (the file has one `fn` line every 8 lines)
+  codex-same-anchor  the same, every `@@` anchor the same line
+              (`impl Worker {`, once every 8 lines)
+  sr-drift    the hunks as SEARCH/REPLACE blocks whose SEARCH lines lost
+              their indentation, and so did their REPLACE lines (peers cannot
+              read them)
+  long-lines  numbered hunks, H/8 of them, on a file of H lines of 2 KiB each
 Each case runs on the original file (fresh: every hunk applies) and on the
 patched file (re-applied: every hunk already applied, the pre-commit case).
 
@@ -19,6 +31,7 @@ unchanged (re-applied). The peers' outcome is printed beside their time
 (`git apply` refuses a re-applied patch; `patch -N` skips it).
 
 Usage: benches/costs.py [--bin PATH] [--base N] [--scales 1,4,16] [--runs 3]
+                        [--cases a,b] [--no-peers]
 Inputs and scratch copies (each a git repository of its own) go to
 <target>/perf-inputs/costs/.
 """
@@ -36,26 +49,59 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(HERE, "..", "target"))
 
 
-def line(i):
+def line(i, case="numbered"):
+    if case == "shared":
+        return f"    total += accumulate_measurement(sample, {i});\n"
+    if case == "backticks":
+        return f"    let value_{i} = compute_{i % 7}(input, {i}); // see `step {i % 13}`\n"
+    if case == "codex" and i % 8 == 0:
+        return f"fn block_{i}() {{\n"
+    if case == "codex-same-anchor" and i % 8 == 0:
+        return "impl Worker {\n"
+    if case == "long-lines":
+        return f"    let value_{i} = compute_{i % 7}(input, {i}); // " + f"word{i % 97} " * 300 + "\n"
     return f"    let value_{i} = compute_{i % 7}(input, {i}); // step {i % 13}\n"
 
 
-def changed(i):
-    return f"    let value_{i} = compute_{i % 7}(input, {i}) + 1; // step {i % 13}\n"
+def changed(i, case="numbered"):
+    return line(i, case).replace(f", {i})", f", {i}) + 1", 1)
 
 
 def make(case, k, base):
     """(before, after, patch) for `case` at scale k."""
     if case == "drifted":
         hunks, n = 15 * k * base // 1000 or 1, 4750 * k * base // 1000
+    elif case == "long-lines":
+        hunks, n = k * base // 4 or 1, 2 * k * base
     else:
         hunks, n = 2 * k * base, 16 * k * base
     step = n // hunks
-    targets = [step * h + step // 2 for h in range(hunks)]
-    before = [line(i) for i in range(n)]
+    # Codex: the changed line is the 5th of its block of 8 (after `fn`).
+    codex = case.startswith("codex")
+    targets = [step * h + step // 2 + (1 if codex else 0) for h in range(hunks)]
+    before = [line(i, case) for i in range(n)]
     after = list(before)
     for t in targets:
-        after[t] = changed(t)
+        after[t] = changed(t, case)
+    if codex:
+        out = ["*** Begin Patch\n", "*** Update File: f.rs\n"]
+        for t in targets:
+            out.append(f"@@ {before[t - t % 8].rstrip()}\n")
+            out += [" " + before[j] for j in range(t - 2, t)]
+            out += ["-" + before[t], "+" + after[t]]
+            out += [" " + before[j] for j in range(t + 1, min(n, t + 3))]
+        out.append("*** End Patch\n")
+        return "".join(before), "".join(after), "".join(out), hunks, n
+    if case == "sr-drift":
+        out = []
+        for t in targets:
+            lo, hi = max(0, t - 2), min(n, t + 3)
+            out.append("f.rs\n<<<<<<< SEARCH\n")
+            out += [before[j].lstrip() for j in range(lo, hi)]
+            out.append("=======\n")
+            out += [after[j].lstrip() for j in range(lo, hi)]
+            out.append(">>>>>>> REPLACE\n\n")
+        return "".join(before), "".join(after), "".join(out), hunks, n
     out = ["--- a/f.rs\n", "+++ b/f.rs\n"]
     for t in targets:
         lo, hi = max(0, t - 3), min(n, t + 4)
@@ -110,7 +156,8 @@ def main():
     ap.add_argument("--base", type=int, default=1000, help="hunks/2 at 1x (default 1000: 2,000 hunks)")
     ap.add_argument("--scales", default="1,4,16")
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--cases", default="numbered,numberless,drifted")
+    ap.add_argument("--no-peers", action="store_true", help="time ours only (the peers' columns stay empty)")
+    ap.add_argument("--cases", default="numbered,numberless,drifted,shared,backticks,codex,sr-drift,long-lines")
     args = ap.parse_args()
     binary = os.path.abspath(args.bin)
     scratch = os.path.join(TARGET, "perf-inputs", "costs")
@@ -130,7 +177,7 @@ def main():
             gnu = ["patch", "-p1", "-s", "-N", "--no-backup-if-mismatch", "-r", "-"] + (["-l"] if lenient else []) + ["-i", pfile]
             for state, start, want in [("fresh", before, after), ("re-applied", after, after)]:
                 ours = measure([binary, "-q", pfile], start, want, args.runs, scratch)
-                peers = [measure(c, start, want, args.runs, scratch) for c in (git, gnu)]
+                peers = [] if args.no_peers else [measure(c, start, want, args.runs, scratch) for c in (git, gnu)]
                 if not ours[3] or ours[1] != 0:
                     failed = True
 
@@ -138,9 +185,10 @@ def main():
                     note = "" if m[1] == 0 and m[3] else f" (exit {m[1]}{'' if m[3] else ', other result'})"
                     return f"{m[0]:.3f} s{note}"
 
-                ratios = [f"{ours[0] / p[0]:.2f}" if p[0] > 0 else "-" for p in peers]
+                ratios = [f"{ours[0] / p[0]:.2f}" if p[0] > 0 else "-" for p in peers] or ["", ""]
+                cells = [cell(p) for p in peers] or ["", ""]
                 print(f"| {case} | {k}x | {hunks:,} | {n:,} | {state} | {cell(ours)} | {ours[2] / 1024:.0f} MiB "
-                      f"| {cell(peers[0])} | {cell(peers[1])} | {ratios[0]} | {ratios[1]} |", flush=True)
+                      f"| {cells[0]} | {cells[1]} | {ratios[0]} | {ratios[1]} |", flush=True)
     sys.exit(1 if failed else 0)
 
 

@@ -14,6 +14,7 @@ use crate::locate::{
 use crate::model::{Hunk, LineKind};
 use crate::plan::{Edit, FilePlan, NewLine, plan_file};
 use crate::source::SourceText;
+use std::collections::HashSet;
 use std::ops::Range;
 
 /// A hunk placed in the text the hunks before it produced, as one edit of
@@ -62,7 +63,17 @@ pub(super) fn place_in_order(
     pins: &[usize],
 ) -> Vec<InOrder> {
     let mut placed: Vec<InOrder> = Vec::new();
+    // The added lines of the hunks before `i` that apply (their results
+    // are final by then): one set, not a scan of them all per hunk.
+    let mut written: HashSet<&str> = HashSet::new();
     for i in 0..hunks.len() {
+        if i > 0 && matches!(&results[i - 1], Ok(l) if l.status == HunkStatus::Applied) {
+            let added = hunks[i - 1]
+                .lines
+                .iter()
+                .filter(|a| a.kind == LineKind::Add);
+            written.extend(added.map(|a| a.text.as_str()));
+        }
         let hunk = &hunks[i];
         let placed_by_text = hunk.line_hint.is_none()
             && hunk.anchors.is_empty()
@@ -73,7 +84,7 @@ pub(super) fn place_in_order(
             Err(f) => matches!(f.reason, Reason::ContextNotFound | Reason::StaleRemovedLine),
             Ok(l) => l.status == HunkStatus::Applied && l.tier > Some(Tier::Exact),
         };
-        if placed_by_text && !open && wrote_a_line_of(hunks, results, i) {
+        if placed_by_text && !open && wrote_a_line_of(hunks, results, i, &written) {
             let edits = edits_before(source, hunks, results, &placed, i);
             if let (Ok(loc), Some(at)) =
                 (&results[i], also_on_written(source, hunk, &edits, options))
@@ -254,16 +265,18 @@ fn two_readings(index: usize, original: &Located, in_order: usize) -> Failure {
 /// True when hunk `i` was placed exactly in the original and one of its
 /// old lines is a line an earlier applied hunk adds (the cheap test before
 /// [`also_on_written`]).
-fn wrote_a_line_of(hunks: &[Hunk], results: &[Result<Located, Failure>], i: usize) -> bool {
+fn wrote_a_line_of(
+    hunks: &[Hunk],
+    results: &[Result<Located, Failure>],
+    i: usize,
+    written: &HashSet<&str>,
+) -> bool {
     let exact = matches!(&results[i], Ok(l) if l.status == HunkStatus::Applied
         && l.tier.is_some_and(|t| t <= Tier::Exact));
     exact
-        && hunks[..i].iter().zip(results).any(|(h, r)| {
-            matches!(r, Ok(l) if l.status == HunkStatus::Applied)
-                && h.lines.iter().any(|a| {
-                    a.kind == LineKind::Add && hunks[i].old_lines().any(|o| o.text == a.text)
-                })
-        })
+        && hunks[i]
+            .old_lines()
+            .any(|o| written.contains(o.text.as_str()))
 }
 
 /// A hunk placed exactly in the original may also stand exactly on lines

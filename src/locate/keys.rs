@@ -3,7 +3,7 @@
 
 use super::Tier;
 use super::normalize::{LineMatch, fuzzy_key, heading_level, keys_match, resilient_key};
-use super::prefilter::{Announced, Needle};
+use super::prefilter::{Announcements, Needle, TokenCounts};
 use crate::model::{Hunk, LineKind};
 use crate::source::SourceText;
 use std::borrow::Cow;
@@ -11,8 +11,8 @@ use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
-/// Makes the lines to announce (see [`FileKeys::announce_later`]).
-type Announcer<'s> = Box<dyn FnOnce() -> Vec<Announced> + 's>;
+/// Makes the needles to announce (see [`FileKeys::announce_later`]).
+type Announcer<'s> = Box<dyn FnOnce() -> Announcements + 's>;
 
 /// The lines of a target file with their normalised keys.
 ///
@@ -31,14 +31,15 @@ pub struct FileKeys<'s> {
     fuzzy: OnceCell<Vec<String>>,
     /// Lines found for each prefilter needle so far (large files).
     hits: RefCell<HashMap<Needle, Rc<[usize]>>>,
-    /// Lines whose needles are searched along with the first search.
-    announced: RefCell<Vec<Announced>>,
-    /// Makes more of them, when the first search comes (if it does).
+    /// Needles searched along with the next search.
+    announced: RefCell<Vec<Needle>>,
+    /// Makes more of them, and the counts they are chosen by, when the
+    /// first needle is chosen (if one is).
     announcer: RefCell<Option<Announcer<'s>>>,
-    /// Needles left for a later search (case-folded ones).
-    later: RefCell<Vec<Needle>>,
-    /// Whether the file holds characters fuzzy folding drops.
-    dropped: OnceCell<bool>,
+    /// How many lines of the patch share each token.
+    counts: OnceCell<TokenCounts>,
+    /// Which pieces of the file hold characters a raw search cannot see.
+    unseen_pieces: OnceCell<Vec<bool>>,
 }
 
 impl<'s> FileKeys<'s> {
@@ -58,8 +59,8 @@ impl<'s> FileKeys<'s> {
             hits: RefCell::default(),
             announced: RefCell::default(),
             announcer: RefCell::default(),
-            later: RefCell::default(),
-            dropped: OnceCell::new(),
+            counts: OnceCell::new(),
+            unseen_pieces: OnceCell::new(),
         }
     }
 
@@ -83,51 +84,51 @@ impl<'s> FileKeys<'s> {
         self.indexed
     }
 
-    /// Announces lines that will probably be searched for, so that the
-    /// first search of the file finds them all in the same pass.
-    pub fn announce(&self, lines: Vec<Announced>) {
-        self.announced.borrow_mut().extend(lines);
+    /// Announces needles that will probably be searched for, so that the
+    /// next search of the file finds them all in the same pass.
+    pub fn announce(&self, needles: Vec<Needle>) {
+        self.announced.borrow_mut().extend(needles);
     }
 
-    /// Announces the lines `announcer` makes, when the first search comes:
-    /// a run that never searches (every hunk exactly at its line number)
-    /// makes no needles.
-    pub fn announce_later(&self, announcer: impl FnOnce() -> Vec<Announced> + 's) {
+    /// Announces the needles `announcer` makes, when the first needle is
+    /// chosen: a run that never searches (every hunk exactly at its line
+    /// number) makes none.
+    pub fn announce_later(&self, announcer: impl FnOnce() -> Announcements + 's) {
         *self.announcer.borrow_mut() = Some(Box::new(announcer));
     }
 
-    /// Takes the announced lines.
-    pub fn take_announced(&self) -> Vec<Announced> {
-        let later = self.announcer.borrow_mut().take();
-        let mut announced = std::mem::take(&mut *self.announced.borrow_mut());
-        if let Some(announcer) = later {
-            announced.extend(announcer());
+    /// Runs the announcer, if it has not run.
+    fn run_announcer(&self) {
+        let announcer = self.announcer.borrow_mut().take();
+        if let Some(announcer) = announcer {
+            let made = announcer();
+            let _ = self.counts.set(made.counts);
+            self.announce(made.needles);
         }
-        announced
     }
 
-    /// Keeps needles for a later search.
-    pub fn announce_needles(&self, needles: Vec<Needle>) {
-        self.later.borrow_mut().extend(needles);
+    /// Takes the announced needles.
+    pub fn take_announced(&self) -> Vec<Needle> {
+        self.run_announcer();
+        std::mem::take(&mut *self.announced.borrow_mut())
     }
 
-    /// Takes the needles kept for a later search.
-    pub fn take_later_needles(&self) -> Vec<Needle> {
-        std::mem::take(&mut *self.later.borrow_mut())
+    /// How many lines of the patch share each token (none counted when
+    /// nothing was announced later).
+    pub fn counts(&self) -> &TokenCounts {
+        self.run_announcer();
+        self.counts.get_or_init(TokenCounts::default)
     }
 
-    /// Whether the file holds one of [`UNSEEN_BY_RAW_SEARCH`] (a
-    /// byte-order mark counts only after the first bytes), once the first
-    /// search found out.
-    ///
-    /// [`UNSEEN_BY_RAW_SEARCH`]: super::prefilter::UNSEEN_BY_RAW_SEARCH
-    pub fn dropped_chars(&self) -> Option<bool> {
-        self.dropped.get().copied()
+    /// Which pieces of the file hold a character a raw search cannot see
+    /// (`prefilter/scan.rs`), once the first search found out.
+    pub fn unseen_pieces(&self) -> Option<&[bool]> {
+        self.unseen_pieces.get().map(|v| v.as_slice())
     }
 
     /// Records what the first search found out.
-    pub fn set_dropped_chars(&self, found: bool) {
-        let _ = self.dropped.set(found);
+    pub fn set_unseen_pieces(&self, pieces: Vec<bool>) {
+        let _ = self.unseen_pieces.set(pieces);
     }
 
     /// The lines found for `needle`, if it was searched (shared, not copied).

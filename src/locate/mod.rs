@@ -742,9 +742,9 @@ fn resolve_anchors(keys: &FileKeys, anchors: &[String], from: usize) -> Result<V
             for &p in &positions {
                 for j in lines.iter().copied().filter(|&j| j >= p) {
                     if keys.compare(tier, j, &probe) != normalize::LineMatch::No {
-                        if !next.contains(&j) {
-                            next.push(j);
-                        }
+                        // Made distinct below (a scan here was quadratic
+                        // in the anchor's occurrences).
+                        next.push(j);
                         if anchors.len() > 1 {
                             break;
                         }
@@ -759,6 +759,7 @@ fn resolve_anchors(keys: &FileKeys, anchors: &[String], from: usize) -> Result<V
             return Err(anchor.clone());
         }
         next.sort_unstable();
+        next.dedup();
         positions = next;
     }
     Ok(positions)

@@ -2,26 +2,27 @@
 //! the file, search the raw bytes for a distinctive fragment of one patch line
 //! and compare only the lines around the hits.
 //!
-//! A needle must stand verbatim in every file line that could match the
-//! patch line under the tier searched (the hits are a superset of the
-//! matches), or a real match is missed and a look-alike could be taken for
-//! the only one:
+//! A needle must stand in every file line that could match the patch line
+//! under the tier searched (the hits are a superset of the matches), or a
+//! real match is missed and a look-alike could be taken for the only one.
+//! "Stands" means: in the line's raw bytes, or in its bytes with the
+//! characters fuzzy folding drops or turns into ASCII letters
+//! (`scan::UNSEEN_BY_RAW_SEARCH`) taken out or replaced (`scan.rs` searches the
+//! few lines holding them a second time that way). Every run of ASCII
+//! letters, digits and `_` of a line's fuzzy key stands, up to ASCII case,
+//! in the line's bytes read that way; every whitespace token of its
+//! resilient key stands verbatim. So these needles are sound:
 //!
-//! * shared by all tiers: the longest run of digits and `_` (6 or more)
-//!   inside the longest word of the line's fuzzy key. Such a run has no case,
-//!   and folding changes no digit or `_`; but folding *drops* backticks,
-//!   zero-width spaces and byte-order marks, which can join two runs, and
-//!   lower-cases two non-ASCII letters to ASCII ones (`UNSEEN_BY_RAW_SEARCH`). So the
-//!   run serves the exact and resilient tiers when the patch line has none of
-//!   those characters (a line matching it then has none there either), and
-//!   the fuzzy tiers only when the file has none at all;
-//! * otherwise, exact: the whole line, at a line start; resilient: the
-//!   longest whitespace-separated token of the resilient key (the resilient
-//!   key drops nothing); fuzzy and structural: the longest run of ASCII
-//!   letters, digits and `_` of the fuzzy key, searched
-//!   ASCII-case-insensitively, again only when the file has no dropped
-//!   characters. A file with them is scanned line by line under the fuzzy
-//!   tiers.
+//! * every tier: a run of digits and `_` (6 or more) inside a word of the
+//!   line's fuzzy key (it has no case);
+//! * exact: the whole line, at a line start; resilient: a
+//!   whitespace-separated token of the resilient key; fuzzy and structural:
+//!   a word (run of ASCII letters, digits and `_`) of the fuzzy key,
+//!   searched ASCII-case-insensitively.
+//!
+//! Of these, a line is searched by the run inside its longest word, else
+//! its tier's longest token, unless that token is shared by many lines of
+//! the patch (`rarity.rs`): then by its least shared one.
 //!
 //! Small files (`MatchOptions::prefilter_above_lines`) are scanned line by line
 //! instead; there the prefilter would cost more than it saves.
@@ -29,8 +30,12 @@
 use super::Tier;
 use super::keys::{FileKeys, OldLine, new_side, old_side};
 use crate::model::{Hunk, LineKind};
-use aho_corasick::AhoCorasick;
+pub use rarity::TokenCounts;
+use rarity::{Candidate, TokenKind};
 use std::rc::Rc;
+
+mod rarity;
+mod scan;
 
 /// Tokens shorter than this are too common to narrow the search.
 const MIN_TOKEN: usize = 3;
@@ -47,45 +52,17 @@ pub enum Needle {
 }
 
 impl Needle {
-    /// The needle a line (its text and keys) is searched by under `tier`, in
-    /// a file that holds characters fuzzy folding drops when
-    /// `file_has_dropped`; `None` when no needle is sound or long enough.
-    pub fn of(line: &OldLine, tier: Tier, file_has_dropped: bool) -> Option<Needle> {
-        Needle::of_keys(
-            line.text,
-            line.resilient(),
-            line.fuzzy(),
-            tier,
-            file_has_dropped,
-        )
+    /// The needle a line is searched by under `tier`, given how many lines
+    /// of the patch share each token; `None` when no needle is long enough.
+    pub fn of(line: &OldLine, tier: Tier, counts: &TokenCounts) -> Option<Needle> {
+        choose(line, tier, counts).map(|c| Needle::from(&c))
     }
 
-    /// [`Needle::of`] for a line given by its text and keys.
-    fn of_keys(
-        text: &str,
-        resilient: &str,
-        fuzzy: &str,
-        tier: Tier,
-        file_has_dropped: bool,
-    ) -> Option<Needle> {
-        let lenient = !matches!(tier, Tier::Exact | Tier::Resilient);
-        let shared_sound = if lenient {
-            !file_has_dropped
-        } else {
-            !file_has_dropped || !has_dropped_chars(text)
-        };
-        if shared_sound && let Some(fragment) = word_token(fuzzy).and_then(caseless_fragment) {
-            return Some(Needle::Plain(fragment.into()));
-        }
-        match tier {
-            Tier::Exact => (!text.is_empty()).then(|| Needle::Line(text.to_string())),
-            Tier::Resilient => resilient_token(resilient).map(|t| Needle::Plain(t.into())),
-            Tier::Fuzzy | Tier::Structural | Tier::Similarity => {
-                if file_has_dropped {
-                    return None;
-                }
-                word_token(fuzzy).map(|t| Needle::Folded(t.into()))
-            }
+    fn from(c: &Candidate) -> Needle {
+        match c.kind {
+            TokenKind::Line => Needle::Line(c.text.into()),
+            _ if c.folded => Needle::Folded(c.text.into()),
+            _ => Needle::Plain(c.text.into()),
         }
     }
 
@@ -96,113 +73,139 @@ impl Needle {
     }
 }
 
+/// The usual needle of a line: the caseless run inside its longest word,
+/// else its tier's longest token.
+fn usual<'l>(line: &'l OldLine, tier: Tier) -> Option<Candidate<'l>> {
+    let fuzzy = line.fuzzy();
+    if let Some(word) = word_token(fuzzy)
+        && let Some(fragment) = caseless_fragment(word)
+    {
+        return Some(Candidate {
+            kind: TokenKind::Word,
+            token: word,
+            text: fragment,
+            folded: false,
+        });
+    }
+    let (kind, token, folded) = match tier {
+        Tier::Exact => (
+            TokenKind::Line,
+            Some(line.text).filter(|t| !t.is_empty()),
+            false,
+        ),
+        Tier::Resilient => (
+            TokenKind::Resilient,
+            resilient_token(line.resilient()),
+            false,
+        ),
+        Tier::Fuzzy | Tier::Structural | Tier::Similarity => {
+            (TokenKind::Word, word_token(fuzzy), true)
+        }
+    };
+    token.map(|token| Candidate {
+        kind,
+        token,
+        text: token,
+        folded,
+    })
+}
+
+/// The needle of a line under `tier`: the usual one, unless its token is
+/// shared by more lines of the patch than [`rarity::SHARED_BY`]; then the
+/// least shared of the line's sound needles (the usual one on a tie).
+fn choose<'l>(line: &'l OldLine, tier: Tier, counts: &TokenCounts) -> Option<Candidate<'l>> {
+    let usual = usual(line, tier)?;
+    if counts.sharing(usual.kind, usual.token) == 0 {
+        return Some(usual);
+    }
+    let count = |c: &Candidate| counts.count(c.kind, c.token);
+    let best = rarity::candidates(line, tier)
+        .into_iter()
+        .min_by_key(|c| (count(c), usize::MAX - c.text.len()))?;
+    Some(if count(&best) < count(&usual) {
+        best
+    } else {
+        usual
+    })
+}
+
+/// How shared the needle `line` is searched by under `tier` is (0: not
+/// shared; see [`TokenCounts::sharing`]).
+fn sharing(line: &OldLine, tier: Tier, counts: &TokenCounts) -> u32 {
+    choose(line, tier, counts).map_or(0, |c| counts.sharing(c.kind, c.token))
+}
+
 /// File lines (0-based, sorted, distinct) where `line` may match under
 /// `tier`; `None` when the file is small or the line has no usable key (the
 /// caller then scans every line).
 ///
 /// The first search of a file also searches, in the same pass, the needles
-/// of every line announced with [`FileKeys::announce`]; all results are kept.
+/// announced with [`FileKeys::announce`] or [`FileKeys::announce_later`];
+/// all results are kept.
 pub fn lines_matching(keys: &FileKeys, line: &OldLine, tier: Tier) -> Option<Rc<[usize]>> {
     if !keys.is_indexed() {
         return None;
     }
-    // Whether the file holds characters a raw search cannot see is found
-    // out by the first search, on the way: until then needles are chosen
-    // as if it held none (the usual case), and chosen again if it does.
-    let known = keys.dropped_chars();
-    let dropped = known.unwrap_or(false);
-    let needle = Needle::of(line, tier, dropped)?;
+    let needle = Needle::of(line, tier, keys.counts())?;
     if let Some(hits) = keys.cached_hits(&needle) {
         return Some(hits);
     }
     // The announced needles searched the same way (case-sensitively or
     // not) join this search; the others wait for their own.
     let folded = |n: &Needle| matches!(n, Needle::Folded(_));
-    let lines = keys.take_announced();
-    let announced: Vec<Needle> = lines
-        .iter()
-        .filter_map(|a| a.needle(dropped))
-        .chain(keys.take_later_needles())
-        .collect();
-    let (mut needles, later): (Vec<Needle>, Vec<Needle>) = announced
+    let (mut needles, later): (Vec<Needle>, Vec<Needle>) = keys
+        .take_announced()
         .into_iter()
         .filter(|n| !keys.is_cached(n))
         .partition(|n| folded(n) == folded(&needle));
-    keys.announce_needles(later);
+    keys.announce(later);
     needles.push(needle.clone());
     needles.sort();
     needles.dedup();
-    let (found, probed) = search(keys, &needles, known.is_none());
-    // The hits stand whatever the file holds: a needle's lines are facts.
-    for (needle, hits) in found {
+    for (needle, hits) in scan::search(keys, &needles) {
         keys.cache_hits(needle, hits);
-    }
-    if let Some(has_dropped) = probed {
-        keys.set_dropped_chars(has_dropped);
-        if has_dropped {
-            // The needles left for later were chosen for a file without
-            // such characters (this is the file's first search, so they all
-            // come from `lines`): choose them again.
-            drop(keys.take_later_needles());
-            keys.announce(lines);
-            return lines_matching(keys, line, tier);
-        }
     }
     keys.cached_hits(&needle)
 }
 
-/// A line announced for a later search: its needle in a file without and
-/// in a file with [`UNSEEN_BY_RAW_SEARCH`] characters (which the first
-/// search finds out).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Announced {
-    clean: Option<Needle>,
-    dropped: Option<Needle>,
+/// What the location of a file's hunks will probably search for: the
+/// needles, and the patch's token counts they were chosen by.
+pub struct Announcements {
+    /// Each needle once.
+    pub needles: Vec<Needle>,
+    /// How many lines of the patch share each token.
+    pub counts: TokenCounts,
 }
 
-impl Announced {
-    fn of(line: &OldLine, tier: Tier) -> Announced {
-        Announced {
-            clean: Needle::of(line, tier, false),
-            dropped: Needle::of(line, tier, true),
-        }
-    }
-
-    fn needle(&self, file_has_dropped: bool) -> Option<Needle> {
-        if file_has_dropped {
-            self.dropped.clone()
-        } else {
-            self.clean.clone()
-        }
-    }
-}
-
-/// The lines of a hunk's old side that the tiers searching the whole file
+/// The needles of a hunk's old side that the tiers searching the whole file
 /// will look for, to announce with [`FileKeys::announce`].
 #[cfg(test)]
-pub fn anchors_of(old: &[OldLine]) -> Vec<Announced> {
+pub fn anchors_of(old: &[OldLine]) -> Vec<Needle> {
+    let counts = TokenCounts::default();
     let mut out = Vec::new();
     for tier in [Tier::Exact, Tier::Resilient, Tier::Fuzzy] {
-        for (_, line) in anchor_lines(old, tier, 1) {
-            out.push(Announced::of(line, tier));
+        for (_, line) in anchor_lines(old, tier, 1, &counts) {
+            out.extend(Needle::of(line, tier, &counts));
         }
     }
     out
 }
 
-/// Every line the location of `hunks` may search the file for through
-/// [`starts`] or [`lines_matching`], each needle once: the anchors of each
-/// hunk's old side under every tier, of its new side (already applied?),
-/// of the context before and after its removed lines (stale?), and its
-/// Codex `@@` anchors. Announced, they are all found in the first pass
-/// over the file; a needle missing here costs a pass of its own.
-pub fn announcements(hunks: &[Hunk]) -> Vec<Announced> {
+/// Every needle the location of `hunks` may search the file for through
+/// [`starts`] or [`lines_matching`], each once: the anchors of each hunk's
+/// old side under every tier, of its new side (already applied?), of the
+/// context before and after its removed lines (stale?), and its Codex `@@`
+/// anchors. Announced, they are all found in the first pass over the file;
+/// a needle missing here costs a pass of its own.
+pub fn announcements(hunks: &[Hunk]) -> Announcements {
+    let counts = TokenCounts::of(hunks);
     let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::new();
+    let mut needles = Vec::new();
     let mut add = |line: &OldLine, tier: Tier| {
-        let announced = Announced::of(line, tier);
-        if seen.insert(announced.clone()) {
-            out.push(announced);
+        if let Some(needle) = Needle::of(line, tier, &counts)
+            && seen.insert(needle.clone())
+        {
+            needles.push(needle);
         }
     };
     let lenient = [Tier::Exact, Tier::Resilient, Tier::Fuzzy];
@@ -224,7 +227,7 @@ pub fn announcements(hunks: &[Hunk]) -> Vec<Announced> {
             parts.push((&old[last + 1..], Tier::Fuzzy));
         }
         for (part, tier) in parts {
-            for (_, line) in start_anchors(part, tier) {
+            for (_, line) in start_anchors(part, tier, &counts) {
                 add(line, tier);
             }
         }
@@ -235,198 +238,8 @@ pub fn announcements(hunks: &[Hunk]) -> Vec<Announced> {
             }
         }
     }
-    out
+    Announcements { needles, counts }
 }
-
-/// Characters the fuzzy key does not keep byte for byte in a way a raw
-/// search can see: the ones folding drops (a backtick, a zero-width space,
-/// a byte-order mark, and GREEK VARIA, which canonical composition turns
-/// into a backtick), which can join two runs, and the two non-ASCII
-/// letters whose lower case holds an ASCII letter (KELVIN SIGN to `k`,
-/// capital I with dot to `i` and a combining dot). Canonical composition
-/// makes no other ASCII letter, digit or `_` out of non-ASCII text, so a
-/// run of them in a fuzzy key stands in the raw bytes.
-pub const UNSEEN_BY_RAW_SEARCH: [char; 6] = [
-    '`', '\u{200B}', '\u{FEFF}', '\u{212A}', '\u{0130}', '\u{1FEF}',
-];
-
-/// True when `text` holds one of [`UNSEEN_BY_RAW_SEARCH`].
-pub fn has_dropped_chars(text: &str) -> bool {
-    text.contains(UNSEEN_BY_RAW_SEARCH)
-}
-
-/// True when one of [`UNSEEN_BY_RAW_SEARCH`] starts in `bytes[range]`
-/// (it may end after the range). The six characters start with five
-/// distinct bytes: one pass for `\x60`, `\xE2` and `\xEF`, one for
-/// `\xC4` and `\xE1`; each hit is checked. Plain ASCII has none of these
-/// bytes.
-fn unseen_by_raw_search(bytes: &[u8], range: std::ops::Range<usize>) -> bool {
-    let from = range.start;
-    let at = |i: usize| {
-        UNSEEN_BY_RAW_SEARCH.iter().any(|c| {
-            let mut buf = [0; 4];
-            bytes[from + i..].starts_with(c.encode_utf8(&mut buf).as_bytes())
-        })
-    };
-    let part = &bytes[range];
-    memchr::memchr3_iter(b'`', 0xE2, 0xEF, part).any(at)
-        || memchr::memchr2_iter(0xC4, 0xE1, part).any(at)
-}
-
-/// How a group of needles is searched.
-enum Searcher {
-    /// One needle, case-sensitively.
-    Exact(Box<memchr::memmem::Finder<'static>>),
-    /// Several needles, or a case-folded one, in one automaton (overlapping
-    /// matches, so that no needle hides another).
-    Automaton(AhoCorasick),
-    /// A case-folded needle no automaton could be built for: every line is
-    /// a candidate.
-    Everywhere,
-}
-
-/// Bytes per piece of a search: every needle is searched in one piece
-/// while it is in the cache, and the pieces on all cores. One block of the
-/// sparse line index, so that a thread maps its hits in one cached block.
-const SEARCH_PIECE: usize = crate::source::SPARSE_BLOCK;
-
-/// Searches the source for every needle in one pass over its bytes: the
-/// bytes are cut into pieces searched on all cores, and each piece is
-/// searched for every needle while it is in the cache. A few case-sensitive
-/// needles are searched one `memmem` each, more in one automaton, and the
-/// case-folded ones in an automaton of their own. Returns each
-/// needle's lines and, when `probe` asks, whether the file holds one of
-/// [`UNSEEN_BY_RAW_SEARCH`] (looked for in each piece while it is in the
-/// cache; a byte-order mark at the very start does not count).
-fn search(
-    keys: &FileKeys,
-    needles: &[Needle],
-    probe: bool,
-) -> (Vec<(Needle, Vec<usize>)>, Option<bool>) {
-    use rayon::prelude::*;
-    let source = keys.source();
-    let bytes = source.bytes();
-    // (searcher, the needle of each of its patterns, its longest pattern)
-    let mut searchers: Vec<(Searcher, Vec<usize>, usize)> = Vec::new();
-    for folded in [false, true] {
-        let ids: Vec<usize> = (0..needles.len())
-            .filter(|&i| matches!(needles[i], Needle::Folded(_)) == folded)
-            .collect();
-        if ids.is_empty() {
-            continue;
-        }
-        if !folded && ids.len() <= SEPARATE_SEARCHES {
-            // A few needles: one `memmem` each beats one automaton, whose
-            // prefilter can only look for the needles' first bytes (often
-            // common ones).
-            for &i in &ids {
-                let text = needles[i].text().as_bytes();
-                let finder = memchr::memmem::Finder::new(text).into_owned();
-                searchers.push((Searcher::Exact(Box::new(finder)), vec![i], text.len()));
-            }
-            continue;
-        }
-        // Leading blanks would make the automaton's prefilter look for
-        // spaces; a line's hits are checked against the whole line anyway.
-        let patterns: Vec<&str> = ids
-            .iter()
-            .map(|&i| match &needles[i] {
-                Needle::Line(text) if !text.trim_start().is_empty() => text.trim_start(),
-                other => other.text(),
-            })
-            .collect();
-        let longest = patterns.iter().map(|p| p.len()).max().unwrap_or(0);
-        match AhoCorasick::builder()
-            .ascii_case_insensitive(folded)
-            .build(&patterns)
-        {
-            Ok(finder) => searchers.push((Searcher::Automaton(finder), ids, longest)),
-            // Patterns the automaton cannot take: searched one by one, or
-            // (case-folded) not narrowed at all.
-            Err(_) => {
-                for &i in &ids {
-                    let text = needles[i].text().as_bytes();
-                    let searcher = if folded {
-                        Searcher::Everywhere
-                    } else {
-                        Searcher::Exact(Box::new(memchr::memmem::Finder::new(text).into_owned()))
-                    };
-                    searchers.push((searcher, vec![i], text.len()));
-                }
-            }
-        }
-    }
-    let pieces = bytes.len().div_ceil(SEARCH_PIECE);
-    let body_start = if source.has_bom() { 3 } else { 0 };
-    let found: Vec<(Vec<Vec<usize>>, bool)> = (0..pieces)
-        .into_par_iter()
-        .map(|piece| {
-            let from = piece * SEARCH_PIECE;
-            let to = (from + SEARCH_PIECE).min(bytes.len());
-            let mut lines = vec![Vec::new(); needles.len()];
-            let mut add = |i: usize, line: usize| add_line(&mut lines[i], line);
-            let line_at = |offset: usize| source.line_of_offset(offset);
-            for (searcher, ids, longest) in &searchers {
-                // A match starting in this piece may end in the next one.
-                let hay = &bytes[from..(to + longest.saturating_sub(1)).min(bytes.len())];
-                let starts_here = |at: &usize| *at < to - from;
-                match searcher {
-                    Searcher::Exact(finder) => finder
-                        .find_iter(hay)
-                        .take_while(starts_here)
-                        .for_each(|at| add(ids[0], line_at(from + at))),
-                    Searcher::Automaton(finder) => {
-                        for m in finder.find_overlapping_iter(hay) {
-                            if starts_here(&m.start()) {
-                                add(ids[m.pattern().as_usize()], line_at(from + m.start()));
-                            }
-                        }
-                    }
-                    // The lines of the piece's bytes.
-                    Searcher::Everywhere => {
-                        (line_at(from)..=line_at(to - 1)).for_each(|line| add(ids[0], line))
-                    }
-                }
-            }
-            let body = from.max(body_start)..to;
-            let unseen = probe && !body.is_empty() && unseen_by_raw_search(bytes, body);
-            (lines, unseen)
-        })
-        .collect();
-    let probed = probe.then(|| found.iter().any(|(_, unseen)| *unseen));
-    let mut lines: Vec<Vec<usize>> = vec![Vec::new(); needles.len()];
-    for (piece, _) in found {
-        for (all, hits) in lines.iter_mut().zip(piece) {
-            for line in hits {
-                add_line(all, line);
-            }
-        }
-    }
-    let found = needles
-        .iter()
-        .cloned()
-        .zip(lines)
-        .map(|(needle, mut hits)| {
-            if let Needle::Line(text) = &needle {
-                hits.retain(|&l| source.line(l) == text.as_bytes());
-            }
-            (needle, hits)
-        })
-        .collect();
-    (found, probed)
-}
-
-/// Appends `line` to sorted `hits` unless it is already the last.
-fn add_line(hits: &mut Vec<usize>, line: usize) {
-    if hits.last() != Some(&line) {
-        hits.push(line);
-    }
-}
-
-/// Up to this many case-sensitive needles are searched by one `memmem`
-/// each in every piece rather than all in one automaton (case-folded
-/// needles always go into an automaton).
-const SEPARATE_SEARCHES: usize = 4;
 
 /// Caseless fragments shorter than this are searched case-insensitively
 /// with the whole token instead (too common to narrow the search alone).
@@ -446,12 +259,15 @@ fn caseless_fragment(token: &str) -> Option<&str> {
 /// removed line (it can never be left out of a match), or else the `spare`
 /// most distinctive context lines, of which at least one survives when up to
 /// `spare - 1` context lines may be dropped. Empty when no line has a key.
+/// The most distinctive: the least shared needle (see [`rarity`]), then
+/// the longest token.
 pub fn anchor_lines<'a, 'h>(
     old: &'a [OldLine<'h>],
     tier: Tier,
     spare: usize,
+    counts: &TokenCounts,
 ) -> Vec<(usize, &'a OldLine<'h>)> {
-    let mut scored: Vec<(usize, usize, &OldLine)> = old
+    let mut scored: Vec<((u32, usize, usize), &OldLine)> = old
         .iter()
         .enumerate()
         .filter_map(|(i, l)| {
@@ -460,17 +276,17 @@ pub fn anchor_lines<'a, 'h>(
                 Tier::Resilient => resilient_token(l.resilient())?.len(),
                 _ => word_token(l.fuzzy())?.len(),
             };
-            (len >= MIN_TOKEN).then_some((len, i, l))
+            (len >= MIN_TOKEN).then(|| ((sharing(l, tier, counts), usize::MAX - len, i), l))
         })
         .collect();
-    scored.sort_by_key(|(len, i, _)| (usize::MAX - len, *i));
-    if let Some(&(_, i, l)) = scored.iter().find(|(_, _, l)| l.kind == LineKind::Remove) {
+    scored.sort_by_key(|(score, _)| *score);
+    if let Some(&((_, _, i), l)) = scored.iter().find(|(_, l)| l.kind == LineKind::Remove) {
         return vec![(i, l)];
     }
     scored
         .into_iter()
         .take(spare)
-        .map(|(_, i, l)| (i, l))
+        .map(|((_, _, i), l)| (i, l))
         .collect()
 }
 
@@ -487,7 +303,7 @@ pub fn starts(
     if !keys.is_indexed() {
         return None;
     }
-    let anchors = start_anchors(old, tier);
+    let anchors = start_anchors(old, tier, keys.counts());
     if anchors.is_empty() {
         return None;
     }
@@ -509,7 +325,11 @@ pub fn starts(
 /// or else the most distinctive context lines (three of the first half
 /// under the structural tier, which may drop two and leave the second half
 /// past the end of the file).
-fn start_anchors<'a, 'h>(old: &'a [OldLine<'h>], tier: Tier) -> Vec<(usize, &'a OldLine<'h>)> {
+fn start_anchors<'a, 'h>(
+    old: &'a [OldLine<'h>],
+    tier: Tier,
+    counts: &TokenCounts,
+) -> Vec<(usize, &'a OldLine<'h>)> {
     let (spare, sure) = if tier == Tier::Structural {
         // Context past the end of the file may be left out, up to as many
         // lines as matched: only the first half of the hunk is sure to be
@@ -518,27 +338,38 @@ fn start_anchors<'a, 'h>(old: &'a [OldLine<'h>], tier: Tier) -> Vec<(usize, &'a 
     } else {
         (1, old)
     };
-    let anchors = anchor_lines(old, tier, 1);
+    let anchors = anchor_lines(old, tier, 1, counts);
     if anchors.iter().all(|(_, l)| l.kind == LineKind::Remove) {
         return anchors;
     }
-    anchor_lines(sure, tier, spare)
+    anchor_lines(sure, tier, spare, counts)
 }
 
-fn resilient_token(key: &str) -> Option<&str> {
+/// The whitespace tokens of a resilient key long enough to search for
+/// (a trailing ellipsis left out: the token before it may be cut).
+fn resilient_tokens(key: &str) -> impl Iterator<Item = &str> {
     let key = key
         .strip_suffix("...")
         .or_else(|| key.strip_suffix('\u{2026}'))
         .unwrap_or(key);
-    key.split(' ')
-        .max_by_key(|t| t.len())
+    key.split(' ').filter(|t| t.len() >= MIN_TOKEN)
+}
+
+/// The words (runs of ASCII letters, digits and `_`) of a fuzzy key long
+/// enough to search for.
+fn words(key: &str) -> impl Iterator<Item = &str> {
+    key.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .filter(|t| t.len() >= MIN_TOKEN)
 }
 
+/// The longest of [`resilient_tokens`] (the last of equals).
+fn resilient_token(key: &str) -> Option<&str> {
+    resilient_tokens(key).max_by_key(|t| t.len())
+}
+
+/// The longest of [`words`] (the last of equals).
 fn word_token(key: &str) -> Option<&str> {
-    key.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .max_by_key(|t| t.len())
-        .filter(|t| t.len() >= MIN_TOKEN)
+    words(key).max_by_key(|t| t.len())
 }
 
 #[cfg(test)]
@@ -557,25 +388,17 @@ mod tests {
         assert_eq!(caseless_fragment("v0016798863"), Some("0016798863"));
         let line = |text: &'static str| OldLine::new(LineKind::Context, text);
         let plain = Some(Needle::Plain("_1234567".into()));
-        // Without dropped characters anywhere, one run serves every tier.
+        let none = TokenCounts::default();
+        // One run serves every tier, whatever the file holds: a line
+        // matching it holds the run in its bytes, or in their folded
+        // reading (`scan.rs`) where a backtick splits it.
         for tier in [Tier::Exact, Tier::Resilient, Tier::Fuzzy] {
-            assert_eq!(Needle::of(&line("let v = A_1234567;"), tier, false), plain);
+            assert_eq!(Needle::of(&line("let v = A_1234567;"), tier, &none), plain);
+            assert_eq!(Needle::of(&line("let v = a_123`4567;"), tier, &none), plain);
         }
-        // A file with backticks: the fuzzy tiers have no sound needle; the
-        // exact and resilient ones still do (a matching line is the patch
-        // line, up to blanks).
         assert_eq!(
-            Needle::of(&line("let v = A_1234567;"), Tier::Fuzzy, true),
-            None
-        );
-        assert_eq!(
-            Needle::of(&line("let v = A_1234567;"), Tier::Exact, true),
-            plain
-        );
-        // A patch line whose run a backtick splits: its whole text instead.
-        assert_eq!(
-            Needle::of(&line("let v = a_123`4567;"), Tier::Exact, true),
-            Some(Needle::Line("let v = a_123`4567;".into()))
+            Needle::of(&line("let total = sum(items);"), Tier::Fuzzy, &none),
+            Some(Needle::Folded("items".into()))
         );
         assert_eq!(caseless_fragment("max_len_2"), None);
         assert_eq!(caseless_fragment("total_count"), None);
@@ -595,8 +418,8 @@ mod tests {
         ];
         let mut text = Vec::new();
         let mut planted = 0;
-        while text.len() < 3 * SEARCH_PIECE + 500 {
-            let piece_end = (text.len() / SEARCH_PIECE + 1) * SEARCH_PIECE;
+        while text.len() < 3 * scan::SEARCH_PIECE + 500 {
+            let piece_end = (text.len() / scan::SEARCH_PIECE + 1) * scan::SEARCH_PIECE;
             // Start a needle a few bytes before each boundary, and sprinkle the others.
             let word = words[planted % words.len()];
             if text.len() + 40 > piece_end && text.len() < piece_end {
@@ -622,25 +445,64 @@ mod tests {
         }
     }
 
+    /// A file with backticks: the fuzzy tiers still search a needle
+    /// (they once scanned every line), and find the lines whose word a
+    /// backtick or a KELVIN SIGN splits or hides, besides the plain ones.
     #[test]
-    fn needles_left_for_later_are_chosen_again_in_a_file_with_backticks() {
-        let text = "let `quoted` = 1;\nfn handle_request(req) {\n    respond(req)\n}\n";
+    fn a_file_with_backticks_is_searched_through_its_folded_reading() {
+        let text = "let `quoted` = 1;\nfn handle_re`quest(req) {\n    respond(req)\n}\n\
+                    fn Handle_Request(x) {\nfn handle_request\u{200B}(y) {\nfn other() {\n\
+                    fn handle_re\u{212A}(z) {\n";
         let source = crate::source::SourceText::new(text.as_bytes());
         let keys = FileKeys::new(&source, 0);
-        let old = [
-            OldLine::new(LineKind::Context, "fn handle_request(req) {"),
-            OldLine::new(LineKind::Remove, "    respond(req)"),
-        ];
-        keys.announce(anchors_of(&old));
-        // The first search (exact) finds the backtick: the case-folded
-        // needles announced for the fuzzy tiers would find too little there.
-        let hits = lines_matching(&keys, &old[1], Tier::Exact).unwrap();
-        assert_eq!(&*hits, &[2]);
-        assert_eq!(keys.dropped_chars(), Some(true));
-        let later = keys.take_later_needles();
-        assert!(
-            !later.iter().any(|n| matches!(n, Needle::Folded(_))),
-            "{later:?}"
+        let probe = OldLine::new(LineKind::Context, "fn handle_request(req) {");
+        keys.announce(anchors_of(&[OldLine::new(
+            LineKind::Remove,
+            "    respond(req)",
+        )]));
+        let hits = lines_matching(&keys, &probe, Tier::Fuzzy).unwrap();
+        assert_eq!(&*hits, &[1, 4, 5]);
+        assert_eq!(keys.unseen_pieces(), Some(&[true][..]));
+        let kelvin = OldLine::new(LineKind::Context, "fn handle_rek(z) {");
+        assert_eq!(&*lines_matching(&keys, &kelvin, Tier::Fuzzy).unwrap(), &[7]);
+    }
+
+    /// A token many lines of the patch share gives way to a rarer one of
+    /// the same line; a token a few lines share stays.
+    #[test]
+    fn a_shared_token_gives_way_to_a_rarer_one() {
+        let mut patch = String::from("--- a/f\n+++ b/f\n");
+        for i in 0..40 {
+            patch.push_str(&format!(
+                "@@\n-    total += accumulate_measurement(s, {i});\n+    x();\n"
+            ));
+        }
+        let parsed =
+            crate::patch::parse_patch(patch.as_bytes(), &crate::patch::ParseOptions::default())
+                .unwrap();
+        let hunks = &parsed.files[0].hunks;
+        let counts = TokenCounts::of(hunks);
+        let line = OldLine::new(
+            LineKind::Remove,
+            "    total += accumulate_measurement(s, 7);",
+        );
+        assert_eq!(
+            Needle::of(&line, Tier::Resilient, &TokenCounts::default()),
+            Some(Needle::Plain("accumulate_measurement(s,".into()))
+        );
+        assert_eq!(
+            Needle::of(&line, Tier::Resilient, &counts),
+            Some(Needle::Plain("7);".into()))
+        );
+        // Every word of the line is shared alike: the usual needle stays.
+        assert_eq!(
+            Needle::of(&line, Tier::Fuzzy, &counts),
+            Some(Needle::Folded("accumulate_measurement".into()))
+        );
+        let few = TokenCounts::of(&hunks[..rarity::SHARED_BY as usize]);
+        assert_eq!(
+            Needle::of(&line, Tier::Resilient, &few),
+            Some(Needle::Plain("accumulate_measurement(s,".into()))
         );
     }
 
@@ -682,7 +544,7 @@ mod tests {
                 .collect(),
         ];
         for needles in sets {
-            for (needle, hits) in search(&keys, &needles, false).0 {
+            for (needle, hits) in scan::search(&keys, &needles) {
                 let want = expected(&needle);
                 assert!(want.len() > 3, "{needle:?} is planted across boundaries");
                 if hits != want {

@@ -30,6 +30,17 @@ fn file_line() -> impl Strategy<Value = String> {
     })
 }
 
+/// A line whose longest token (and longest word) stands in every line
+/// like it, and whose number is its rarest token; some hold a backtick.
+fn shared_line(shape: usize, n: u32) -> String {
+    match shape {
+        0..5 => format!("    total += accumulate_measurement(sample, {n});"),
+        5 => "}".to_string(),
+        6 => format!("    total += `accumulate_measurement`(sample, {n});"),
+        _ => format!("    TOTAL += ACCUMULATE_MEASUREMENT(SAMPLE, {n});"),
+    }
+}
+
 fn insert_backtick(run: u32) -> String {
     let digits = run.to_string();
     format!("{}`{}", &digits[..3], &digits[3..])
@@ -103,6 +114,51 @@ proptest! {
             patch,
             file
         );
+    }
+
+    /// Many hunks on one file, sharing their longest tokens: each line's
+    /// needle is then its least shared token (`prefilter/rarity.rs`), which
+    /// must find the same places as the longest one and as a line scan.
+    #[test]
+    fn the_prefilter_changes_no_outcome_of_many_hunks_sharing_tokens(
+        shapes in prop::collection::vec(0usize..8, 80..120),
+        blocks in prop::collection::vec((1usize..4, any::<u8>()), 20..30),
+    ) {
+        // Numbers mostly distinct (every line's rarest token), some repeated.
+        let lines: Vec<String> = shapes
+            .iter()
+            .enumerate()
+            .map(|(i, &shape)| shared_line(shape, 100 + (i as u32 * 7) % 90))
+            .collect();
+        let file: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let mut patch = String::from("--- a/f.rs\n+++ b/f.rs\n");
+        // Blocks apart, so that hunks do not overlap one another.
+        for (b, (len, how)) in blocks.iter().enumerate() {
+            let start = 4 * b;
+            if start + 3 >= lines.len() {
+                break;
+            }
+            let block = &lines[start..(start + len).min(lines.len())];
+            patch.push_str("@@\n");
+            for (k, line) in block.iter().enumerate() {
+                let text = drift(line, how.wrapping_add(k as u8));
+                if k == 0 {
+                    patch.push_str(&format!("-{text}\n+    changed();\n"));
+                } else {
+                    patch.push_str(&format!(" {text}\n"));
+                }
+            }
+        }
+        // Without the similarity scan, which would find what a needle missed
+        // on a file this small.
+        let no_scan = |above: usize| {
+            let mut o = options(above);
+            o.matching.similarity_scan_limit = 0;
+            o
+        };
+        let line_by_line = outcome(apply_to_text(patch.as_bytes(), file.as_bytes(), &no_scan(usize::MAX)));
+        let prefiltered = outcome(apply_to_text(patch.as_bytes(), file.as_bytes(), &no_scan(0)));
+        prop_assert_eq!(&prefiltered, &line_by_line, "patch:\n{}\nfile:\n{}", patch, file);
     }
 
     /// The same for Codex patches, whose `@@` anchor lines are searched
