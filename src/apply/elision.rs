@@ -69,7 +69,7 @@ pub(super) fn locate<'h>(
     let retry = found
         .iter()
         .zip(&results)
-        .any(|(h, r)| r.is_err() && h.elision.as_deref().is_some_and(|e| e.pieces.is_ok()));
+        .any(|(h, r)| not_found(r) && h.elision.as_deref().is_some_and(|e| e.pieces.is_ok()));
     if !retry {
         explain_unpaired(&found, &mut results);
         return (found, results);
@@ -79,7 +79,7 @@ pub(super) fn locate<'h>(
     let mut block = Vec::new();
     for (k, (h, r)) in found.iter().zip(&results).enumerate() {
         match (h.elision.as_deref().map(|e| &e.pieces), r) {
-            (Some(Ok(pieces)), Err(_)) => {
+            (Some(Ok(pieces)), r) if not_found(r) => {
                 expanded.extend(pieces.iter().cloned());
                 block.extend(pieces.iter().map(|_| Some(k)));
             }
@@ -103,6 +103,14 @@ pub(super) fn locate<'h>(
     }
     name_pieces(&block, hunks, &mut results);
     (Cow::Owned(found), results)
+}
+
+/// True when a block as written stands nowhere: only then may its elision
+/// lines be read as standing for text. A block refused for another reason
+/// (two places, an overlap, a line number against a look-alike) was found,
+/// and its `...` lines may be the file's own (Python's `...`, a docstring).
+fn not_found(result: &Result<Located, Failure>) -> bool {
+    matches!(result, Err(f) if matches!(f.reason, Reason::ContextNotFound | Reason::StaleRemovedLine))
 }
 
 /// A piece placed before the piece above it: the elision does not read in
