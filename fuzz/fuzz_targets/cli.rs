@@ -117,14 +117,34 @@ fn build(root: &Path, sections: &[&[u8]]) {
 
 /// True when the already-applied rule can recognise every hunk of every
 /// file the patch updates (and the patch only updates files).
-fn recognisable(patch: &[u8]) -> bool {
+fn recognisable(patch: &[u8], reverse: bool) -> bool {
     let Ok(parsed) = parse_patch(patch, &ParseOptions::default()) else {
         return false;
+    };
+    // Under -R the patch's added lines are the ones removed.
+    let (add, remove) = if reverse {
+        (LineKind::Remove, LineKind::Add)
+    } else {
+        (LineKind::Add, LineKind::Remove)
     };
     parsed.files.iter().all(|f| {
         f.op == FileOp::Update
             && f.move_to.is_none()
             && f.hunks.iter().all(|h| {
+                let lines: Vec<git_fuzzy_apply::model::HunkLine> = h
+                    .lines
+                    .iter()
+                    .map(|l| {
+                        let mut l = l.clone();
+                        if l.kind == add {
+                            l.kind = LineKind::Add;
+                        } else if l.kind == remove {
+                            l.kind = LineKind::Remove;
+                        }
+                        l
+                    })
+                    .collect();
+                let h = git_fuzzy_apply::model::Hunk { lines, ..h.clone() };
                 let adds = h.lines.iter().any(|l| l.kind == LineKind::Add);
                 let worded = h
                     .lines
@@ -248,7 +268,7 @@ fuzz_target!(|data: &[u8]| {
     let binary = after
         .values()
         .any(|e| matches!(e, Entry::File(bytes, _) if bytes.iter().take(8000).any(|&b| b == 0)));
-    if inv.reject || !first.report.ok || !recognisable(patch) || binary {
+    if inv.reject || !first.report.ok || !recognisable(patch, inv.apply.reverse) || binary {
         return;
     }
     let again = run(&root, patch, &inv).expect("the second run runs");
