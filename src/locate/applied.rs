@@ -10,7 +10,7 @@
 
 use super::choose::{Choice, Hints, choose, points_at};
 use super::keys::{FileKeys, OldLine, new_side};
-use super::normalize::{self, LineMatch, same_but_whitespace};
+use super::normalize::{LineMatch, same_but_whitespace};
 use super::search::{Candidate, contiguous};
 use super::{FileState, Footprint, HunkStatus, Located, Reason, Slot, Tier, fixed, prefilter};
 use crate::model::{Hunk, LineKind};
@@ -132,7 +132,12 @@ fn addition_present(
 ) -> Option<usize> {
     let added = new_side(hunk);
     let k = added.len();
-    if added.iter().all(|l| normalize::is_structural(l.text)) {
+    // A line with a word in it tells (a comment counts, as in
+    // `already_applied`); blank lines and brackets could stand anywhere.
+    if added
+        .iter()
+        .all(|l| !l.text.chars().any(char::is_alphanumeric))
+    {
         return None;
     }
     let fits = |start: usize| {
@@ -173,6 +178,10 @@ pub(super) struct NewSideFound {
     /// well, when nothing chooses among them: never done by itself, and
     /// evidence against any lenient reading of the old side.
     pub others: Vec<usize>,
+    /// True when the hunk's added lines are blank or brackets only: the
+    /// place is never done by itself, and any lenient reading of the old
+    /// side, there or elsewhere, is weighed against it.
+    pub unsure: bool,
 }
 
 /// Where the new side of a hunk whose old side is gone stands, if it stands
@@ -202,7 +211,11 @@ pub(super) fn already_applied(
     // Without an added line to recognise, only a deletion framed by context on
     // both sides can be seen to be done: the two sides must now touch.
     let recognisable = telling_addition || (new.len() >= 2 && framed_deletion(hunk));
-    if !recognisable {
+    // Added lines that are blank or brackets only could have stood there
+    // before: the new side standing is then no proof of done, but still a
+    // reading that a lenient one elsewhere must be weighed against.
+    let unsure_additions = !recognisable && hunk.lines.iter().any(|l| l.kind == LineKind::Add);
+    if !recognisable && !unsure_additions {
         return None;
     }
     // Not the fuzzy tier: a new side recognised only through case and
@@ -238,8 +251,9 @@ pub(super) fn already_applied(
                 tier: Some(tier),
                 ..fixed(index, cand.start, cand.end, HunkStatus::AlreadyApplied)
             },
-            hinted: others.is_empty() && where_hinted(cand, hints),
+            hinted: others.is_empty() && !unsure_additions && where_hinted(cand, hints),
             others,
+            unsure: unsure_additions,
         });
     }
     None

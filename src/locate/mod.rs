@@ -30,6 +30,7 @@
 //! assert_eq!(apply_to_text(patch, file, &upto(Tier::Fuzzy)).unwrap(), b"Hello, World!\n");
 //! ```
 
+mod accept;
 mod applied;
 mod choose;
 mod decide;
@@ -54,7 +55,7 @@ pub(crate) use search::Slot;
 
 use crate::model::{Hunk, LineKind};
 use crate::source::SourceText;
-use applied::{AppliedAround, NewSideFound, already_applied, place_pure_addition};
+use applied::{NewSideFound, already_applied, place_pure_addition};
 use choose::{Choice, Hints, choose};
 pub(crate) use footprint::Footprint;
 use keys::{FileKeys, OldLine, old_side};
@@ -215,6 +216,42 @@ impl FileState {
     }
 }
 
+/// What the patch says about the hunk's place: its line number as written
+/// and as carried by the offset of the hunk before, its Codex anchors
+/// (searched from the previous hunk's end), `*** End of File`, and the
+/// user's `--at` pins.
+fn hints_for(
+    keys: &FileKeys,
+    hunk: &Hunk,
+    index: usize,
+    state: &FileState,
+) -> Result<Hints, Failure> {
+    let n = keys.len();
+    let anchors = if hunk.anchors.is_empty() {
+        None
+    } else {
+        Some(
+            resolve_anchors(keys, &hunk.anchors, state.prev_end).map_err(|a| {
+                failure(
+                    index,
+                    Reason::ContextNotFound,
+                    format!("the `@@ {a}` anchor is not in the file"),
+                )
+            })?,
+        )
+    };
+    Ok(Hints {
+        line: hunk.line_hint.and_then(|l| hint_line(l, state.offset, n)),
+        raw_line: hunk.line_hint.and_then(|l| hint_line(l, 0, n)),
+        anchors,
+        at_eof: hunk.at_eof,
+        pins: state.pins.clone(),
+    })
+}
+
+// `locate_one` is the ladder: the evidence gathered on the way (the stale
+// sites, where the new side stands) flows from one tier to the next and
+// into the decision after the last, which is why it stays one function.
 fn locate_one(
     keys: &FileKeys,
     hunks: &[Hunk],
@@ -225,25 +262,7 @@ fn locate_one(
 ) -> Result<Located, Failure> {
     let n = keys.len();
     let fail = |reason: Reason, message: String| failure(index, reason, message);
-    let anchors = if hunk.anchors.is_empty() {
-        None
-    } else {
-        Some(
-            resolve_anchors(keys, &hunk.anchors, state.prev_end).map_err(|a| {
-                fail(
-                    Reason::ContextNotFound,
-                    format!("the `@@ {a}` anchor is not in the file"),
-                )
-            })?,
-        )
-    };
-    let hints = Hints {
-        line: hunk.line_hint.and_then(|l| hint_line(l, state.offset, n)),
-        raw_line: hunk.line_hint.and_then(|l| hint_line(l, 0, n)),
-        anchors,
-        at_eof: hunk.at_eof,
-        pins: state.pins.clone(),
-    };
+    let hints = hints_for(keys, hunk, index, state)?;
     let old = old_side(hunk);
     if hunk.is_noop() && !old.is_empty() && !hunk.elision_piece {
         return Ok(fixed(index, 0, 0, HunkStatus::NoOp));
@@ -258,7 +277,17 @@ fn locate_one(
         );
     }
     let accept = |tier: Tier, cand: Candidate| {
-        accept(keys, hunk, index, &old, tier, cand, &hints, state, options)
+        let proposal = accept::Proposal {
+            keys,
+            hunk,
+            index,
+            old: &old,
+            tier,
+            hints: &hints,
+            state,
+            options,
+        };
+        accept::accept(&proposal, cand)
     };
     if let Some(found) = exact_near_hint(keys, hunk, &old, &hints, state) {
         return accept(Tier::Exact, found);
@@ -383,7 +412,8 @@ fn done_or_ambiguous(
     cand: &Candidate,
 ) -> Result<Located, Failure> {
     let done = &found.loc;
-    if found.others.is_empty() && done.start <= cand.start && cand.end <= done.end {
+    if found.others.is_empty() && !found.unsure && done.start <= cand.start && cand.end <= done.end
+    {
         return Ok(done.clone());
     }
     let mut stands: Vec<usize> = std::iter::once(done.start)
@@ -400,8 +430,13 @@ fn done_or_ambiguous(
     starts.push(cand.start);
     starts.sort_unstable();
     starts.dedup();
+    let unsure = if found.unsure {
+        " (its added lines, blank or brackets only, could have been there before)"
+    } else {
+        ""
+    };
     let why = format!(
-        "the hunk's new lines already stand at {line} {at}, while its old lines match with tolerance at line {}: already applied, or to be applied there?",
+        "the hunk's new lines already stand at {line} {at}{unsure}, while its old lines match with tolerance at line {}: already applied, or to be applied there?",
         cand.start + 1
     );
     Err(ambiguous(index, &starts, None, Some(why)))
@@ -448,164 +483,6 @@ fn ambiguous(
         tie,
         ..failure(index, Reason::Ambiguous, message)
     }
-}
-
-/// The last checks on the candidate the ladder chose: it must not overlap
-/// another hunk, no hint may point at another (more lenient) candidate, and
-/// its added lines must have one place among the lines the patch omitted.
-#[allow(clippy::too_many_arguments)]
-fn accept(
-    keys: &FileKeys,
-    hunk: &Hunk,
-    index: usize,
-    old: &[OldLine],
-    tier: Tier,
-    cand: Candidate,
-    hints: &Hints,
-    state: &FileState,
-    options: &MatchOptions,
-) -> Result<Located, Failure> {
-    if let Some(other) = state.overlapping(&Footprint::of(hunk, cand.start, cand.end, &cand.slots))
-    {
-        return Err(failure(
-            index,
-            Reason::Overlap,
-            format!(
-                "the hunk's place (lines {}-{}) overlaps hunk {}",
-                cand.start + 1,
-                cand.end.max(cand.start + 1),
-                other + 1
-            ),
-        ));
-    }
-    if hints.pins.is_empty()
-        && let Some(rival) = decide::hinted_rival(keys, old, tier, &cand, hints, options)
-    {
-        let why = format!(
-            "the hunk matches at line {} ({}), but what the patch says about its place (line number, anchor or end of file) points at line {}, where it matches only with more tolerance; check which one is meant",
-            cand.start + 1,
-            tier.name(),
-            rival + 1
-        );
-        let mut starts = vec![cand.start, rival];
-        starts.sort_unstable();
-        return Err(ambiguous(index, &starts, None, Some(why)));
-    }
-    if hints.pins.is_empty()
-        && hunk.line_hint.is_some()
-        && let Some(twin) = decide::unvouched_twin(keys, old, tier, &cand, hints, options)
-    {
-        let why = format!(
-            "the hunk matches at line {} ({}) and, with more tolerance, at line {}; its line number points at neither, so nothing says which one is meant",
-            cand.start + 1,
-            tier.name(),
-            twin + 1
-        );
-        let mut starts = vec![cand.start, twin];
-        starts.sort_unstable();
-        return Err(ambiguous(index, &starts, None, Some(why)));
-    }
-    if hints.pins.is_empty()
-        && tier > Tier::Exact
-        && let Some(rival) = decide::bracket_rival(keys, old, tier, &cand)
-    {
-        let why = format!(
-            "the hunk matches with tolerance at line {} and, with more lines byte for byte but a closing bracket indented unlike the lines around it, at line {}: which block ends there is unclear; give the bracket's indentation as the file has it",
-            cand.start + 1,
-            rival + 1
-        );
-        let mut starts = vec![cand.start, rival];
-        starts.sort_unstable();
-        return Err(ambiguous(index, &starts, None, Some(why)));
-    }
-    if hints.pins.is_empty()
-        && tier == Tier::Structural
-        && let Some(range) = similarity_range(hints, keys.len(), old.len(), options)
-        && let Some(rival) =
-            decide::similar_rival(keys, old, &cand, range, options.similarity_threshold)
-    {
-        let why = format!(
-            "the hunk matches at line {} with a line left out, and at line {} with a line written differently: nothing says which one is meant; give context the file has",
-            cand.start + 1,
-            rival + 1
-        );
-        let mut starts = vec![cand.start, rival];
-        starts.sort_unstable();
-        return Err(ambiguous(index, &starts, None, Some(why)));
-    }
-    if tier <= Tier::Fuzzy {
-        match applied::applied_at_candidate(keys, hunk, &cand) {
-            Some(AppliedAround::Done(start)) => {
-                let end = start + keys::new_side(hunk).len();
-                return Ok(Located {
-                    tier: Some(tier),
-                    ..fixed(index, start, end, HunkStatus::AlreadyApplied)
-                });
-            }
-            Some(AppliedAround::Unsure(start)) => {
-                let why = format!(
-                    "the hunk's old lines stand at line {}, and its new lines stand around them already; its added lines (blank or brackets only) could have been there before: already applied, or to be applied again?",
-                    cand.start + 1
-                );
-                let mut starts = vec![start, cand.start];
-                starts.dedup();
-                return Err(ambiguous(index, &starts, None, Some(why)));
-            }
-            None => {}
-        }
-    }
-    let pairs = indent::pairs(hunk, &cand.slots, |j| keys.text(j));
-    if let Some((a, b)) = indent::unsettled(hunk, &pairs) {
-        let why = format!(
-            "the hunk indents alike two lines that the file indents differently (lines {} and {}), and adds a line at that indentation between them: the block's structure is not the file's",
-            a + 1,
-            b + 1
-        );
-        return Err(failure(index, Reason::ContextNotFound, why));
-    }
-    if let Some(gap) = decide::unpinned_insertion(keys, hunk, &cand) {
-        let (lines, them) = if gap.len() > 1 {
-            (format!("lines {}-{}", gap.start + 1, gap.end), "them")
-        } else {
-            (format!("line {}", gap.end), "it")
-        };
-        let why = format!(
-            "the patch omits {lines} of the file right where it adds lines: the new lines could go before or after {them}; add what it omitted as context"
-        );
-        return Err(ambiguous(index, &[gap.start, gap.end], None, Some(why)));
-    }
-    if tier > Tier::Exact
-        && let Some(at) = decide::added_run_in_place(keys, hunk, &cand)
-    {
-        let why = format!(
-            "the hunk's old lines match with tolerance at line {}, and its added lines already stand right where they would go (line {}): applied before, or to be added a second time?",
-            cand.start + 1,
-            at + 1
-        );
-        let mut starts = vec![cand.start, at];
-        starts.dedup();
-        return Err(ambiguous(index, &starts, None, Some(why)));
-    }
-    if tier >= Tier::Structural
-        && let Some(gap) = decide::displaced_neighbour(keys, hunk, &cand)
-    {
-        let why = format!(
-            "a context line beside the added lines is not where the match puts it, but stands nearby (lines {}-{} lie between the two places): the new lines could go on either side of them; give context the file has",
-            gap.start + 1,
-            gap.end
-        );
-        return Err(ambiguous(index, &[gap.start, gap.end], None, Some(why)));
-    }
-    if tier == Tier::Similarity
-        && let Some(gap) = decide::unanchored_edge(keys, hunk, &cand)
-    {
-        let why = format!(
-            "a context line at the edge of the hunk is not in the file (the closest match pairs it with line {}), and the hunk adds lines beyond it: they could go before or after that line; give context the file has",
-            gap.start + 1
-        );
-        return Err(failure(index, Reason::ContextNotFound, why));
-    }
-    Ok(located(index, hunk, tier, cand))
 }
 
 /// The common case, cheaply: an exact match near the line hint that the full

@@ -449,6 +449,23 @@ impl Aligner<'_, '_, '_> {
         if self.drops > 0 && self.slots.contains(&Slot::AsAddition) {
             return false;
         }
+        // A blank context line done without in a hunk that removes a blank
+        // line: the file's one blank line could be either, and removing it
+        // leaves the new side without the blank line it keeps (a re-run
+        // removed a second blank line).
+        let blank_slack = self
+            .slots
+            .iter()
+            .zip(self.old)
+            .any(|(s, l)| l.blank && matches!(s, Slot::Dropped | Slot::AsAddition));
+        if blank_slack
+            && self
+                .old
+                .iter()
+                .any(|l| l.blank && l.kind == LineKind::Remove)
+        {
+            return false;
+        }
         let risky = self.drops > 0 || !self.skipped.is_empty();
         if !risky {
             return true;

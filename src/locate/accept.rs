@@ -1,0 +1,214 @@
+//! The last word on the candidate the ladder chose: it is accepted only when
+//! no other evidence contradicts it (rules 1-11 of "One placement decision"
+//! in `docs/matching.md`). Each check names the other reading it found; the
+//! first one that finds one refuses the hunk.
+
+use super::applied::{self, AppliedAround};
+use super::choose::Hints;
+use super::footprint::Footprint;
+use super::keys::{self, FileKeys, OldLine};
+use super::search::Candidate;
+use super::{
+    FileState, Located, MatchOptions, Reason, Tier, ambiguous, decide, failure, fixed, indent,
+    located, similarity_range,
+};
+use crate::locate::{Failure, HunkStatus};
+use crate::model::Hunk;
+
+/// A candidate the ladder proposes, with what the checks weigh it against.
+pub(super) struct Proposal<'a, 'k, 'h> {
+    /// The file's lines and their keys.
+    pub keys: &'a FileKeys<'k>,
+    /// The hunk being placed.
+    pub hunk: &'a Hunk,
+    /// Its index among the file's hunks.
+    pub index: usize,
+    /// Its old side.
+    pub old: &'a [OldLine<'h>],
+    /// The tier that found the candidate.
+    pub tier: Tier,
+    /// What the patch says about the hunk's place.
+    pub hints: &'a Hints,
+    /// The hunks of the file placed so far.
+    pub state: &'a FileState,
+    /// The matching options of the run.
+    pub options: &'a MatchOptions,
+}
+
+/// Accepts `cand` as the hunk's place, reads it as already applied, or
+/// refuses it naming the other reading.
+pub(super) fn accept(p: &Proposal, cand: Candidate) -> Result<Located, Failure> {
+    no_overlap(p, &cand)?;
+    if p.hints.pins.is_empty() {
+        no_rival_place(p, &cand)?;
+    }
+    if let Some(done) = applied_around(p, &cand)? {
+        return Ok(done);
+    }
+    insertion_has_one_place(p, &cand)?;
+    Ok(located(p.index, p.hunk, p.tier, cand))
+}
+
+/// Two places, sorted, and why they are two readings.
+fn two_places(index: usize, a: usize, b: usize, why: String) -> Failure {
+    let mut starts = vec![a, b];
+    starts.sort_unstable();
+    ambiguous(index, &starts, None, Some(why))
+}
+
+/// The place where the hunk would go, then the one where it may stand
+/// already (one place when they are the same).
+fn here_or_done(index: usize, a: usize, b: usize, why: String) -> Failure {
+    let mut starts = vec![a, b];
+    starts.dedup();
+    ambiguous(index, &starts, None, Some(why))
+}
+
+/// The candidate must not change lines an earlier hunk of the file changes.
+fn no_overlap(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
+    let footprint = Footprint::of(p.hunk, cand.start, cand.end, &cand.slots);
+    match p.state.overlapping(&footprint) {
+        Some(other) => Err(failure(
+            p.index,
+            Reason::Overlap,
+            format!(
+                "the hunk's place (lines {}-{}) overlaps hunk {}",
+                cand.start + 1,
+                cand.end.max(cand.start + 1),
+                other + 1
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Another place the evidence supports as well (rules 1, 11 and the
+/// closing-bracket rule): a place the hints point at, a drifted twin the
+/// numbers do not rule out, a place the bracket rule alone turned away, a
+/// similarity reading against a structural one. Skipped when the user
+/// pinned the hunk with `--at`.
+fn no_rival_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
+    let (keys, old, tier) = (p.keys, p.old, p.tier);
+    let at = cand.start + 1;
+    if let Some(rival) = decide::hinted_rival(keys, old, tier, cand, p.hints, p.options) {
+        let why = format!(
+            "the hunk matches at line {at} ({}), but what the patch says about its place (line number, anchor or end of file) points at line {}, where it matches only with more tolerance; check which one is meant",
+            tier.name(),
+            rival + 1
+        );
+        return Err(two_places(p.index, cand.start, rival, why));
+    }
+    if p.hunk.line_hint.is_some()
+        && let Some(twin) = decide::unvouched_twin(keys, old, tier, cand, p.hints, p.options)
+    {
+        let why = format!(
+            "the hunk matches at line {at} ({}) and, with more tolerance, at line {}; its line number points at neither, so nothing says which one is meant",
+            tier.name(),
+            twin + 1
+        );
+        return Err(two_places(p.index, cand.start, twin, why));
+    }
+    if tier > Tier::Exact
+        && let Some(rival) = decide::bracket_rival(keys, old, tier, cand)
+    {
+        let why = format!(
+            "the hunk matches with tolerance at line {at} and, with more lines byte for byte but a closing bracket indented unlike the lines around it, at line {}: which block ends there is unclear; give the bracket's indentation as the file has it",
+            rival + 1
+        );
+        return Err(two_places(p.index, cand.start, rival, why));
+    }
+    if tier == Tier::Structural
+        && let Some(range) = similarity_range(p.hints, keys.len(), old.len(), p.options)
+        && let Some(rival) =
+            decide::similar_rival(keys, old, cand, range, p.options.similarity_threshold)
+    {
+        let why = format!(
+            "the hunk matches at line {at} with a line left out, and at line {} with a line written differently: nothing says which one is meant; give context the file has",
+            rival + 1
+        );
+        return Err(two_places(p.index, cand.start, rival, why));
+    }
+    Ok(())
+}
+
+/// The new side standing around the candidate (rule 7): done, or unsure
+/// whether the blank or bracket lines it adds were there before.
+fn applied_around(p: &Proposal, cand: &Candidate) -> Result<Option<Located>, Failure> {
+    if p.tier > Tier::Fuzzy {
+        return Ok(None);
+    }
+    match applied::applied_at_candidate(p.keys, p.hunk, cand) {
+        Some(AppliedAround::Done(start)) => {
+            let end = start + keys::new_side(p.hunk).len();
+            Ok(Some(Located {
+                tier: Some(p.tier),
+                ..fixed(p.index, start, end, HunkStatus::AlreadyApplied)
+            }))
+        }
+        Some(AppliedAround::Unsure(start)) => {
+            let why = format!(
+                "the hunk's old lines stand at line {}, and its new lines stand around them already; its added lines (blank or brackets only) could have been there before: already applied, or to be applied again?",
+                cand.start + 1
+            );
+            Err(here_or_done(p.index, start, cand.start, why))
+        }
+        None => Ok(None),
+    }
+}
+
+/// The added lines must have one place (rules 1, 1b, 6, 7 and 10): the
+/// indentation must map, no omitted or displaced line may stand beside
+/// them, and they must not stand there already when found with tolerance.
+fn insertion_has_one_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
+    let (keys, hunk, tier, index) = (p.keys, p.hunk, p.tier, p.index);
+    let pairs = indent::pairs(hunk, &cand.slots, |j| keys.text(j));
+    if let Some((a, b)) = indent::unsettled(hunk, &pairs) {
+        let why = format!(
+            "the hunk indents alike two lines that the file indents differently (lines {} and {}), and adds a line at that indentation between them: the block's structure is not the file's",
+            a + 1,
+            b + 1
+        );
+        return Err(failure(index, Reason::ContextNotFound, why));
+    }
+    if let Some(gap) = decide::unpinned_insertion(keys, hunk, cand) {
+        let (lines, them) = if gap.len() > 1 {
+            (format!("lines {}-{}", gap.start + 1, gap.end), "them")
+        } else {
+            (format!("line {}", gap.end), "it")
+        };
+        let why = format!(
+            "the patch omits {lines} of the file right where it adds lines: the new lines could go before or after {them}; add what it omitted as context"
+        );
+        return Err(ambiguous(index, &[gap.start, gap.end], None, Some(why)));
+    }
+    if tier > Tier::Exact
+        && let Some(at) = decide::added_run_in_place(keys, hunk, cand)
+    {
+        let why = format!(
+            "the hunk's old lines match with tolerance at line {}, and its added lines already stand right where they would go (line {}): applied before, or to be added a second time?",
+            cand.start + 1,
+            at + 1
+        );
+        return Err(here_or_done(index, cand.start, at, why));
+    }
+    if tier >= Tier::Structural
+        && let Some(gap) = decide::displaced_neighbour(keys, hunk, cand)
+    {
+        let why = format!(
+            "a context line beside the added lines is not where the match puts it, but stands nearby (lines {}-{} lie between the two places): the new lines could go on either side of them; give context the file has",
+            gap.start + 1,
+            gap.end
+        );
+        return Err(ambiguous(index, &[gap.start, gap.end], None, Some(why)));
+    }
+    if tier == Tier::Similarity
+        && let Some(gap) = decide::unanchored_edge(keys, hunk, cand)
+    {
+        let why = format!(
+            "a context line at the edge of the hunk is not in the file (the closest match pairs it with line {}), and the hunk adds lines beyond it: they could go before or after that line; give context the file has",
+            gap.start + 1
+        );
+        return Err(failure(index, Reason::ContextNotFound, why));
+    }
+    Ok(())
+}
