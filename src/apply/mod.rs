@@ -305,7 +305,7 @@ impl PatchPlan {
 /// Parses `patch` and plans it against the files under the directory
 /// `root` (paths in the patch are relative to it). Reads, writes nothing;
 /// fails only when `root` cannot be opened; every problem with the patch
-/// or a file is in the plan's [`Report`].
+/// or a file is in the plan's [`Report`](crate::report::Report).
 ///
 /// ```
 /// use git_fuzzy_apply::plan_patch;

@@ -157,8 +157,9 @@ fn unmarked(src: &Src, j: usize, counts: Option<(usize, usize)>, seen: (usize, u
     }
 }
 
-/// True for a line that starts another hunk, file or notation: it ends a
-/// hunk whatever the counts say.
+/// True for a line that starts another hunk, file or notation (a
+/// SEARCH/REPLACE block's markers included): it ends a hunk whatever the
+/// counts say, and is never a context line that lost its space.
 fn starts_something_else(l: &str) -> bool {
     is_hunk_header(l)
         || l.starts_with("diff ")
@@ -166,6 +167,8 @@ fn starts_something_else(l: &str) -> bool {
         || super::cleanup::is_fence(l)
         || super::codex::is_begin(l)
         || super::search_replace::is_search(l)
+        || super::search_replace::is_divider(l)
+        || super::search_replace::is_replace(l)
         || super::roo::is_apply_diff(l)
 }
 
