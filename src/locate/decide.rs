@@ -439,7 +439,9 @@ pub(super) fn displaced_neighbour(
 /// any tier but exact would insert it (when the already-applied rule did
 /// not recognise the new side): the hunk was applied before with the same
 /// tolerance (its new side no longer reads exactly, so rule 7 cannot see
-/// it), or the lines are to be doubled. Returns the run's first file line.
+/// it), or the lines are to be doubled. A run before every old line also
+/// counts when it stands just above the match. Returns the run's first
+/// file line.
 pub(super) fn added_run_in_place(keys: &FileKeys, hunk: &Hunk, cand: &Candidate) -> Option<usize> {
     let mut slots = cand.slots.iter();
     // The file line after the last old line matched so far.
@@ -470,12 +472,19 @@ pub(super) fn added_run_in_place(keys: &FileKeys, hunk: &Hunk, cand: &Candidate)
         if replaces || !worded || p + run.len() > keys.len() {
             continue;
         }
-        let there = run
-            .iter()
-            .enumerate()
-            .all(|(k, l)| super::normalize::same_but_whitespace(&keys.text(p + k), &l.text));
-        if there {
+        let stands_at = |q: usize| {
+            run.iter()
+                .enumerate()
+                .all(|(k, l)| super::normalize::same_but_whitespace(&keys.text(q + k), &l.text))
+        };
+        if stands_at(p) {
             return Some(p);
+        }
+        // A run before every old line goes right above the match: applied
+        // before, it stands just above it.
+        let leading = lines[..first].iter().all(|l| l.kind == LineKind::Add);
+        if leading && let Some(q) = p.checked_sub(run.len()).filter(|&q| stands_at(q)) {
+            return Some(q);
         }
     }
     None
