@@ -449,21 +449,26 @@ impl Aligner<'_, '_, '_> {
         if self.drops > 0 && self.slots.contains(&Slot::AsAddition) {
             return false;
         }
-        // A blank context line done without in a hunk that removes a blank
+        // A blank context line done without right beside a removed blank
         // line: the file's one blank line could be either, and removing it
         // leaves the new side without the blank line it keeps (a re-run
         // removed a second blank line).
-        let blank_slack = self
-            .slots
-            .iter()
-            .zip(self.old)
-            .any(|(s, l)| l.blank && matches!(s, Slot::Dropped | Slot::AsAddition));
-        if blank_slack
-            && self
-                .old
+        let removed_blank = |k: usize| {
+            self.old
+                .get(k)
+                .is_some_and(|l| l.blank && l.kind == LineKind::Remove)
+        };
+        let beside_removed_blank =
+            self.slots
                 .iter()
-                .any(|l| l.blank && l.kind == LineKind::Remove)
-        {
+                .zip(self.old)
+                .enumerate()
+                .any(|(k, (s, l))| {
+                    l.blank
+                        && matches!(s, Slot::Dropped | Slot::AsAddition)
+                        && (removed_blank(k + 1) || k.checked_sub(1).is_some_and(removed_blank))
+                });
+        if beside_removed_blank {
             return false;
         }
         let risky = self.drops > 0 || !self.skipped.is_empty();
