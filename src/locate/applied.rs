@@ -140,12 +140,21 @@ fn addition_present(
     {
         return None;
     }
+    // The file's byte-order mark is not part of its first line's text: an
+    // added first line that carries one (a file created with it) stands
+    // there without it.
+    let bom = keys.source().has_bom();
+    let text_at = |j: usize, text: &'_ str| -> String {
+        match text.strip_prefix('\u{feff}') {
+            Some(rest) if j == 0 && bom => rest.to_string(),
+            _ => text.to_string(),
+        }
+    };
     let fits = |start: usize| {
         start + k <= keys.len()
-            && added
-                .iter()
-                .enumerate()
-                .all(|(i, l)| same_but_whitespace(&keys.text(start + i), l.text))
+            && added.iter().enumerate().all(|(i, l)| {
+                same_but_whitespace(&keys.text(start + i), &text_at(start + i, l.text))
+            })
     };
     let before = appending.and_then(|_| at.checked_sub(k));
     // Before the later appends' lines, when those end the file.
