@@ -173,14 +173,19 @@ pub(super) fn similar_rival(
         .map(|c| c.start)
 }
 
-/// How many lines that are not blank a structural candidate left out:
-/// context lines it dropped and file lines it skipped.
+/// How many lines a structural candidate did without: context lines that
+/// are not blank it dropped, file lines that are not blank it skipped,
+/// context lines past the end of the file, and blank context lines it turns
+/// into added lines (each writes the file differently from the patch's
+/// reading).
 fn lines_left_out(keys: &FileKeys, old: &[OldLine], cand: &Candidate) -> usize {
     let dropped = cand
         .slots
         .iter()
         .zip(old)
-        .filter(|(s, l)| **s == Slot::Dropped && !l.blank)
+        .filter(|(s, l)| {
+            (**s == Slot::Dropped && !l.blank) || matches!(s, Slot::Overhang | Slot::AsAddition)
+        })
         .count();
     let matched: Vec<usize> = cand
         .slots

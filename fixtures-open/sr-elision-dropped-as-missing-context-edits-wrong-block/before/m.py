@@ -1,0 +1,9 @@
+class A:
+    def total(self):
+        return self.x
+
+
+class B:
+    def total(self):
+        self.refresh()
+        return self.x

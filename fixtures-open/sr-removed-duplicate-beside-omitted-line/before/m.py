@@ -1,0 +1,5 @@
+def setup(app):
+    register(app)
+    app.start()
+    register(app)
+    log_ready(app)

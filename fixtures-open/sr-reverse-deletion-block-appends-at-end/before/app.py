@@ -1,0 +1,6 @@
+def main():
+    run()
+
+
+def run():
+    pass

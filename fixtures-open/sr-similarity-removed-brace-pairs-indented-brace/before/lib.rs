@@ -1,0 +1,9 @@
+mod tests {
+    fn prop() -> bool {
+        if ready() {
+            true
+        }
+    }
+
+    fn other() {}
+}

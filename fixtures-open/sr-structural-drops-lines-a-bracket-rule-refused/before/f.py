@@ -1,0 +1,7 @@
+def f():
+    if ok:
+        run()
+    }
+class B:
+    }
+    x = 1
