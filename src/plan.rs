@@ -92,7 +92,9 @@ pub fn plan_file(source: &SourceText, hunks: &[Hunk], located: &mut [Located]) -
         if loc.end == n {
             if hunk.new_missing_newline {
                 final_newline = false;
-            } else if hunk.old_missing_newline {
+            } else if hunk.old_missing_newline || ends_with_blank_addition(hunk) {
+                // A blank line added last exists only with its newline: kept
+                // without one, it would vanish.
                 final_newline = true;
             }
         }
@@ -104,6 +106,13 @@ pub fn plan_file(source: &SourceText, hunks: &[Hunk], located: &mut [Located]) -
         final_newline,
         crlf_when_file_has_none: adding && all_crlf,
     }
+}
+
+/// True when the hunk's last line is an added blank line.
+fn ends_with_blank_addition(hunk: &Hunk) -> bool {
+    hunk.lines
+        .last()
+        .is_some_and(|l| l.kind == LineKind::Add && l.text.as_str().is_empty())
 }
 
 /// Hunks may share lines that both keep as context, or one may insert
