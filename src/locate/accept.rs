@@ -128,6 +128,15 @@ fn no_rival_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
         );
         return Err(two_places(p.index, cand.start, rival, why));
     }
+    if tier == Tier::Similarity
+        && let Some(there) = decide::paired_line_stands_elsewhere(keys, old, cand)
+    {
+        let why = format!(
+            "the hunk matches at line {at} with a context line written differently, and that line stands as written at line {}: the patch may have been written from there; give context the file has",
+            there + 1
+        );
+        return Err(two_places(p.index, cand.start, there, why));
+    }
     Ok(())
 }
 

@@ -206,6 +206,29 @@ fn lines_left_out(keys: &FileKeys, old: &[OldLine], cand: &Candidate) -> usize {
     dropped + skipped
 }
 
+/// A context line holding a word that the similarity tier paired with an
+/// unequal line at `cand`, while it stands byte for byte elsewhere in the
+/// file: the patch may have been written from that place. Returns the line
+/// where it stands.
+pub(super) fn paired_line_stands_elsewhere(
+    keys: &FileKeys,
+    old: &[OldLine],
+    cand: &Candidate,
+) -> Option<usize> {
+    old.iter()
+        .zip(&cand.slots)
+        .filter(|(l, s)| {
+            l.kind == LineKind::Context
+                && l.text.chars().any(char::is_alphanumeric)
+                && matches!(s, Slot::Line(_, LineMatch::No))
+        })
+        .find_map(|(l, _)| {
+            (0..keys.len()).find(|&j| {
+                !(cand.start..cand.end).contains(&j) && keys.line(j) == l.text.as_bytes()
+            })
+        })
+}
+
 /// Candidates of `tier` starting in `range`. A large file's lines are
 /// narrowed by the prefilter as in the ladder itself (it only drops lines
 /// that cannot match), and a range longer than the similarity scan limit
