@@ -45,6 +45,9 @@ pub(super) fn accept(p: &Proposal, cand: Candidate) -> Result<Located, Failure> 
     if let Some(done) = applied_around(p, &cand)? {
         return Ok(done);
     }
+    if p.hints.pins.is_empty() {
+        not_done_where_numbered(p, &cand)?;
+    }
     insertion_has_one_place(p, &cand)?;
     Ok(located(p.index, p.hunk, p.tier, cand))
 }
@@ -138,6 +141,30 @@ fn no_rival_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
         return Err(two_places(p.index, cand.start, there, why));
     }
     Ok(())
+}
+
+/// The new side standing where the line number points while the old side
+/// stands elsewhere, off the number (rule 7, at every tier): the hunk was
+/// applied there, its old side standing twice before (a re-run must change
+/// nothing), or it is to be applied at the twin.
+fn not_done_where_numbered(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
+    if p.hints.line.is_none_or(|line| line == cand.start) {
+        return Ok(());
+    }
+    let found = applied::already_applied(p.keys, p.hunk, p.index, p.hints, p.state, None);
+    match found {
+        Some(found)
+            if found.hinted && (found.loc.end <= cand.start || cand.end <= found.loc.start) =>
+        {
+            let why = format!(
+                "the hunk's new lines already stand at line {}, where its line number points, and its old lines stand at line {}: already applied, or to be applied there too?",
+                found.loc.start + 1,
+                cand.start + 1
+            );
+            Err(two_places(p.index, found.loc.start, cand.start, why))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The new side standing around the candidate (rule 7): done, or unsure
