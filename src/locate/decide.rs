@@ -497,13 +497,15 @@ pub(super) fn added_run_in_place(keys: &FileKeys, hunk: &Hunk, cand: &Candidate)
             .iter()
             .any(|l| l.text.chars().any(char::is_alphanumeric));
         let Some(p) = at else { continue };
-        if replaces || !worded || p + run.len() > keys.len() {
+        if replaces || !worded {
             continue;
         }
         let stands_at = |q: usize| {
-            run.iter()
-                .enumerate()
-                .all(|(k, l)| super::normalize::same_but_whitespace(&keys.text(q + k), &l.text))
+            q + run.len() <= keys.len()
+                && run
+                    .iter()
+                    .enumerate()
+                    .all(|(k, l)| super::normalize::same_but_whitespace(&keys.text(q + k), &l.text))
         };
         if stands_at(p) {
             return Some(p);
