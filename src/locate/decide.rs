@@ -281,12 +281,22 @@ pub(super) fn unpinned_insertion(
             Some(Slot::Line(j, _)) => {
                 if let Some((p, kind)) = prev
                     && !run.is_empty()
-                    && kind == LineKind::Context
                     && j > &(p + 1)
-                    && (!same_every_way(keys, p + 1..*j, &run)
-                        || omitted_are_added(keys, p + 1..*j, &run))
                 {
-                    return Some(p + 1..*j);
+                    let gap = p + 1..*j;
+                    // After a removed line the run replaces it, before the
+                    // gap; the gap holding the run's last lines is the run
+                    // standing already (a re-run would double it).
+                    let hit = if kind == LineKind::Context {
+                        !same_every_way(keys, gap.clone(), &run)
+                            || omitted_are_added(keys, gap.clone(), &run)
+                    } else {
+                        gap.len() <= run.len()
+                            && omitted_are_added(keys, gap.clone(), &run[run.len() - gap.len()..])
+                    };
+                    if hit {
+                        return Some(gap);
+                    }
                 }
                 prev = Some((*j, line.kind));
                 run.clear();
