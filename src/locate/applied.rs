@@ -144,16 +144,16 @@ fn addition_present(
     // added first line that carries one (a file created with it) stands
     // there without it.
     let bom = keys.source().has_bom();
-    let text_at = |j: usize, text: &'_ str| -> String {
+    fn text_at(j: usize, text: &str, bom: bool) -> &str {
         match text.strip_prefix('\u{feff}') {
-            Some(rest) if j == 0 && bom => rest.to_string(),
-            _ => text.to_string(),
+            Some(rest) if j == 0 && bom => rest,
+            _ => text,
         }
-    };
+    }
     let fits = |start: usize| {
         start + k <= keys.len()
             && added.iter().enumerate().all(|(i, l)| {
-                same_but_whitespace(&keys.text(start + i), &text_at(start + i, l.text))
+                same_but_whitespace(&keys.text(start + i), text_at(start + i, l.text, bom))
             })
     };
     let before = appending.and_then(|_| at.checked_sub(k));
