@@ -119,6 +119,18 @@ pub(super) fn place_in_order(
         if clash {
             continue;
         }
+        // A hunk without old lines is found again on a later run only by
+        // its added lines standing where it puts them: edited by this one,
+        // they stand nowhere, and that run would add them a second time.
+        if let Some(&pure) = found
+            .in_order
+            .absorbed
+            .iter()
+            .find(|&&h| hunks.get(h).is_some_and(|h| h.old_len() == 0))
+        {
+            results[i] = Err(builds_on_addition(i, pure));
+            continue;
+        }
         results[i] = Ok(found.located);
         placed.push(found.in_order);
     }
@@ -257,6 +269,24 @@ fn two_readings(index: usize, original: &Located, in_order: usize) -> Failure {
         // Only the place in the original can be chosen with `--at` (a
         // pin is a line of the original, where the other reading is not).
         candidates: vec![original.start + 1],
+        tie: None,
+        near: None,
+    }
+}
+
+/// The failure of a hunk that stands only on lines an earlier hunk with no
+/// old lines adds (`pure`): applied in order, a second run could not see
+/// that the earlier hunk was made and would add its lines again.
+fn builds_on_addition(index: usize, pure: usize) -> Failure {
+    Failure {
+        hunk: index,
+        reason: Reason::Overlap,
+        message: format!(
+            "the hunk stands only on lines that hunk {} adds with no context of its own; applied one after the other, a second run could not tell that hunk {} was made: write the two as one hunk",
+            pure + 1,
+            pure + 1
+        ),
+        candidates: Vec::new(),
         tie: None,
         near: None,
     }
