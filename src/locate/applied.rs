@@ -19,6 +19,19 @@ use std::ops::Range;
 /// A failure to place a pure addition: reason, message, candidate lines.
 pub(super) type PlaceError = (Reason, String, Vec<usize>);
 
+/// What a pure addition's place says beyond where it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum AdditionEvidence {
+    /// Nothing more.
+    Plain,
+    /// Done where the patch, applied before, put it, and that is not where
+    /// the hunks before place it afresh.
+    DoneElsewhere,
+    /// Its lines, blank or brackets only, stand at its place: done or not
+    /// cannot be told from them.
+    Unsure,
+}
+
 /// A hunk with no old lines goes after its anchor, after the line its
 /// header names, or at the end of the file.
 ///
@@ -32,7 +45,7 @@ pub(super) fn place_pure_addition(
     hints: &Hints,
     state: &FileState,
     appends_after: &[&str],
-) -> Result<Located, PlaceError> {
+) -> Result<(Located, AdditionEvidence), PlaceError> {
     let n = keys.len();
     let at = if let Some(anchors) = &hints.anchors {
         match anchors.as_slice() {
@@ -53,17 +66,103 @@ pub(super) fn place_pure_addition(
         // In an empty file every line number names the same place.
         n
     } else {
-        addition_point(hunk, hints, n)?
+        match place_numbered(keys, hunk, index, hints, state)? {
+            Numbered::Point(at) => at,
+            Numbered::Placed(loc, evidence) => return Ok((loc, evidence)),
+        }
     };
     let appending = (hints.anchors.is_none() && at == n).then_some(appends_after);
     if let Some(start) = addition_present(keys, hunk, at, appending) {
-        return Ok(fixed(
+        let loc = fixed(
             index,
             start,
             start + hunk.lines.len(),
             HunkStatus::AlreadyApplied,
-        ));
+        );
+        return Ok((loc, AdditionEvidence::Plain));
     }
+    insert_at(hunk, index, at, state).map(|loc| (loc, AdditionEvidence::Plain))
+}
+
+/// Where a pure addition placed by its line number goes.
+enum Numbered {
+    /// The insertion point; whether it is done there is still to check.
+    Point(usize),
+    /// Decided already.
+    Placed(Located, AdditionEvidence),
+}
+
+/// A pure addition placed by its line number (`@@ -a,0 +c,d @@`). The
+/// patch applied before put the lines where the hunks before, read as done,
+/// shift its number; applied afresh they go where the hunks that apply
+/// shift it. Lines standing at the second place but not at the first are
+/// the file's own (a `git diff -U0` insertion of a copy of the next line).
+fn place_numbered(
+    keys: &FileKeys,
+    hunk: &Hunk,
+    index: usize,
+    hints: &Hints,
+    state: &FileState,
+) -> Result<Numbered, PlaceError> {
+    let n = keys.len();
+    let done = hunk
+        .line_hint
+        .and_then(|l| super::hint_line(l, state.done_offset, n))
+        .map(|l| l + 1)
+        .filter(|&d| d <= n);
+    let fresh = addition_point(hunk, hints, n);
+    let stands = |at: usize| addition_present(keys, hunk, at, None) == Some(at);
+    let done_at = |at: usize, evidence| {
+        let loc = fixed(index, at, at + hunk.lines.len(), HunkStatus::AlreadyApplied);
+        Numbered::Placed(loc, evidence)
+    };
+    if let Some(d) = done
+        && fresh.as_ref().ok() != Some(&d)
+        && stands(d)
+    {
+        return Ok(done_at(d, AdditionEvidence::DoneElsewhere));
+    }
+    let at = fresh?;
+    if done.is_some_and(|d| d != at) && stands(at) {
+        if state.done_drift {
+            // The hunks found done stood away from their numbers: where
+            // this one would stand done is not known.
+            return Err((
+                Reason::Ambiguous,
+                format!(
+                    "the hunk's lines stand after line {at} already, and the hunks before it found applied stood away from their line numbers: applied before, or to be added?"
+                ),
+                vec![at + 1],
+            ));
+        }
+        let loc = insert_at(hunk, index, at, state)?;
+        return Ok(Numbered::Placed(loc, AdditionEvidence::Plain));
+    }
+    if wordless_stands(keys, hunk, at) {
+        return Ok(done_at(at, AdditionEvidence::Unsure));
+    }
+    Ok(Numbered::Point(at))
+}
+
+/// True when the hunk adds only lines without a word (blank lines,
+/// brackets) and they stand at `at`, exactly but for whitespace.
+fn wordless_stands(keys: &FileKeys, hunk: &Hunk, at: usize) -> bool {
+    let added = new_side(hunk);
+    !added.is_empty()
+        && at + added.len() <= keys.len()
+        && added.iter().enumerate().all(|(i, l)| {
+            !l.text.chars().any(char::is_alphanumeric)
+                && same_but_whitespace(&keys.text(at + i), l.text)
+        })
+}
+
+/// A pure addition inserted at `at`, unless that overlaps a placed hunk.
+fn insert_at(
+    hunk: &Hunk,
+    index: usize,
+    at: usize,
+    state: &FileState,
+) -> Result<Located, PlaceError> {
     if let Some(other) = state.overlapping(&Footprint::of(hunk, at, at, &[])) {
         return Err((
             Reason::Overlap,

@@ -55,7 +55,7 @@ pub(crate) use search::Slot;
 
 use crate::model::{Hunk, LineKind};
 use crate::source::SourceText;
-use applied::{NewSideFound, already_applied, place_pure_addition};
+use applied::{AdditionEvidence, NewSideFound, already_applied, place_pure_addition};
 use choose::{Choice, Hints, choose};
 pub(crate) use footprint::Footprint;
 use keys::{FileKeys, OldLine, old_side};
@@ -120,6 +120,8 @@ pub(crate) fn locate_hunks(
         if hunk.starts_section {
             state.prev_end = 0;
             state.offset = 0;
+            state.done_offset = 0;
+            state.done_drift = false;
         }
         let result = locate_one(&keys, hunks, index, hunk, &mut state, options);
         if let Ok(loc) = &result {
@@ -134,16 +136,27 @@ pub(crate) fn locate_hunks(
                 state.prev_end = loc.end;
             }
             if let Some(hint) = hunk.line_hint
-                && loc.status == HunkStatus::Applied
+                && matches!(loc.status, HunkStatus::Applied | HunkStatus::AlreadyApplied)
             {
                 // `@@ -a,0 +c,d @@` inserts after line a: its 0-based
                 // insertion point is a itself, not a - 1.
-                let expected = if old_side(hunk).is_empty() {
+                let old_len = hunk.old_len();
+                let expected = if old_len == 0 {
                     hint
                 } else {
                     hint.saturating_sub(1)
                 };
-                state.offset = signed(loc.start) - signed(expected);
+                if loc.status == HunkStatus::Applied {
+                    state.offset = signed(loc.start) - signed(expected);
+                    state.done_offset = state.offset;
+                } else {
+                    // Done, its new side ends where its old side would:
+                    // the lines after it are shifted by what it added.
+                    let at = signed(expected).saturating_add(state.done_offset);
+                    state.done_drift |= signed(loc.start) != at;
+                    state.done_offset =
+                        signed(loc.end) - signed(expected.saturating_add(old_len));
+                }
             }
         }
         results.push(result);
@@ -158,6 +171,13 @@ pub(crate) fn locate_hunks(
 /// equal to the next one). When another hunk of the file applies afresh, the
 /// patch is not applied as a whole: such additions are inserted, as `git
 /// apply` does; when every hunk is done, the patch was applied before.
+///
+/// Two kinds say more (`FileState::telling_additions`): one found where the
+/// patch applied before put it (not where it goes afresh) is evidence of
+/// the patch applied, so a hunk that applies afresh makes it ambiguous; one
+/// of blank lines or brackets standing at its place tells nothing, so with
+/// no hunk applying afresh it is ambiguous (adding it again, or not, are
+/// both readings).
 fn insert_numbered_additions_again(
     hunks: &[Hunk],
     results: &mut [Result<Located, Failure>],
@@ -166,6 +186,26 @@ fn insert_numbered_additions_again(
     let fresh = results
         .iter()
         .any(|r| matches!(r, Ok(l) if l.status == HunkStatus::Applied));
+    for &(index, evidence) in &state.telling_additions {
+        let Some(Ok(loc)) = results.get(index) else {
+            continue;
+        };
+        let message = match evidence {
+            AdditionEvidence::DoneElsewhere if fresh => format!(
+                "the hunk's lines stand after line {}, where the patch applied before would have put them, but other hunks of the file are not applied: applied before, or to be added?",
+                loc.start
+            ),
+            AdditionEvidence::Unsure if !fresh => format!(
+                "the hunk adds only blank lines or brackets, and such lines stand after line {} already: applied before, or to be added? (add a context line)",
+                loc.start
+            ),
+            _ => continue,
+        };
+        results[index] = Err(Failure {
+            candidates: vec![loc.start + 1],
+            ..failure(index, Reason::Ambiguous, message)
+        });
+    }
     if !fresh {
         return;
     }
@@ -205,7 +245,18 @@ struct FileState {
     /// What each hunk placed so far changes, indexed by first line.
     placed: placed::Placed,
     prev_end: usize,
+    /// Where the hunks before put the line numbers of the next one, as
+    /// the hunks that apply afresh found them.
     offset: isize,
+    /// The same as [`FileState::offset`], reading the hunks found already
+    /// applied as applied: their added lines shift the next ones.
+    done_offset: isize,
+    /// Pure additions found done with more to say: where `done_offset`
+    /// puts them, not where `offset` does, or with unsure lines.
+    telling_additions: Vec<(usize, AdditionEvidence)>,
+    /// True once a hunk found already applied stood elsewhere than its
+    /// line number, read with `done_offset`, says.
+    done_drift: bool,
 }
 
 impl FileState {
@@ -269,7 +320,13 @@ fn locate_one(
     }
     if old.is_empty() {
         let appends_after = applied::later_appends(hunks, index);
-        return place_pure_addition(keys, hunk, index, &hints, state, &appends_after).map_err(
+        let placed = place_pure_addition(keys, hunk, index, &hints, state, &appends_after);
+        if let Ok((_, evidence)) = &placed
+            && *evidence != AdditionEvidence::Plain
+        {
+            state.telling_additions.push((index, *evidence));
+        }
+        return placed.map(|(loc, _)| loc).map_err(
             |(reason, message, candidates)| Failure {
                 candidates,
                 ..fail(reason, message)

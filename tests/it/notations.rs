@@ -25,7 +25,7 @@ use git_fuzzy_apply::{ApplyOptions, plan_patch};
 use proptest::prelude::*;
 use std::fs;
 use std::path::Path;
-use support::diffs::{hunks, join, unified, unique_enough};
+use support::diffs::{hunks, join, unified, unified_zero, unique_enough};
 
 /// Distinct-looking lines (so context is unique), some indented, some blank.
 fn line() -> impl Strategy<Value = String> {
@@ -202,6 +202,19 @@ fn variants(old: &str, new: &str, drift: Drift, seed: usize) -> Vec<Variant> {
             exact,
         },
     ];
+    if exact {
+        // `git diff -U0`: pure insertions placed by their numbers alone.
+        // Without context, an old side of blank lines or brackets is placed
+        // only where it is unique, and added lines of that kind alone only
+        // beside a hunk that applies afresh (docs/matching.md): such a
+        // patch may be refused, never applied twice.
+        let patch = unified_zero(old, new);
+        out.push(Variant {
+            name: "unified -U0".to_string(),
+            exact: worded_without_context(&patch),
+            patch,
+        });
+    }
     if !old.is_empty() {
         out.push(Variant {
             name: format!("codex {drift:?}"),
@@ -217,6 +230,22 @@ fn variants(old: &str, new: &str, drift: Drift, seed: usize) -> Vec<Variant> {
         }
     }
     out
+}
+
+/// True when every hunk of a diff without context names its place by a
+/// word: its old side has a line with a word, or it has no old side and
+/// adds a line with a word.
+fn worded_without_context(patch: &str) -> bool {
+    let worded = |l: &&str| l[1..].chars().any(char::is_alphanumeric);
+    hunks(patch).iter().all(|h| {
+        let body: Vec<&str> = h.iter().map(String::as_str).collect();
+        let old: Vec<&str> = body.iter().copied().filter(|l| l.starts_with('-')).collect();
+        if old.is_empty() {
+            body.iter().filter(|l| l.starts_with('+')).any(worded)
+        } else {
+            old.iter().any(worded)
+        }
+    })
 }
 
 fn drift() -> impl Strategy<Value = Drift> {

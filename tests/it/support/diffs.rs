@@ -26,6 +26,18 @@ pub fn unified(old: &str, new: &str) -> String {
         .to_string()
 }
 
+/// The unified diff from `old` to `new` without context lines, as
+/// `git diff -U0` writes it.
+pub fn unified_zero(old: &str, new: &str) -> String {
+    let diff = TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(0)
+        .header("a/f.txt", "b/f.txt")
+        .to_string();
+    // git's own header: without it, `@@ -0,0 +1,N @@` writes a new file.
+    format!("diff --git a/f.txt b/f.txt\n{diff}")
+}
+
 /// The body lines of each hunk of a unified diff (`\` markers dropped).
 pub fn hunks(diff: &str) -> Vec<Vec<String>> {
     let mut out: Vec<Vec<String>> = Vec::new();
