@@ -19,19 +19,6 @@ use std::ops::Range;
 /// A failure to place a pure addition: reason, message, candidate lines.
 pub(super) type PlaceError = (Reason, String, Vec<usize>);
 
-/// What a pure addition's place says beyond where it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum AdditionEvidence {
-    /// Nothing more.
-    Plain,
-    /// Done where the patch, applied before, put it, and that is not where
-    /// the hunks before place it afresh.
-    DoneElsewhere,
-    /// Its lines, blank or brackets only, stand at its place: done or not
-    /// cannot be told from them.
-    Unsure,
-}
-
 /// A hunk with no old lines goes after its anchor, after the line its
 /// header names, or at the end of the file.
 ///
@@ -45,7 +32,7 @@ pub(super) fn place_pure_addition(
     hints: &Hints,
     state: &FileState,
     appends_after: &[&str],
-) -> Result<(Located, AdditionEvidence), PlaceError> {
+) -> Result<(Located, super::numbered::AdditionEvidence), PlaceError> {
     let n = keys.len();
     let at = if let Some(anchors) = &hints.anchors {
         match anchors.as_slice() {
@@ -66,9 +53,9 @@ pub(super) fn place_pure_addition(
         // In an empty file every line number names the same place.
         n
     } else {
-        match place_numbered(keys, hunk, index, hints, state)? {
-            Numbered::Point(at) => at,
-            Numbered::Placed(loc, evidence) => return Ok((loc, evidence)),
+        match super::numbered::place_numbered(keys, hunk, index, hints, state)? {
+            super::numbered::Numbered::Point(at) => at,
+            super::numbered::Numbered::Placed(loc, evidence) => return Ok((loc, evidence)),
         }
     };
     let appending = (hints.anchors.is_none() && at == n).then_some(appends_after);
@@ -79,85 +66,13 @@ pub(super) fn place_pure_addition(
             start + hunk.lines.len(),
             HunkStatus::AlreadyApplied,
         );
-        return Ok((loc, AdditionEvidence::Plain));
+        return Ok((loc, super::numbered::AdditionEvidence::Plain));
     }
-    insert_at(hunk, index, at, state).map(|loc| (loc, AdditionEvidence::Plain))
-}
-
-/// Where a pure addition placed by its line number goes.
-enum Numbered {
-    /// The insertion point; whether it is done there is still to check.
-    Point(usize),
-    /// Decided already.
-    Placed(Located, AdditionEvidence),
-}
-
-/// A pure addition placed by its line number (`@@ -a,0 +c,d @@`). The
-/// patch applied before put the lines where the hunks before, read as done,
-/// shift its number; applied afresh they go where the hunks that apply
-/// shift it. Lines standing at the second place but not at the first are
-/// the file's own (a `git diff -U0` insertion of a copy of the next line).
-fn place_numbered(
-    keys: &FileKeys,
-    hunk: &Hunk,
-    index: usize,
-    hints: &Hints,
-    state: &FileState,
-) -> Result<Numbered, PlaceError> {
-    let n = keys.len();
-    let done = hunk
-        .line_hint
-        .and_then(|l| super::hint_line(l, state.done_offset, n))
-        .map(|l| l + 1)
-        .filter(|&d| d <= n);
-    let fresh = addition_point(hunk, hints, n);
-    let stands = |at: usize| addition_present(keys, hunk, at, None) == Some(at);
-    let done_at = |at: usize, evidence| {
-        let loc = fixed(index, at, at + hunk.lines.len(), HunkStatus::AlreadyApplied);
-        Numbered::Placed(loc, evidence)
-    };
-    if let Some(d) = done
-        && fresh.as_ref().ok() != Some(&d)
-        && stands(d)
-    {
-        return Ok(done_at(d, AdditionEvidence::DoneElsewhere));
-    }
-    let at = fresh?;
-    if done.is_some_and(|d| d != at) && stands(at) {
-        if state.done_drift {
-            // The hunks found done stood away from their numbers: where
-            // this one would stand done is not known.
-            return Err((
-                Reason::Ambiguous,
-                format!(
-                    "the hunk's lines stand after line {at} already, and the hunks before it found applied stood away from their line numbers: applied before, or to be added?"
-                ),
-                vec![at + 1],
-            ));
-        }
-        let loc = insert_at(hunk, index, at, state)?;
-        return Ok(Numbered::Placed(loc, AdditionEvidence::Plain));
-    }
-    if wordless_stands(keys, hunk, at) {
-        return Ok(done_at(at, AdditionEvidence::Unsure));
-    }
-    Ok(Numbered::Point(at))
-}
-
-/// True when the hunk adds only lines without a word (blank lines,
-/// brackets) and they stand at `at`, exactly but for whitespace.
-fn wordless_stands(keys: &FileKeys, hunk: &Hunk, at: usize) -> bool {
-    let added = new_side(hunk);
-    !added.is_empty()
-        && at + added.len() <= keys.len()
-        && added.iter().enumerate().all(|(i, l)| {
-            !l.text.chars().any(char::is_alphanumeric)
-                && same_but_whitespace(&keys.text(at + i), l.text)
-        })
+    insert_at(hunk, index, at, state).map(|loc| (loc, super::numbered::AdditionEvidence::Plain))
 }
 
 /// A pure addition inserted at `at`, unless that overlaps a placed hunk.
-fn insert_at(
+pub(super) fn insert_at(
     hunk: &Hunk,
     index: usize,
     at: usize,
@@ -197,7 +112,7 @@ pub(super) fn later_appends(hunks: &[Hunk], index: usize) -> Vec<&str> {
 /// `@@ -a,0 +c,d @@` inserts after line a: the line number is the only
 /// evidence of the place, so it must be inside the file and agree with
 /// where the hunks before it were found.
-fn addition_point(hunk: &Hunk, hints: &Hints, n: usize) -> Result<usize, PlaceError> {
+pub(super) fn addition_point(hunk: &Hunk, hints: &Hints, n: usize) -> Result<usize, PlaceError> {
     let written = hunk.line_hint.unwrap_or(0);
     // A pure addition's hint names the line *after* which it goes: 0..=n.
     let raw = hints.raw_line.map(|l| l + 1).filter(|&l| l <= n);
@@ -223,7 +138,7 @@ fn addition_point(hunk: &Hunk, hints: &Hints, n: usize) -> Result<usize, PlaceEr
 /// The first line of a copy of a pure addition's lines at its insertion
 /// point (or, for an append at the end of the file, right before it), when
 /// they are there already, exactly but for whitespace.
-fn addition_present(
+pub(super) fn addition_present(
     keys: &FileKeys,
     hunk: &Hunk,
     at: usize,
@@ -467,4 +382,51 @@ pub(super) fn applied_at_candidate(
     } else {
         Some(AppliedAround::Unsure(start))
     }
+}
+
+/// Where the new side stands when read with the tolerance of `tier`, the
+/// lenient tier that read the old side: a re-run of a patch that tier
+/// placed finds its applied state only so (the context lines drift in
+/// case, are cut with `...`, or one is invented). Only a hunk whose
+/// applied state tells counts (an added line with a word, or a deletion
+/// framed by context), and only places where every added line stands
+/// exactly but for whitespace (a case fix's old side reads as its new side
+/// with folding). Returns the places, first line to end.
+pub(super) fn new_side_read_leniently(
+    keys: &FileKeys,
+    hunk: &Hunk,
+    tier: Tier,
+    hints: &Hints,
+    state: &FileState,
+    options: &super::MatchOptions,
+) -> Vec<Range<usize>> {
+    let new = new_side(hunk);
+    let added: Vec<bool> = hunk
+        .lines
+        .iter()
+        .filter(|l| l.is_new())
+        .map(|l| l.kind == LineKind::Add)
+        .collect();
+    let telling_addition = hunk
+        .lines
+        .iter()
+        .any(|l| l.kind == LineKind::Add && l.text.chars().any(char::is_alphanumeric));
+    if new.is_empty() || !(telling_addition || (new.len() >= 2 && framed_deletion(hunk))) {
+        return Vec::new();
+    }
+    let cands = super::search_tier(keys, &new, tier, hints, options);
+    cands
+        .into_iter()
+        .filter(|c| {
+            state
+                .overlapping(&Footprint::unchanged(c.start..c.end))
+                .is_none()
+                && new.iter().zip(&added).zip(&c.slots).all(|((line, &is_added), slot)| {
+                    !is_added
+                        || matches!(slot, Slot::Line(j, m)
+                            if *m == LineMatch::Exact || same_but_whitespace(&keys.text(*j), line.text))
+                })
+        })
+        .map(|c| c.start..c.end)
+        .collect()
 }

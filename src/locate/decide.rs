@@ -21,7 +21,7 @@ use super::choose::{Hints, points_at};
 use super::keys::{FileKeys, OldLine};
 use super::normalize::LineMatch;
 use super::search::{Candidate, Slack, Slot, bracket_rejected, contiguous, similar, structural};
-use super::{HINT_WINDOW, MatchOptions, Tier, prefilter};
+use super::{Failure, HINT_WINDOW, Located, MatchOptions, Tier, ambiguous, prefilter};
 use crate::model::{Hunk, HunkLine, LineKind};
 use std::ops::Range;
 
@@ -543,4 +543,44 @@ fn added_runs(lines: &[HunkLine]) -> impl Iterator<Item = Range<usize>> + '_ {
         }
         (first < i).then_some(first..i)
     })
+}
+
+/// The new side read with the tolerance that read the old side at `cand`
+/// (`read`, see [`applied::new_side_read_leniently`]): standing away from
+/// `cand`, the lenient reading of the old side is one of two readings,
+/// "applied there already" being the other (`None` when it stands nowhere
+/// else).
+pub(super) fn lenient_done(
+    index: usize,
+    tier: Tier,
+    read: &[Range<usize>],
+    cand: &Candidate,
+) -> Option<Result<Located, Failure>> {
+    // Around the lines the old side is read on, the rules for the applied
+    // state standing around a candidate decide (`accept`): structural slack
+    // reads a deletion's new side there by skipping the removed lines.
+    let elsewhere: Vec<&Range<usize>> = read
+        .iter()
+        .filter(|r| r.end <= cand.start || cand.end.max(cand.start + 1) <= r.start)
+        .collect();
+    match elsewhere.as_slice() {
+        [] => None,
+        _ => {
+            let mut starts: Vec<usize> = elsewhere.iter().map(|r| r.start).collect();
+            let at = starts
+                .iter()
+                .map(|s| (s + 1).to_string())
+                .collect::<Vec<_>>()
+                .join(", ");
+            starts.push(cand.start);
+            starts.sort_unstable();
+            starts.dedup();
+            let why = format!(
+                "the hunk's new lines already stand at line {at}, read with the same tolerance ({}) that reads its old lines at line {}: already applied, or to be applied there?",
+                tier.name(),
+                cand.start + 1
+            );
+            Some(Err(ambiguous(index, &starts, None, Some(why))))
+        }
+    }
 }

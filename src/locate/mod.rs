@@ -40,6 +40,7 @@ pub(crate) mod indent;
 mod keys;
 mod lenient;
 pub(crate) mod normalize;
+mod numbered;
 mod outcome;
 mod placed;
 mod prefilter;
@@ -55,10 +56,11 @@ pub(crate) use search::Slot;
 
 use crate::model::{Hunk, LineKind};
 use crate::source::SourceText;
-use applied::{AdditionEvidence, NewSideFound, already_applied, place_pure_addition};
+use applied::{NewSideFound, already_applied, place_pure_addition};
 use choose::{Choice, Hints, choose};
 pub(crate) use footprint::Footprint;
 use keys::{FileKeys, OldLine, old_side};
+use numbered::{AdditionEvidence, insert_numbered_additions_again};
 use search::{Candidate, Slack, contiguous, similar, structural};
 use std::borrow::Cow;
 use std::ops::Range;
@@ -154,8 +156,7 @@ pub(crate) fn locate_hunks(
                     // the lines after it are shifted by what it added.
                     let at = signed(expected).saturating_add(state.done_offset);
                     state.done_drift |= signed(loc.start) != at;
-                    state.done_offset =
-                        signed(loc.end) - signed(expected.saturating_add(old_len));
+                    state.done_offset = signed(loc.end) - signed(expected.saturating_add(old_len));
                 }
             }
         }
@@ -163,67 +164,6 @@ pub(crate) fn locate_hunks(
     }
     insert_numbered_additions_again(hunks, &mut results, &state);
     results
-}
-
-/// A pure addition placed by its line number alone is "already applied"
-/// when its lines stand right there, but the same lines may simply be there
-/// already in a file the patch has not touched (`git diff -U0` adding a line
-/// equal to the next one). When another hunk of the file applies afresh, the
-/// patch is not applied as a whole: such additions are inserted, as `git
-/// apply` does; when every hunk is done, the patch was applied before.
-///
-/// Two kinds say more (`FileState::telling_additions`): one found where the
-/// patch applied before put it (not where it goes afresh) is evidence of
-/// the patch applied, so a hunk that applies afresh makes it ambiguous; one
-/// of blank lines or brackets standing at its place tells nothing, so with
-/// no hunk applying afresh it is ambiguous (adding it again, or not, are
-/// both readings).
-fn insert_numbered_additions_again(
-    hunks: &[Hunk],
-    results: &mut [Result<Located, Failure>],
-    state: &FileState,
-) {
-    let fresh = results
-        .iter()
-        .any(|r| matches!(r, Ok(l) if l.status == HunkStatus::Applied));
-    for &(index, evidence) in &state.telling_additions {
-        let Some(Ok(loc)) = results.get(index) else {
-            continue;
-        };
-        let message = match evidence {
-            AdditionEvidence::DoneElsewhere if fresh => format!(
-                "the hunk's lines stand after line {}, where the patch applied before would have put them, but other hunks of the file are not applied: applied before, or to be added?",
-                loc.start
-            ),
-            AdditionEvidence::Unsure if !fresh => format!(
-                "the hunk adds only blank lines or brackets, and such lines stand after line {} already: applied before, or to be added? (add a context line)",
-                loc.start
-            ),
-            _ => continue,
-        };
-        results[index] = Err(Failure {
-            candidates: vec![loc.start + 1],
-            ..failure(index, Reason::Ambiguous, message)
-        });
-    }
-    if !fresh {
-        return;
-    }
-    for (hunk, result) in hunks.iter().zip(results.iter_mut()) {
-        let numbered_addition = hunk.line_hint.is_some()
-            && hunk.anchors.is_empty()
-            && !hunk.at_eof
-            && hunk.old_len() == 0;
-        if let Ok(loc) = result
-            && numbered_addition
-            && loc.status == HunkStatus::AlreadyApplied
-            && state
-                .overlapping(&Footprint::of(hunk, loc.start, loc.start, &[]))
-                .is_none()
-        {
-            *loc = fixed(loc.hunk, loc.start, loc.start, HunkStatus::Applied);
-        }
-    }
 }
 
 /// `n` as a signed offset (line counts fit; larger values saturate).
@@ -326,12 +266,12 @@ fn locate_one(
         {
             state.telling_additions.push((index, *evidence));
         }
-        return placed.map(|(loc, _)| loc).map_err(
-            |(reason, message, candidates)| Failure {
+        return placed
+            .map(|(loc, _)| loc)
+            .map_err(|(reason, message, candidates)| Failure {
                 candidates,
                 ..fail(reason, message)
-            },
-        );
+            });
     }
     let accept = |tier: Tier, cand: Candidate| {
         let proposal = accept::Proposal {
@@ -376,6 +316,13 @@ fn locate_one(
     let mut new_side: Option<NewSideFound> = None;
     let settle = |tier: Tier, cand: Candidate, new_side: &Option<NewSideFound>| match new_side {
         Some(found) => done_or_ambiguous(index, found, &cand),
+        None if tier > Tier::Resilient => {
+            let read = applied::new_side_read_leniently(keys, hunk, tier, &hints, state, options);
+            match decide::lenient_done(index, tier, &read, &cand) {
+                Some(result) => result,
+                None => accept(tier, cand),
+            }
+        }
         None => accept(tier, cand),
     };
     // Old lines without a word (brackets, punctuation, blank lines) tell a

@@ -239,7 +239,11 @@ fn worded_without_context(patch: &str) -> bool {
     let worded = |l: &&str| l[1..].chars().any(char::is_alphanumeric);
     hunks(patch).iter().all(|h| {
         let body: Vec<&str> = h.iter().map(String::as_str).collect();
-        let old: Vec<&str> = body.iter().copied().filter(|l| l.starts_with('-')).collect();
+        let old: Vec<&str> = body
+            .iter()
+            .copied()
+            .filter(|l| l.starts_with('-'))
+            .collect();
         if old.is_empty() {
             body.iter().filter(|l| l.starts_with('+')).any(worded)
         } else {

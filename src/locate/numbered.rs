@@ -1,0 +1,158 @@
+//! Pure additions placed by their line number alone (`git diff -U0`'s
+//! `@@ -a,0 +c,d @@`): where they go afresh and where the patch applied
+//! before put them, and what the hunks of the file together say about
+//! which it is (see `docs/matching.md`, rule 7).
+
+use super::applied::{PlaceError, addition_point, addition_present, insert_at};
+use super::choose::Hints;
+use super::keys::{FileKeys, new_side};
+use super::normalize::same_but_whitespace;
+use super::{FileState, Footprint, HunkStatus, Located, Reason, failure, fixed};
+use crate::locate::Failure;
+use crate::model::Hunk;
+
+/// What a pure addition's place says beyond where it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum AdditionEvidence {
+    /// Nothing more.
+    Plain,
+    /// Done where the patch, applied before, put it, and that is not where
+    /// the hunks before place it afresh.
+    DoneElsewhere,
+    /// Its lines, blank or brackets only, stand at its place: done or not
+    /// cannot be told from them.
+    Unsure,
+}
+
+/// Where a pure addition placed by its line number goes.
+pub(super) enum Numbered {
+    /// The insertion point; whether it is done there is still to check.
+    Point(usize),
+    /// Decided already.
+    Placed(Located, AdditionEvidence),
+}
+
+/// A pure addition placed by its line number (`@@ -a,0 +c,d @@`). The
+/// patch applied before put the lines where the hunks before, read as done,
+/// shift its number; applied afresh they go where the hunks that apply
+/// shift it. Lines standing at the second place but not at the first are
+/// the file's own (a `git diff -U0` insertion of a copy of the next line).
+pub(super) fn place_numbered(
+    keys: &FileKeys,
+    hunk: &Hunk,
+    index: usize,
+    hints: &Hints,
+    state: &FileState,
+) -> Result<Numbered, PlaceError> {
+    let n = keys.len();
+    let done = hunk
+        .line_hint
+        .and_then(|l| super::hint_line(l, state.done_offset, n))
+        .map(|l| l + 1)
+        .filter(|&d| d <= n);
+    let fresh = addition_point(hunk, hints, n);
+    let stands = |at: usize| addition_present(keys, hunk, at, None) == Some(at);
+    let done_at = |at: usize, evidence| {
+        let loc = fixed(index, at, at + hunk.lines.len(), HunkStatus::AlreadyApplied);
+        Numbered::Placed(loc, evidence)
+    };
+    if let Some(d) = done
+        && fresh.as_ref().ok() != Some(&d)
+        && stands(d)
+    {
+        return Ok(done_at(d, AdditionEvidence::DoneElsewhere));
+    }
+    let at = fresh?;
+    if done.is_some_and(|d| d != at) && stands(at) {
+        if state.done_drift {
+            // The hunks found done stood away from their numbers: where
+            // this one would stand done is not known.
+            return Err((
+                Reason::Ambiguous,
+                format!(
+                    "the hunk's lines stand after line {at} already, and the hunks before it found applied stood away from their line numbers: applied before, or to be added?"
+                ),
+                vec![at + 1],
+            ));
+        }
+        let loc = insert_at(hunk, index, at, state)?;
+        return Ok(Numbered::Placed(loc, AdditionEvidence::Plain));
+    }
+    if wordless_stands(keys, hunk, at) {
+        return Ok(done_at(at, AdditionEvidence::Unsure));
+    }
+    Ok(Numbered::Point(at))
+}
+
+/// True when the hunk adds only lines without a word (blank lines,
+/// brackets) and they stand at `at`, exactly but for whitespace.
+fn wordless_stands(keys: &FileKeys, hunk: &Hunk, at: usize) -> bool {
+    let added = new_side(hunk);
+    !added.is_empty()
+        && at + added.len() <= keys.len()
+        && added.iter().enumerate().all(|(i, l)| {
+            !l.text.chars().any(char::is_alphanumeric)
+                && same_but_whitespace(&keys.text(at + i), l.text)
+        })
+}
+
+/// A pure addition placed by its line number alone is "already applied"
+/// when its lines stand right there, but the same lines may simply be there
+/// already in a file the patch has not touched (`git diff -U0` adding a line
+/// equal to the next one). When another hunk of the file applies afresh, the
+/// patch is not applied as a whole: such additions are inserted, as `git
+/// apply` does; when every hunk is done, the patch was applied before.
+///
+/// Two kinds say more (`FileState::telling_additions`): one found where the
+/// patch applied before put it (not where it goes afresh) is evidence of
+/// the patch applied, so a hunk that applies afresh makes it ambiguous; one
+/// of blank lines or brackets standing at its place tells nothing, so with
+/// no hunk applying afresh it is ambiguous (adding it again, or not, are
+/// both readings).
+pub(super) fn insert_numbered_additions_again(
+    hunks: &[Hunk],
+    results: &mut [Result<Located, Failure>],
+    state: &FileState,
+) {
+    let fresh = results
+        .iter()
+        .any(|r| matches!(r, Ok(l) if l.status == HunkStatus::Applied));
+    for &(index, evidence) in &state.telling_additions {
+        let Some(Ok(loc)) = results.get(index) else {
+            continue;
+        };
+        let message = match evidence {
+            AdditionEvidence::DoneElsewhere if fresh => format!(
+                "the hunk's lines stand after line {}, where the patch applied before would have put them, but other hunks of the file are not applied: applied before, or to be added?",
+                loc.start
+            ),
+            AdditionEvidence::Unsure if !fresh => format!(
+                "the hunk adds only blank lines or brackets, and such lines stand after line {} already: applied before, or to be added? (add a context line)",
+                loc.start
+            ),
+            _ => continue,
+        };
+        results[index] = Err(Failure {
+            candidates: vec![loc.start + 1],
+            ..failure(index, Reason::Ambiguous, message)
+        });
+    }
+    if !fresh {
+        return;
+    }
+    for (hunk, result) in hunks.iter().zip(results.iter_mut()) {
+        let numbered_addition = hunk.line_hint.is_some()
+            && hunk.anchors.is_empty()
+            && !hunk.at_eof
+            && hunk.old_len() == 0;
+        if let Ok(loc) = result
+            && numbered_addition
+            && loc.status == HunkStatus::AlreadyApplied
+            && state
+                .overlapping(&Footprint::of(hunk, loc.start, loc.start, &[]))
+                .is_none()
+        {
+            *loc = fixed(loc.hunk, loc.start, loc.start, HunkStatus::Applied);
+        }
+    }
+}
