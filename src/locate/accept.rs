@@ -7,13 +7,14 @@ use super::applied::{self, AppliedAround};
 use super::choose::Hints;
 use super::footprint::Footprint;
 use super::keys::{self, FileKeys, OldLine};
+use super::normalize::same_but_whitespace;
 use super::search::Candidate;
 use super::{
     FileState, Located, MatchOptions, Reason, Tier, ambiguous, decide, failure, fixed, indent,
     located, similarity_range,
 };
 use crate::locate::{Failure, HunkStatus};
-use crate::model::Hunk;
+use crate::model::{Hunk, LineKind};
 
 /// A candidate the ladder proposes, with what the checks weigh it against.
 pub(super) struct Proposal<'a, 'k, 'h> {
@@ -163,8 +164,38 @@ fn not_done_where_numbered(p: &Proposal, cand: &Candidate) -> Result<(), Failure
             );
             Err(two_places(p.index, found.loc.start, cand.start, why))
         }
-        _ => Ok(()),
+        _ => deletion_done_where_numbered(p, cand),
     }
+}
+
+/// A hunk that only removes lines, with context on one side of them (or
+/// context the already-applied rule cannot frame): its context standing
+/// where the line number points, without the removed lines, is the
+/// applied state there; an exact old side elsewhere is a second reading.
+fn deletion_done_where_numbered(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
+    let Some(line) = p.hints.line else {
+        return Ok(());
+    };
+    let adds = p.hunk.lines.iter().any(|l| l.kind == LineKind::Add);
+    let new = keys::new_side(p.hunk);
+    let worded = new
+        .iter()
+        .any(|l| l.text.chars().any(char::is_alphanumeric));
+    let away = line + new.len() <= cand.start || cand.end <= line;
+    let stands = line + new.len() <= p.keys.len()
+        && new
+            .iter()
+            .enumerate()
+            .all(|(i, l)| same_but_whitespace(&p.keys.text(line + i), l.text));
+    if adds || !worded || !away || !stands {
+        return Ok(());
+    }
+    let why = format!(
+        "the hunk's context stands at line {}, where its line number points, without the lines it removes, and its old lines stand at line {}: already applied, or to be applied there?",
+        line + 1,
+        cand.start + 1
+    );
+    Err(two_places(p.index, line, cand.start, why))
 }
 
 /// The new side standing around the candidate (rule 7): done, or unsure

@@ -449,10 +449,11 @@ impl Aligner<'_, '_, '_> {
         if self.drops > 0 && self.slots.contains(&Slot::AsAddition) {
             return false;
         }
-        // A blank context line done without right beside a removed blank
-        // line: the file's one blank line could be either, and removing it
-        // leaves the new side without the blank line it keeps (a re-run
-        // removed a second blank line).
+        // A blank context line done without (dropped, added, or past the
+        // end of the file) right beside a removed blank line: the file's
+        // one blank line could be either, and removing it leaves the new
+        // side without the blank line it keeps (a re-run removed a second
+        // blank line).
         let removed_blank = |k: usize| {
             self.old
                 .get(k)
@@ -465,7 +466,7 @@ impl Aligner<'_, '_, '_> {
                 .enumerate()
                 .any(|(k, (s, l))| {
                     l.blank
-                        && matches!(s, Slot::Dropped | Slot::AsAddition)
+                        && matches!(s, Slot::Dropped | Slot::AsAddition | Slot::Overhang)
                         && (removed_blank(k + 1) || k.checked_sub(1).is_some_and(removed_blank))
                 });
         if beside_removed_blank {

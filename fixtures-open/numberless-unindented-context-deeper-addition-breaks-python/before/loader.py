@@ -1,0 +1,4 @@
+def load(path):
+    data = read(path)
+    check(data)
+    return data

@@ -1,0 +1,10 @@
+import os
+
+
+def main():
+    pass
+
+
+def extra():
+    return 1
+

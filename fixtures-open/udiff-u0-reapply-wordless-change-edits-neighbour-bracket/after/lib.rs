@@ -1,0 +1,5 @@
+struct A {
+    x: u8,
+}
+};
+fn main() {}
