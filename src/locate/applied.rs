@@ -411,14 +411,19 @@ pub(super) fn new_side_read_leniently(
         .lines
         .iter()
         .any(|l| l.kind == LineKind::Add && l.text.chars().any(char::is_alphanumeric));
-    if new.is_empty() || !(telling_addition || (new.len() >= 2 && framed_deletion(hunk))) {
+    if new.is_empty() || !(telling_addition || (new.len() >= 2 && worded_junction(hunk))) {
         return Vec::new();
     }
     let cands = super::search_tier(keys, &new, tier, hints, options);
     cands
         .into_iter()
         .filter(|c| {
-            state
+            // Read without skipping file lines: a deletion's new side read
+            // over the removed lines is its old side, a twin, not its
+            // applied state.
+            let matched = c.slots.iter().filter(|s| matches!(s, Slot::Line(..))).count();
+            c.end - c.start == matched
+                && state
                 .overlapping(&Footprint::unchanged(c.start..c.end))
                 .is_none()
                 && new.iter().zip(&added).zip(&c.slots).all(|((line, &is_added), slot)| {
@@ -429,4 +434,21 @@ pub(super) fn new_side_read_leniently(
         })
         .map(|c| c.start..c.end)
         .collect()
+}
+
+/// True when a deletion's removed lines have a context line holding a word
+/// right before and right after them: read with tolerance, a new side
+/// joined at brackets or blank lines stands in many places.
+fn worded_junction(hunk: &Hunk) -> bool {
+    let worded = |l: &crate::model::HunkLine| {
+        l.kind == LineKind::Context && l.text.chars().any(char::is_alphanumeric)
+    };
+    let first = hunk.lines.iter().position(|l| l.kind == LineKind::Remove);
+    let last = hunk.lines.iter().rposition(|l| l.kind == LineKind::Remove);
+    match (first, last) {
+        (Some(f), Some(l)) if f > 0 && l + 1 < hunk.lines.len() => {
+            worded(&hunk.lines[f - 1]) && worded(&hunk.lines[l + 1])
+        }
+        _ => false,
+    }
 }
