@@ -266,3 +266,58 @@ fn eligible(hunk: &Hunk, loc: &Located) -> Option<Vec<(usize, String)>> {
 fn unsure(line: &[u8]) -> bool {
     !line.is_ascii() || line.contains(&b'`')
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn covering(edits: &[(usize, usize)]) -> Reach {
+        let mut reach = Reach::new(&[], &[]);
+        for &(start, end) in edits {
+            reach.cover(start, end);
+        }
+        reach
+    }
+
+    #[test]
+    fn intervals_merge_where_they_meet_and_only_there() {
+        let reach = covering(&[(10, 12), (12, 12), (14, 15), (3, 5)]);
+        let merged: Vec<(usize, usize)> = reach.covered.iter().map(|(&s, &e)| (s, e)).collect();
+        assert_eq!(merged, vec![(3, 5), (10, 12), (14, 15)]);
+        let bridged = covering(&[(10, 12), (14, 15), (12, 14)]);
+        assert_eq!(bridged.covered.len(), 1);
+        assert_eq!(bridged.covered.get(&10), Some(&15));
+    }
+
+    #[test]
+    fn a_block_touching_an_edit_meets_it() {
+        // An edit of lines 10..12: a block ending at line 10, or starting at
+        // line 12, touches it; one ending at 9 or starting at 13 does not.
+        let reach = covering(&[(10, 12)]);
+        assert!(reach.meets(7, 10));
+        assert!(reach.meets(12, 15));
+        assert!(reach.meets(11, 11));
+        assert!(!reach.meets(6, 9));
+        assert!(!reach.meets(13, 16));
+        // An insertion point (an empty edit) at line 20.
+        let reach = covering(&[(20, 20)]);
+        assert!(reach.meets(17, 20));
+        assert!(reach.meets(20, 23));
+        assert!(!reach.meets(21, 24));
+    }
+
+    #[test]
+    fn only_an_edit_inside_a_hunks_lines_reaches_into_them() {
+        // The hunk's lines 10..14.
+        assert!(!covering(&[(6, 10)]).reaches_into(10, 14));
+        assert!(!covering(&[(14, 18)]).reaches_into(10, 14));
+        assert!(!covering(&[(10, 10), (14, 14)]).reaches_into(10, 14));
+        assert!(covering(&[(12, 12)]).reaches_into(10, 14));
+        assert!(covering(&[(6, 11)]).reaches_into(10, 14));
+        assert!(covering(&[(13, 18)]).reaches_into(10, 14));
+        assert!(covering(&[(11, 12)]).reaches_into(10, 11 + 1));
+        // A one-line hunk on line 10.
+        assert!(covering(&[(10, 11)]).reaches_into(10, 11));
+        assert!(!covering(&[(11, 12)]).reaches_into(10, 11));
+    }
+}
