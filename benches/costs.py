@@ -22,6 +22,19 @@ Cases (H hunks, one changed line each, on a file of 8 H lines unless said):
               their indentation, and so did their REPLACE lines (peers cannot
               read them)
   long-lines  numbered hunks, H/8 of them, on a file of H lines of 2 KiB each
+  lenient     numbered hunks whose context lines gained trailing blanks (as
+              drifted, H of them on 8 H lines): every one is placed by the
+              resilient tier, which then looks for a rival the closing-bracket
+              rule turned away (`decide::bracket_rival`)
+  similar     numbered hunks with one inner context line written differently
+              (`// stage N` for `// step N`): placed by the similarity tier,
+              which then looks for that line as written elsewhere in the file
+              (`decide::paired_line_stands_elsewhere`); re-applied, it is
+              refused (exit 1, file unchanged): its new side does not stand
+  misnumbered numbered hunks whose line numbers are 6 lines off, alternately
+              up and down (the offset carried from the hunk before never fits):
+              each is placed away from its number, so whether its new side
+              stands at the number is checked (`accept::not_done_where_numbered`)
 Each case runs on the original file (fresh: every hunk applies) and on the
 patched file (re-applied: every hunk already applied, the pre-commit case).
 
@@ -103,18 +116,23 @@ def make(case, k, base):
             out.append(">>>>>>> REPLACE\n\n")
         return "".join(before), "".join(after), "".join(out), hunks, n
     out = ["--- a/f.rs\n", "+++ b/f.rs\n"]
-    for t in targets:
+    for h, t in enumerate(targets):
         lo, hi = max(0, t - 3), min(n, t + 4)
         if case == "numberless":
             out.append("@@\n")
+        elif case == "misnumbered":
+            at = lo + 1 + (6 if h % 2 else -6)
+            out.append(f"@@ -{max(at, 1)},{hi - lo} +{max(at, 1)},{hi - lo} @@\n")
         else:
             out.append(f"@@ -{lo + 1},{hi - lo} +{lo + 1},{hi - lo} @@\n")
         for j in range(lo, hi):
             if j == t:
                 out.append("-" + before[j])
                 out.append("+" + after[j])
-            elif case == "drifted":
+            elif case in ("drifted", "lenient"):
                 out.append(" " + before[j][:-1] + "  \n")
+            elif case == "similar" and j == t - 2:
+                out.append(" " + before[j].replace("// step", "// stage"))
             else:
                 out.append(" " + before[j])
     return "".join(before), "".join(after), "".join(out), hunks, n
@@ -157,7 +175,8 @@ def main():
     ap.add_argument("--scales", default="1,4,16")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--no-peers", action="store_true", help="time ours only (the peers' columns stay empty)")
-    ap.add_argument("--cases", default="numbered,numberless,drifted,shared,backticks,codex,sr-drift,long-lines")
+    ap.add_argument("--cases", default="numbered,numberless,drifted,shared,backticks,codex,codex-same-anchor,sr-drift,long-lines,lenient,misnumbered",
+                    help="default: every case but `similar` (minutes at 16x)")
     args = ap.parse_args()
     binary = os.path.abspath(args.bin)
     scratch = os.path.join(TARGET, "perf-inputs", "costs")
@@ -172,13 +191,16 @@ def main():
             pfile = os.path.join(scratch, f"{case}-{k}.diff")
             with open(pfile, "w") as f:
                 f.write(patch)
-            lenient = case == "drifted"
+            lenient = case in ("drifted", "lenient", "similar")
             git = ["git", "apply"] + (["--ignore-whitespace"] if lenient else []) + [pfile]
             gnu = ["patch", "-p1", "-s", "-N", "--no-backup-if-mismatch", "-r", "-"] + (["-l"] if lenient else []) + ["-i", pfile]
             for state, start, want in [("fresh", before, after), ("re-applied", after, after)]:
                 ours = measure([binary, "-q", pfile], start, want, args.runs, scratch)
                 peers = [] if args.no_peers else [measure(c, start, want, args.runs, scratch) for c in (git, gnu)]
-                if not ours[3] or ours[1] != 0:
+                # Re-applied, a hunk with a context line written differently
+                # is refused: its new side does not stand as written.
+                want_code = 1 if (case, state) == ("similar", "re-applied") else 0
+                if not ours[3] or ours[1] != want_code:
                     failed = True
 
                 def cell(m):

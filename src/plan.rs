@@ -99,13 +99,21 @@ pub fn plan_file(source: &SourceText, hunks: &[Hunk], located: &mut [Located]) -
             }
         }
     }
-    edits.sort_by_key(|e| (e.start, e.end, e.hunk));
-    separate_shared_context(&mut edits);
+    order_edits(&mut edits);
     FilePlan {
         edits,
         final_newline,
         crlf_when_file_has_none: adding && all_crlf,
     }
+}
+
+/// Sorts the edits of located hunks by position and splits those that
+/// share lines kept as context, as [`plan_file`] does with the edits it
+/// builds (`apply::sequence` builds each hunk's edit once and combines
+/// them here).
+pub(crate) fn order_edits(edits: &mut Vec<Edit>) {
+    edits.sort_by_key(|e| (e.start, e.end, e.hunk));
+    separate_shared_context(edits);
 }
 
 /// True when the hunk's last line is an added blank line.

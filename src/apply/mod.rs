@@ -8,6 +8,7 @@ mod done;
 mod elision;
 mod file;
 mod pin_check;
+mod reach;
 mod sequence;
 mod transform;
 

@@ -7,12 +7,13 @@
 //! places there, touching what they wrote, it joins their edit. See
 //! `docs/matching.md`, "Blocks applied in order".
 
+use super::reach::Reach;
 use crate::locate::normalize::same_but_whitespace;
 use crate::locate::{
     Failure, HunkStatus, Located, MatchOptions, Normalization, Reason, Tier, locate_hunks,
 };
 use crate::model::{Hunk, LineKind};
-use crate::plan::{Edit, FilePlan, NewLine, plan_file};
+use crate::plan::{Edit, FilePlan, NewLine, order_edits, plan_file};
 use crate::source::SourceText;
 use std::collections::HashSet;
 use std::ops::Range;
@@ -62,17 +63,10 @@ pub(super) fn place_in_order(
     options: &MatchOptions,
     pins: &[usize],
 ) -> Vec<InOrder> {
-    let mut placed: Vec<InOrder> = Vec::new();
-    // The added lines of the hunks before `i` that apply (their results
-    // are final by then): one set, not a scan of them all per hunk.
-    let mut written: HashSet<&str> = HashSet::new();
+    let mut before = Before::new(hunks, results);
     for i in 0..hunks.len() {
-        if i > 0 && matches!(&results[i - 1], Ok(l) if l.status == HunkStatus::Applied) {
-            let added = hunks[i - 1]
-                .lines
-                .iter()
-                .filter(|a| a.kind == LineKind::Add);
-            written.extend(added.map(|a| a.text.as_str()));
+        if i > 0 {
+            before.take(source, hunks, i - 1, &results[i - 1]);
         }
         let hunk = &hunks[i];
         let placed_by_text = hunk.line_hint.is_none()
@@ -84,8 +78,8 @@ pub(super) fn place_in_order(
             Err(f) => matches!(f.reason, Reason::ContextNotFound | Reason::StaleRemovedLine),
             Ok(l) => l.status == HunkStatus::Applied && l.tier > Some(Tier::Exact),
         };
-        if placed_by_text && !open && wrote_a_line_of(hunks, results, i, &written) {
-            let edits = edits_before(source, hunks, results, &placed, i);
+        if placed_by_text && !open && wrote_a_line_of(hunks, results, i, &before.written) {
+            let edits = before.edits();
             if let (Ok(loc), Some(at)) =
                 (&results[i], also_on_written(source, hunk, &edits, options))
                 && !pins.contains(&loc.start)
@@ -94,24 +88,18 @@ pub(super) fn place_in_order(
             }
             continue;
         }
-        if !placed_by_text || !open {
+        if !placed_by_text || !open || before.is_empty() {
             continue;
         }
-        let edits = edits_before(source, hunks, results, &placed, i);
-        if edits.is_empty() {
-            continue;
-        }
-        let Some(found) = place_after(source, hunk, i, &edits, options) else {
-            continue;
-        };
         if let Ok(loc) = &results[i] {
-            // Placed with tolerance in the original, and afresh on what an
-            // earlier hunk wrote: two readings, unless they are one place.
-            if !found.same_place(loc) && !pins.contains(&loc.start) {
-                results[i] = Err(two_readings(i, loc, found.located.start));
+            if let Some(refusal) = read_again(source, hunk, i, loc, &before, options, pins) {
+                results[i] = Err(refusal);
             }
             continue;
         }
+        let Some(found) = place_after(source, hunk, i, &before.edits(), options) else {
+            continue;
+        };
         let clash = results[i + 1..].iter().any(|r| {
             matches!(r, Ok(l) if l.status == HunkStatus::Applied
                 && touches(l.start..l.end, &(found.in_order.edit.start..found.in_order.edit.end)))
@@ -132,10 +120,114 @@ pub(super) fn place_in_order(
             continue;
         }
         results[i] = Ok(found.located);
-        placed.push(found.in_order);
+        before.place(found.in_order);
     }
     settle_consumed(hunks, results);
-    placed
+    before.placed
+}
+
+/// What the hunks before the current one do, gathered as the loop passes
+/// them (their results are final by then).
+struct Before<'h> {
+    /// The hunks placed in order so far.
+    placed: Vec<InOrder>,
+    /// The added lines of the hunks that apply: one set, not a scan of
+    /// them all per hunk.
+    written: HashSet<&'h str>,
+    /// The edit of each hunk that applies where it was located in the
+    /// original, built once (planning them all again for every hunk made
+    /// a long reply quadratic).
+    own: Vec<Edit>,
+    /// The cheap test before a hunk placed with tolerance is read again.
+    reach: Reach,
+}
+
+impl<'h> Before<'h> {
+    fn new(hunks: &[Hunk], results: &[Result<Located, Failure>]) -> Self {
+        Before {
+            placed: Vec::new(),
+            written: HashSet::new(),
+            own: Vec::new(),
+            reach: Reach::new(hunks, results),
+        }
+    }
+
+    /// Takes in hunk `k` and its final `result`.
+    fn take(
+        &mut self,
+        source: &SourceText,
+        hunks: &'h [Hunk],
+        k: usize,
+        result: &Result<Located, Failure>,
+    ) {
+        let Ok(l) = result else { return };
+        if l.status != HunkStatus::Applied {
+            return;
+        }
+        let added = hunks[k].lines.iter().filter(|a| a.kind == LineKind::Add);
+        self.written.extend(added.map(|a| a.text.as_str()));
+        if self.placed.iter().all(|p| p.hunk != l.hunk) {
+            let mut one = [l.clone()];
+            let edits = plan_file(source, hunks, &mut one).edits;
+            edits.iter().for_each(|e| self.reach.add_edit(e));
+            self.own.extend(edits);
+        }
+    }
+
+    /// True when no hunk so far changes the file.
+    fn is_empty(&self) -> bool {
+        self.own.is_empty() && self.placed.is_empty()
+    }
+
+    /// Records a hunk placed in order.
+    fn place(&mut self, in_order: InOrder) {
+        self.reach.add_edit(&in_order.edit);
+        self.placed.push(in_order);
+    }
+
+    /// The edits of the hunks so far, sorted, as the plan of those hunks
+    /// has them (placed in order: their merged edits).
+    fn edits(&self) -> Vec<Edit> {
+        let mut edits = self.own.clone();
+        order_edits(&mut edits);
+        for p in &self.placed {
+            edits.retain(|e| !p.absorbed.contains(&e.hunk));
+            edits.push(p.edit.clone());
+        }
+        edits.sort_by_key(|e| (e.start, e.end, e.hunk));
+        edits
+    }
+}
+
+/// A hunk placed with tolerance in the original at `loc`, placed afresh
+/// on what an earlier hunk wrote: two readings (the refusal), unless they
+/// are one place or the user pinned the original one. The search is
+/// skipped where the cheap test shows it cannot find another place.
+fn read_again(
+    source: &SourceText,
+    hunk: &Hunk,
+    i: usize,
+    loc: &Located,
+    before: &Before,
+    options: &MatchOptions,
+    pins: &[usize],
+) -> Option<Failure> {
+    let differs = |found: &Found| !found.same_place(loc) && !pins.contains(&loc.start);
+    if before.reach.settled(source, i, loc) {
+        // The skipped search, run anyway where checks are on (debug builds,
+        // fuzz targets): it must find nothing the skip would have missed.
+        if cfg!(any(debug_assertions, fuzzing)) {
+            let found = place_after(source, hunk, i, &before.edits(), options);
+            assert!(
+                !found.is_some_and(|f| differs(&f)),
+                "hunk {} was taken as settled, but the produced text reads it elsewhere",
+                i + 1
+            );
+        }
+        return None;
+    }
+    let found = place_after(source, hunk, i, &before.edits(), options)?;
+    differs(&found).then(|| two_readings(i, loc, found.located.start))
 }
 
 /// A reply applied in order and run again: a block whose output a later
@@ -213,30 +305,6 @@ fn touches(later: Range<usize>, merged: &Range<usize>) -> bool {
     } else {
         later.start < merged.end && merged.start < later.end
     }
-}
-
-/// The edits of the hunks before `i` that change the file (located in the
-/// original, or placed in order before), sorted.
-fn edits_before(
-    source: &SourceText,
-    hunks: &[Hunk],
-    results: &[Result<Located, Failure>],
-    placed: &[InOrder],
-    i: usize,
-) -> Vec<Edit> {
-    let mut located: Vec<Located> = results[..i]
-        .iter()
-        .filter_map(|r| r.as_ref().ok())
-        .filter(|l| l.status == HunkStatus::Applied && placed.iter().all(|p| p.hunk != l.hunk))
-        .cloned()
-        .collect();
-    let mut edits = plan_file(source, hunks, &mut located).edits;
-    for p in placed {
-        edits.retain(|e| !p.absorbed.contains(&e.hunk));
-        edits.push(p.edit.clone());
-    }
-    edits.sort_by_key(|e| (e.start, e.end, e.hunk));
-    edits
 }
 
 struct Found {
