@@ -183,7 +183,16 @@ pub(super) fn addition_present(
                 .then(|| from.checked_sub(k))
                 .flatten()
         });
-    [Some(at), before, before_later]
+    // Before blank lines that end the file (an editor's trailing blank
+    // line after the appended block).
+    let before_blanks = appending.filter(|later| later.is_empty()).and_then(|_| {
+        let blanks = (0..at)
+            .rev()
+            .take_while(|&j| keys.text(j).trim().is_empty())
+            .count();
+        (blanks > 0).then(|| at.checked_sub(blanks + k)).flatten()
+    });
+    [Some(at), before, before_later, before_blanks]
         .into_iter()
         .flatten()
         .find(|&s| fits(s))
