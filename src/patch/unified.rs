@@ -101,6 +101,21 @@ fn unquoted_paths(rest: &str) -> Option<(&str, &str)> {
     Some((a, b.trim()))
 }
 
+/// What the lines before a file's first hunk say about it: the `diff --git`
+/// line and its extended headers, then the `---`/`+++` pair.
+struct Header {
+    path: Option<String>,
+    op: FileOp,
+    move_to: Option<String>,
+    new_mode: Option<u32>,
+    copy_from: Option<String>,
+    blob_ids: Option<BlobIds>,
+    /// Started by `diff --git`.
+    git: bool,
+    /// Has a `diff --git` line or a `---`/`+++` pair.
+    headered: bool,
+}
+
 /// Parses one file's diff starting at line `i` (a `diff --git` line, a
 /// `---`/`+++` header, or a headerless hunk; `in_fence`: inside a fence);
 /// returns the index after it.
@@ -109,105 +124,41 @@ pub(crate) fn parse_file(
     (i, in_fence): (usize, bool),
     ctx: &Ctx,
 ) -> Result<(FilePatch, usize), ParseError> {
-    let start = i;
     let at = src.orig(i);
-    let mut j = i;
-    let mut path: Option<String> = None;
-    let mut op = FileOp::Update;
-    let mut move_to = None;
-    let mut new_mode = None;
-    let mut git = false;
-    let mut copy_from = None;
-    let mut blob_ids = None;
+    let mut header = Header {
+        path: None,
+        op: FileOp::Update,
+        move_to: None,
+        new_mode: None,
+        copy_from: None,
+        blob_ids: None,
+        git: false,
+        headered: false,
+    };
+    let j = read_git_header(src, i, ctx, &mut header)?;
+    let mut j = read_file_header(src, j, ctx, &mut header)?;
     let mut bare_name = None;
-    if let Some(rest) = src.line(j).and_then(|l| l.strip_prefix("diff --git ")) {
-        git = true;
-        let (a, _b) = git_paths(rest)
-            .ok_or_else(|| malformed(at, "cannot read the paths of `diff --git`"))?;
-        path = Some(paths::strip(&a, ctx.strip, at)?);
-        j += 1;
-        while let Some(l) = src.line(j) {
-            let line_no = src.orig(j);
-            if let Some(m) = l.strip_prefix("new file mode ") {
-                op = FileOp::Add;
-                new_mode = u32::from_str_radix(m.trim(), 8).ok();
-            } else if let Some(m) = l.strip_prefix("new mode ") {
-                new_mode = u32::from_str_radix(m.trim(), 8).ok();
-            } else if l.starts_with("deleted file mode ") {
-                op = FileOp::Delete;
-            } else if let Some(ids) = l.strip_prefix("index ").and_then(BlobIds::parse) {
-                blob_ids = Some(ids);
-            } else if let Some(p) = l.strip_prefix("rename from ") {
-                path = Some(paths::clean(p));
-            } else if let Some(p) = l.strip_prefix("rename to ") {
-                move_to = Some(paths::clean(p));
-            } else if let Some(p) = l.strip_prefix("copy from ") {
-                copy_from = Some(paths::clean(p));
-            } else if let Some(p) = l.strip_prefix("copy to ") {
-                op = FileOp::Add;
-                path = Some(paths::clean(p));
-            } else if l.starts_with("Binary files ") || l.starts_with("GIT binary patch") {
-                return Err(malformed(
-                    line_no,
-                    "binary patches are not supported: re-create the binary file instead",
-                ));
-            } else if ![
-                "index ",
-                "similarity index ",
-                "dissimilarity index ",
-                "old mode ",
-            ]
-            .iter()
-            .any(|p| l.starts_with(p))
-            {
-                break;
-            }
-            j += 1;
-        }
-    }
-    let mut headered = git;
-    if let Some((old_rest, new_rest)) = header_rests(src, j) {
-        headered = true;
-        let old = paths::header_path(old_rest, ctx.strip, src.orig(j))?;
-        let new = paths::header_path(new_rest, ctx.strip, src.orig(j + 1))?;
-        match (old, new) {
-            (None, Some(n)) => {
-                op = FileOp::Add;
-                path = Some(n);
-            }
-            (Some(o), None) => {
-                op = FileOp::Delete;
-                path = Some(o);
-            }
-            (Some(o), Some(_)) => {
-                // A copy keeps its `copy to` path; a rename its `rename from`.
-                if copy_from.is_none() && (path.is_none() || move_to.is_none()) {
-                    path = Some(o);
-                }
-            }
-            (None, None) => {
-                return Err(malformed(src.orig(j), "both file headers are /dev/null"));
-            }
-        }
-        j += 2;
-    }
-    let path = match (path, ctx.target.clone()) {
+    let path = match (header.path, ctx.target.clone()) {
         (Some(p), _) | (None, Some(p)) => p,
         (None, None) => {
-            let (p, bare) = headerless_path(src, start, in_fence)?;
+            let (p, bare) = headerless_path(src, i, in_fence)?;
             bare_name = bare;
             p
         }
     };
+    let (op, git) = (header.op, header.git);
     let mut fp = FilePatch::new(path, op, PatchFormat::NumberlessDiff, at);
     fp.bare_name = bare_name;
-    fp.move_to = move_to;
-    fp.new_mode = new_mode;
-    fp.copy_from = copy_from.filter(|_| op == FileOp::Add);
-    fp.blob_ids = blob_ids;
-    let mut any_numbered = false;
+    fp.move_to = header.move_to;
+    fp.new_mode = header.new_mode;
+    fp.copy_from = header.copy_from.filter(|_| op == FileOp::Add);
+    fp.blob_ids = header.blob_ids;
     // A header directly followed by body lines (no `@@`): one numberless hunk.
-    if headered && !git && src.line(j).is_some_and(|l| !is_hunk_header(l)) && is_body_line(src, j) {
+    if header.headered
+        && !git
+        && src.line(j).is_some_and(|l| !is_hunk_header(l))
+        && is_body_line(src, j)
+    {
         let place = HunkPlace {
             path: &fp.path,
             number: 1,
@@ -216,6 +167,121 @@ pub(crate) fn parse_file(
         fp.hunks.push(hunk);
         j = next;
     }
+    let (j, any_numbered) = read_hunks(src, j, &mut fp)?;
+    if fp.hunks.is_empty() && !git {
+        return Err(malformed(
+            at,
+            "file header is not followed by any hunk (`@@ ... @@`)",
+        ));
+    }
+    if any_numbered || (git && fp.hunks.is_empty()) {
+        fp.format = PatchFormat::UnifiedDiff;
+    }
+    mark_new_file(&mut fp, git);
+    Ok((fp, j))
+}
+
+/// Reads a `diff --git` line at `j` and its extended header lines (modes,
+/// `index`, renames, copies) into `header`; returns the line after them
+/// (`j` itself when no `diff --git` line stands there).
+fn read_git_header(
+    src: &Src,
+    mut j: usize,
+    ctx: &Ctx,
+    header: &mut Header,
+) -> Result<usize, ParseError> {
+    let Some(rest) = src.line(j).and_then(|l| l.strip_prefix("diff --git ")) else {
+        return Ok(j);
+    };
+    let at = src.orig(j);
+    header.git = true;
+    header.headered = true;
+    let (a, _b) =
+        git_paths(rest).ok_or_else(|| malformed(at, "cannot read the paths of `diff --git`"))?;
+    header.path = Some(paths::strip(&a, ctx.strip, at)?);
+    j += 1;
+    while let Some(l) = src.line(j) {
+        if let Some(m) = l.strip_prefix("new file mode ") {
+            header.op = FileOp::Add;
+            header.new_mode = u32::from_str_radix(m.trim(), 8).ok();
+        } else if let Some(m) = l.strip_prefix("new mode ") {
+            header.new_mode = u32::from_str_radix(m.trim(), 8).ok();
+        } else if l.starts_with("deleted file mode ") {
+            header.op = FileOp::Delete;
+        } else if let Some(ids) = l.strip_prefix("index ").and_then(BlobIds::parse) {
+            header.blob_ids = Some(ids);
+        } else if let Some(p) = l.strip_prefix("rename from ") {
+            header.path = Some(paths::clean(p));
+        } else if let Some(p) = l.strip_prefix("rename to ") {
+            header.move_to = Some(paths::clean(p));
+        } else if let Some(p) = l.strip_prefix("copy from ") {
+            header.copy_from = Some(paths::clean(p));
+        } else if let Some(p) = l.strip_prefix("copy to ") {
+            header.op = FileOp::Add;
+            header.path = Some(paths::clean(p));
+        } else if l.starts_with("Binary files ") || l.starts_with("GIT binary patch") {
+            return Err(malformed(
+                src.orig(j),
+                "binary patches are not supported: re-create the binary file instead",
+            ));
+        } else if ![
+            "index ",
+            "similarity index ",
+            "dissimilarity index ",
+            "old mode ",
+        ]
+        .iter()
+        .any(|p| l.starts_with(p))
+        {
+            break;
+        }
+        j += 1;
+    }
+    Ok(j)
+}
+
+/// Reads a `---`/`+++` pair at `j` (see [`header_rests`]) into `header`: a
+/// `/dev/null` side makes the file added or deleted; returns the line after
+/// the pair (`j` itself when there is none).
+fn read_file_header(
+    src: &Src,
+    j: usize,
+    ctx: &Ctx,
+    header: &mut Header,
+) -> Result<usize, ParseError> {
+    let Some((old_rest, new_rest)) = header_rests(src, j) else {
+        return Ok(j);
+    };
+    header.headered = true;
+    let old = paths::header_path(old_rest, ctx.strip, src.orig(j))?;
+    let new = paths::header_path(new_rest, ctx.strip, src.orig(j + 1))?;
+    match (old, new) {
+        (None, Some(n)) => {
+            header.op = FileOp::Add;
+            header.path = Some(n);
+        }
+        (Some(o), None) => {
+            header.op = FileOp::Delete;
+            header.path = Some(o);
+        }
+        (Some(o), Some(_)) => {
+            // A copy keeps its `copy to` path; a rename its `rename from`.
+            if header.copy_from.is_none() && (header.path.is_none() || header.move_to.is_none()) {
+                header.path = Some(o);
+            }
+        }
+        (None, None) => {
+            return Err(malformed(src.orig(j), "both file headers are /dev/null"));
+        }
+    }
+    Ok(j + 2)
+}
+
+/// Reads the `@@` hunks of `fp` from line `j` (blank lines between two of
+/// them are skipped); returns the line after the last one and whether any
+/// hunk header carried line numbers.
+fn read_hunks(src: &Src, mut j: usize, fp: &mut FilePatch) -> Result<(usize, bool), ParseError> {
+    let mut any_numbered = false;
     while let Some(l) = src.line(j) {
         if l.trim().is_empty() {
             // Blank lines between two hunks of the same file.
@@ -252,29 +318,28 @@ pub(crate) fn parse_file(
         fp.hunks.push(hunk);
         j = next;
     }
-    if fp.hunks.is_empty() && !git {
-        return Err(malformed(
-            at,
-            "file header is not followed by any hunk (`@@ ... @@`)",
-        ));
+    Ok((j, any_numbered))
+}
+
+/// Marks an update whose hunks only add lines as creating a missing file
+/// (`git` : the diff has a `diff --git` line).
+fn mark_new_file(fp: &mut FilePatch, git: bool) {
+    if fp.op != FileOp::Update || fp.move_to.is_some() {
+        return;
     }
-    if any_numbered || (git && fp.hunks.is_empty()) {
-        fp.format = PatchFormat::UnifiedDiff;
-    }
-    if op == FileOp::Update && fp.move_to.is_none() && is_whole_new(&fp.hunks) {
+    if is_whole_new(&fp.hunks) {
         // `@@ -0,0 +1,N @@` under `--- a/x`: the file is new (`git apply`
         // creates a missing one; git's own `-U0` insertion at the top of a
         // file comes with `diff --git`, so only that is applied over content).
         fp.create_if_missing = true;
         fp.written_as_new = !git;
-    } else if op == FileOp::Update && fp.move_to.is_none() && !git && is_numberless_new(&fp.hunks) {
+    } else if !git && is_numberless_new(&fp.hunks) {
         // One numberless hunk of added lines only (`@@ ... @@` then `+`
         // lines): a missing file is created with them; an existing one is
         // read as before (the hunk has no place to go but what the rest of
         // the rules give it).
         fp.create_if_missing = true;
     }
-    Ok((fp, j))
 }
 
 /// The file of a diff without file header starting at line `i`
