@@ -24,12 +24,9 @@
 
 #![no_main]
 
-use git_fuzzy_apply::invocation::{Invocation, run};
-use git_fuzzy_apply::locate::Tier;
 use git_fuzzy_apply::model::{FileOp, LineKind};
-use git_fuzzy_apply::patch::{ParseOptions, parse_patch};
 use git_fuzzy_apply::report::{FileStatus, HunkOutcome, Report};
-use git_fuzzy_apply::ApplyOptions;
+use git_fuzzy_apply::{ApplyOptions, Invocation, ParseOptions, Tier, parse_patch, run};
 use libfuzzer_sys::fuzz_target;
 use std::collections::BTreeMap;
 use std::fs;
@@ -103,10 +100,14 @@ fn build(root: &Path, sections: &[&[u8]]) {
         if selector & 0x40 != 0 {
             let target = if content.first().is_some_and(|b| b % 2 == 0) {
                 // From any depth, `outside.txt` beside the tree.
-                let depth = path.strip_prefix(root).map_or(0, |p| p.components().count());
+                let depth = path
+                    .strip_prefix(root)
+                    .map_or(0, |p| p.components().count());
                 PathBuf::from("../".repeat(depth)).join("outside.txt")
             } else {
-                PathBuf::from(PATHS[usize::from(content.first().copied().unwrap_or(0)) % PATHS.len()])
+                PathBuf::from(
+                    PATHS[usize::from(content.first().copied().unwrap_or(0)) % PATHS.len()],
+                )
             };
             let _ = std::os::unix::fs::symlink(target, &path);
         } else if fs::write(&path, content).is_ok() && selector & 0x80 != 0 {
@@ -157,10 +158,18 @@ fn recognisable(patch: &[u8], reverse: bool) -> bool {
                 let squeeze = |l: &&git_fuzzy_apply::model::HunkLine| {
                     l.text.split_whitespace().collect::<Vec<_>>().join(" ")
                 };
-                let added: Vec<String> =
-                    h.lines.iter().filter(|l| l.kind == LineKind::Add).map(|l| squeeze(&l)).collect();
-                let removed: Vec<String> =
-                    h.lines.iter().filter(|l| l.kind == LineKind::Remove).map(|l| squeeze(&l)).collect();
+                let added: Vec<String> = h
+                    .lines
+                    .iter()
+                    .filter(|l| l.kind == LineKind::Add)
+                    .map(|l| squeeze(&l))
+                    .collect();
+                let removed: Vec<String> = h
+                    .lines
+                    .iter()
+                    .filter(|l| l.kind == LineKind::Remove)
+                    .map(|l| squeeze(&l))
+                    .collect();
                 let respaced = adds && added == removed;
                 !respaced
                     && ((!adds && !removes) || worded || (removes && !adds && framed(&h.lines)))
@@ -182,7 +191,11 @@ fn new_side_repeated(root: &Path, patch: &[u8], reverse: bool) -> bool {
         };
         let text = String::from_utf8_lossy(&text);
         let file: Vec<&str> = text.lines().collect();
-        let kept = if reverse { LineKind::Add } else { LineKind::Remove };
+        let kept = if reverse {
+            LineKind::Add
+        } else {
+            LineKind::Remove
+        };
         f.hunks.iter().any(|h| {
             let new: Vec<&str> = h
                 .lines
@@ -190,7 +203,12 @@ fn new_side_repeated(root: &Path, patch: &[u8], reverse: bool) -> bool {
                 .filter(|l| l.kind != kept)
                 .map(|l| l.text.as_str())
                 .collect();
-            !new.is_empty() && file.windows(new.len()).filter(|w| *w == new.as_slice()).count() > 1
+            !new.is_empty()
+                && file
+                    .windows(new.len())
+                    .filter(|w| *w == new.as_slice())
+                    .count()
+                    > 1
         })
     })
 }
@@ -259,7 +277,10 @@ fuzz_target!(|data: &[u8]| {
     let after = tree(&root);
     let wrote = matches!(&result, Ok(o) if o.written);
     if !wrote {
-        assert_eq!(after, before, "nothing written, yet the tree changed: {result:?}");
+        assert_eq!(
+            after, before,
+            "nothing written, yet the tree changed: {result:?}"
+        );
         return;
     }
     let Ok(first) = result else { return };
@@ -272,7 +293,12 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let again = run(&root, patch, &inv).expect("the second run runs");
-    assert_eq!(tree(&root), after, "the second run changed the tree: {:?}", again.report);
+    assert_eq!(
+        tree(&root),
+        after,
+        "the second run changed the tree: {:?}",
+        again.report
+    );
     // A hunk placed with more tolerance than whitespace (case, punctuation,
     // omitted lines, similarity) left a new side that does not stand exactly
     // but for whitespace, which rule 7 asks of the applied state: refusing
@@ -291,11 +317,10 @@ fuzz_target!(|data: &[u8]| {
     let ambiguous = again.report.files.iter().flat_map(|f| &f.hunks).any(|h| {
         h.failure
             .as_ref()
-            .is_some_and(|f| f.code == git_fuzzy_apply::locate::Reason::Ambiguous)
+            .is_some_and(|f| f.code == git_fuzzy_apply::Reason::Ambiguous)
     });
     assert!(
-        done_already(&again.report)
-            || ((lenient || repeated || ambiguous) && !again.report.ok),
+        done_already(&again.report) || ((lenient || repeated || ambiguous) && !again.report.ok),
         "the second run did not find the patch applied: {:?}",
         again.report
     );

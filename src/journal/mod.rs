@@ -233,7 +233,7 @@ pub struct LeftAlone {
 /// What recovery did, or why it did nothing.
 ///
 /// ```
-/// use git_fuzzy_apply::invocation::{recover, Recovery};
+/// use git_fuzzy_apply::{recover, Recovery};
 ///
 /// // An earlier run killed while writing is finished or undone first.
 /// let done = Recovery::RolledBack { files: 2, left_alone: Vec::new() };

@@ -16,7 +16,7 @@
 //! overlap. See `docs/matching.md` for the rules and why.
 //!
 //! ```
-//! use git_fuzzy_apply::locate::{MatchOptions, Tier};
+//! use git_fuzzy_apply::{MatchOptions, Tier};
 //! use git_fuzzy_apply::{apply_to_text, ApplyOptions};
 //!
 //! let file = b"Hello World\n";
@@ -49,8 +49,8 @@ mod search;
 mod unique;
 
 pub(crate) use choose::HINT_WINDOW;
-pub(crate) use outcome::{Failure, HunkStatus, Located};
-pub use outcome::{MatchOptions, NearMatch, Normalization, Reason, Tier};
+pub(crate) use outcome::{Failure, Located};
+pub use outcome::{HunkStatus, MatchOptions, NearMatch, Normalization, Reason, Tier};
 pub(crate) use proven::locate_known_file;
 pub(crate) use search::Slot;
 

@@ -236,7 +236,7 @@ impl From<HunkStatus> for HunkOutcome {
 /// The outcome for one hunk.
 ///
 /// ```
-/// use git_fuzzy_apply::locate::{Normalization, Tier};
+/// use git_fuzzy_apply::{Normalization, Tier};
 /// use git_fuzzy_apply::plan_patch;
 ///
 /// let dir = tempfile::tempdir().unwrap();
@@ -278,7 +278,7 @@ pub struct HunkReport {
 /// Details of a failed hunk.
 ///
 /// ```
-/// use git_fuzzy_apply::{locate::Reason, plan_patch};
+/// use git_fuzzy_apply::{Reason, plan_patch};
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "one\ntwo\nthree\n").unwrap();
@@ -323,7 +323,7 @@ pub struct HunkFailure {
 /// One place an ambiguous hunk could go, with the file's lines around it.
 ///
 /// ```
-/// use git_fuzzy_apply::{locate::Reason, plan_patch};
+/// use git_fuzzy_apply::{Reason, plan_patch};
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "a\nx\nb\nx\n").unwrap();
