@@ -18,6 +18,7 @@ use serde::Serialize;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Tier {
     /// Byte-for-byte lines.
     Exact,
@@ -82,6 +83,7 @@ impl Tier {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Normalization {
     /// The hunk was found away from its header's line number.
     ReanchoredHeader,
@@ -183,6 +185,7 @@ impl Default for MatchOptions {
 /// What became of a hunk that did not fail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum HunkStatus {
     /// It will change the file.
     Applied,
@@ -228,6 +231,7 @@ pub struct Located {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Reason {
     /// Nothing in the file matches the hunk's old side.
     ContextNotFound,

@@ -35,6 +35,7 @@ pub(crate) use text::pack_lone_texts;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum PatchFormat {
     /// `---`/`+++` headers with numbered `@@ -a,b +c,d @@` hunks (`git diff`, `diff -u`).
     UnifiedDiff,

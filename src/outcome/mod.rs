@@ -128,6 +128,7 @@ impl Problem {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum FileStatus {
     /// Every hunk was placed and the file changes.
     Patched,
@@ -212,6 +213,7 @@ pub struct LineRange {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum HunkOutcome {
     /// Placed and applied.
     Applied,
