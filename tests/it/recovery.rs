@@ -10,60 +10,8 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::support;
-use support::{BIN, Entry, WATCHDOG, output_within, snapshot};
-
-/// Edits `a.txt`, deletes `old/b.txt`, adds `new/c.txt`.
-const PATCH: &str = "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n\
---- a/old/b.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-bee\n-bee two\n\
---- /dev/null\n+++ b/new/c.txt\n@@ -0,0 +1,1 @@\n+sea\n";
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// Writes the patch's targets into `root` (and the patch beside it).
-fn fill(root: &Path) {
-    fs::create_dir_all(root.join("old")).unwrap();
-    fs::write(root.join("a.txt"), "one\ntwo\nthree\n").unwrap();
-    fs::write(root.join("old/b.txt"), "bee\nbee two\n").unwrap();
-    fs::write(root.join("keep.txt"), "kept\n").unwrap();
-}
-
-/// A tree with the patch's targets (a committed repository when `repo`),
-/// and the patch at `../patch`.
-fn scene(repo: bool) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path().join("tree");
-    fill(&root);
-    fs::write(dir.path().join("patch"), PATCH).unwrap();
-    if repo {
-        git(&root, &["init", "-q"]);
-        git(&root, &["add", "."]);
-        git(
-            &root,
-            &[
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "commit",
-                "-qm",
-                "base",
-            ],
-        );
-    }
-    (dir, root)
-}
+use support::scene::{PATCH, fill, scene};
+use support::{BIN, Entry, WATCHDOG, git, output_within, snapshot, stderr};
 
 fn command(root: &Path, args: &[&str]) -> Command {
     let mut command = Command::new(BIN);
@@ -83,10 +31,6 @@ fn run_killed_at(root: &Path, args: &[&str], step: usize) -> Output {
     let mut command = command(root, args);
     command.env("GIT_FUZZY_APPLY_TEST_EXIT_AT", step.to_string());
     output_within(&mut command, b"", WATCHDOG)
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// The tree the patch makes of the scene.

@@ -13,6 +13,7 @@ use std::time::Duration;
 use wait_timeout::ChildExt;
 
 pub mod diffs;
+pub mod scene;
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_git-fuzzy-apply");
@@ -116,4 +117,29 @@ pub fn snapshot(root: &Path) -> BTreeMap<PathBuf, Entry> {
         }
     }
     out
+}
+
+/// Runs git in `dir` with a fixed identity (commits need one); panics with
+/// git's message when it fails, else returns its standard output.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@localhost")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@localhost")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The standard error of a run, as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }
