@@ -480,7 +480,7 @@ pub(super) fn hunk_report(
     HunkReport {
         index: index + 1,
         patch_line: hunk.patch_line,
-        status: loc.map_or(HunkOutcome::Failed, |l| l.status.into()),
+        status: loc.map_or(HunkOutcome::Failed, |l| HunkOutcome::of(l.status)),
         tier: loc.and_then(|l| l.tier),
         normalizations: loc.map(|l| l.normalizations.clone()).unwrap_or_default(),
         lines: loc

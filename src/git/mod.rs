@@ -18,6 +18,15 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Why a git operation failed.
+///
+/// ```
+/// use git_fuzzy_apply::GitError;
+/// use std::path::PathBuf;
+///
+/// // `--index` while another git holds `.git/index.lock`: nothing is written.
+/// let locked = GitError::IndexLocked(PathBuf::from(".git/index.lock"));
+/// assert!(locked.to_string().contains("another git process seems to be running"));
+/// ```
 #[derive(Debug, thiserror::Error)]
 pub enum GitError {
     /// Another git process holds the index lock.

@@ -49,8 +49,8 @@ mod search;
 mod unique;
 
 pub(crate) use choose::HINT_WINDOW;
-pub(crate) use outcome::{Failure, Located};
-pub use outcome::{HunkStatus, MatchOptions, NearMatch, Normalization, Reason, Tier};
+pub(crate) use outcome::{Failure, HunkStatus, Located};
+pub use outcome::{MatchOptions, NearMatch, Normalization, Reason, Tier};
 pub(crate) use proven::locate_known_file;
 pub(crate) use search::Slot;
 

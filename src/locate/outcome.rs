@@ -185,7 +185,6 @@ impl Default for MatchOptions {
 /// What became of a hunk that did not fail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-#[non_exhaustive]
 pub enum HunkStatus {
     /// It will change the file.
     Applied,

@@ -225,8 +225,9 @@ pub enum HunkOutcome {
     Failed,
 }
 
-impl From<HunkStatus> for HunkOutcome {
-    fn from(s: HunkStatus) -> Self {
+impl HunkOutcome {
+    /// The outcome of a hunk the ladder placed.
+    pub(crate) fn of(s: HunkStatus) -> Self {
         match s {
             HunkStatus::Applied => HunkOutcome::Applied,
             HunkStatus::AlreadyApplied => HunkOutcome::AlreadyApplied,

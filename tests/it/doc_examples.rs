@@ -333,6 +333,12 @@ impl Checker {
                     break;
                 }
             }
+            if !found && let Some(again) = reexport_of(&src, name) {
+                // Re-exported there in turn (`pub use outcome::{Tier, …}`):
+                // followed to where it is declared.
+                found = true;
+                self.reexports(&module, &again);
+            }
             assert!(
                 found,
                 "`pub use {prefix}::{name}`: no `pub` item {name} in {}",
@@ -340,6 +346,39 @@ impl Checker {
             );
         }
     }
+}
+
+/// The `pub use` of `src` that re-exports `name`, as `pub use PATH::name;`.
+fn reexport_of(src: &Source, name: &str) -> Option<String> {
+    for (i, line) in src.lines.iter().enumerate() {
+        if indentation(line) != 0 || !line.starts_with("pub use ") {
+            continue;
+        }
+        let mut text = line.clone();
+        let mut j = i;
+        while !text.trim_end().ends_with(';') && j + 1 < src.lines.len() {
+            j += 1;
+            text.push_str(src.lines[j].trim());
+        }
+        let body = text
+            .trim()
+            .trim_start_matches("pub use ")
+            .trim_end_matches(';');
+        let (prefix, names): (&str, Vec<&str>) = match body.split_once('{') {
+            Some((p, rest)) => (
+                p.trim_end_matches("::"),
+                rest.trim_end_matches('}').split(',').collect(),
+            ),
+            None => match body.rsplit_once("::") {
+                Some((p, n)) => (p, vec![n]),
+                None => continue,
+            },
+        };
+        if names.iter().any(|n| n.trim() == name) {
+            return Some(format!("pub use {prefix}::{name};"));
+        }
+    }
+    None
 }
 
 #[test]
