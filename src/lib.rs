@@ -202,7 +202,7 @@ impl<'a> OneText<'a> {
 }
 
 impl target::Targets for OneText<'_> {
-    fn read(&self, path: &str) -> Result<Option<content::Content>, outcome::Problem> {
+    fn read(&self, path: &str) -> Result<Option<content::Content>, target::TargetError> {
         let mine = self.path.get_or_init(|| path.to_string());
         Ok((mine == path).then(|| content::Content::Owned(self.bytes.to_vec())))
     }

@@ -15,7 +15,7 @@
 //! ```
 
 use crate::apply::{ApplyOptions, PatchPlan, plan_patch_with};
-use crate::git::{GitError, Repo};
+use crate::git::{GitError, IndexCheckError, Repo};
 use crate::journal::JournalError;
 use crate::patch::PatchText;
 use crate::progress::{NoProgress, Progress};
@@ -419,9 +419,25 @@ fn plan_run(
             .results()
             .filter_map(|res| res.old_path.as_deref())
             .collect();
-        if let Err(problem) = r.check_worktree_matches_index(ix, &read) {
-            plan.error = Some(problem);
+        if let Err(e) = r.check_worktree_matches_index(ix, &read) {
+            plan.error = Some(index_problem(e));
         }
     }
     plan
+}
+
+/// The `--index` check's failure as the plan's problem, with its cause.
+fn index_problem(e: IndexCheckError) -> Problem {
+    let code = match &e {
+        IndexCheckError::NotInIndex(_) => ProblemCode::NotInIndex,
+        IndexCheckError::Differs(_) => ProblemCode::IndexMismatch,
+        IndexCheckError::Io { .. } => ProblemCode::IoError,
+        IndexCheckError::Gix(_) => ProblemCode::GitError,
+    };
+    let problem = Problem::new(code, e.to_string(), None);
+    match e {
+        IndexCheckError::Io { source, .. } => problem.with_source(source),
+        IndexCheckError::Gix(source) => problem.with_source(source),
+        IndexCheckError::NotInIndex(_) | IndexCheckError::Differs(_) => problem,
+    }
 }

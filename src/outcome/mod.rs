@@ -12,6 +12,7 @@ pub mod quote;
 
 use crate::locate::{HunkStatus, NearMatch, Normalization, Reason, Tier};
 use crate::model::{FileOp, PatchFormat};
+use crate::target::TargetError;
 use serde::Serialize;
 
 pub use codes::ProblemCode;
@@ -65,6 +66,23 @@ impl std::error::Error for Problem {
         self.source
             .as_deref()
             .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+impl Problem {
+    /// A target's failure as the file's problem, with its cause kept.
+    pub(crate) fn of_target(e: TargetError) -> Self {
+        let message = e.to_string();
+        match e {
+            TargetError::Outside(_) => Problem::new(ProblemCode::PathOutsideTree, message, None),
+            TargetError::NotAFile(_) => Problem::new(ProblemCode::NotAFile, message, None),
+            TargetError::Io { source, .. } => {
+                Problem::new(ProblemCode::IoError, message, None).with_source(source)
+            }
+            TargetError::Git { source, .. } => {
+                Problem::new(ProblemCode::GitError, message, None).with_source(source)
+            }
+        }
     }
 }
 
