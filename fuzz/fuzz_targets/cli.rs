@@ -100,14 +100,10 @@ fn build(root: &Path, sections: &[&[u8]]) {
         if selector & 0x40 != 0 {
             let target = if content.first().is_some_and(|b| b % 2 == 0) {
                 // From any depth, `outside.txt` beside the tree.
-                let depth = path
-                    .strip_prefix(root)
-                    .map_or(0, |p| p.components().count());
+                let depth = path.strip_prefix(root).map_or(0, |p| p.components().count());
                 PathBuf::from("../".repeat(depth)).join("outside.txt")
             } else {
-                PathBuf::from(
-                    PATHS[usize::from(content.first().copied().unwrap_or(0)) % PATHS.len()],
-                )
+                PathBuf::from(PATHS[usize::from(content.first().copied().unwrap_or(0)) % PATHS.len()])
             };
             let _ = std::os::unix::fs::symlink(target, &path);
         } else if fs::write(&path, content).is_ok() && selector & 0x80 != 0 {
@@ -158,18 +154,10 @@ fn recognisable(patch: &[u8], reverse: bool) -> bool {
                 let squeeze = |l: &&git_fuzzy_apply::model::HunkLine| {
                     l.text.split_whitespace().collect::<Vec<_>>().join(" ")
                 };
-                let added: Vec<String> = h
-                    .lines
-                    .iter()
-                    .filter(|l| l.kind == LineKind::Add)
-                    .map(|l| squeeze(&l))
-                    .collect();
-                let removed: Vec<String> = h
-                    .lines
-                    .iter()
-                    .filter(|l| l.kind == LineKind::Remove)
-                    .map(|l| squeeze(&l))
-                    .collect();
+                let added: Vec<String> =
+                    h.lines.iter().filter(|l| l.kind == LineKind::Add).map(|l| squeeze(&l)).collect();
+                let removed: Vec<String> =
+                    h.lines.iter().filter(|l| l.kind == LineKind::Remove).map(|l| squeeze(&l)).collect();
                 let respaced = adds && added == removed;
                 !respaced
                     && ((!adds && !removes) || worded || (removes && !adds && framed(&h.lines)))
@@ -191,11 +179,7 @@ fn new_side_repeated(root: &Path, patch: &[u8], reverse: bool) -> bool {
         };
         let text = String::from_utf8_lossy(&text);
         let file: Vec<&str> = text.lines().collect();
-        let kept = if reverse {
-            LineKind::Add
-        } else {
-            LineKind::Remove
-        };
+        let kept = if reverse { LineKind::Add } else { LineKind::Remove };
         f.hunks.iter().any(|h| {
             let new: Vec<&str> = h
                 .lines
@@ -203,12 +187,7 @@ fn new_side_repeated(root: &Path, patch: &[u8], reverse: bool) -> bool {
                 .filter(|l| l.kind != kept)
                 .map(|l| l.text.as_str())
                 .collect();
-            !new.is_empty()
-                && file
-                    .windows(new.len())
-                    .filter(|w| *w == new.as_slice())
-                    .count()
-                    > 1
+            !new.is_empty() && file.windows(new.len()).filter(|w| *w == new.as_slice()).count() > 1
         })
     })
 }
@@ -277,10 +256,7 @@ fuzz_target!(|data: &[u8]| {
     let after = tree(&root);
     let wrote = matches!(&result, Ok(o) if o.written);
     if !wrote {
-        assert_eq!(
-            after, before,
-            "nothing written, yet the tree changed: {result:?}"
-        );
+        assert_eq!(after, before, "nothing written, yet the tree changed: {result:?}");
         return;
     }
     let Ok(first) = result else { return };
@@ -293,12 +269,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let again = run(&root, patch, &inv).expect("the second run runs");
-    assert_eq!(
-        tree(&root),
-        after,
-        "the second run changed the tree: {:?}",
-        again.report
-    );
+    assert_eq!(tree(&root), after, "the second run changed the tree: {:?}", again.report);
     // A hunk placed with more tolerance than whitespace (case, punctuation,
     // omitted lines, similarity) left a new side that does not stand exactly
     // but for whitespace, which rule 7 asks of the applied state: refusing
@@ -320,7 +291,8 @@ fuzz_target!(|data: &[u8]| {
             .is_some_and(|f| f.code == git_fuzzy_apply::Reason::Ambiguous)
     });
     assert!(
-        done_already(&again.report) || ((lenient || repeated || ambiguous) && !again.report.ok),
+        done_already(&again.report)
+            || ((lenient || repeated || ambiguous) && !again.report.ok),
         "the second run did not find the patch applied: {:?}",
         again.report
     );

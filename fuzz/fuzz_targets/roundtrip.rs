@@ -87,7 +87,8 @@ fuzz_target!(|data: &[u8]| {
     // line 1 with the file's mark (docs/formats.md), whatever its header
     // says: a text with the character starting a later line has no round
     // trip.
-    let bom = old.starts_with('\u{feff}') || old.lines().skip(1).any(|l| l.starts_with('\u{feff}'));
+    let bom = old.starts_with('\u{feff}')
+        || old.lines().skip(1).any(|l| l.starts_with('\u{feff}'));
     if old == new || !lines_unique(&old) || old.contains('\0') || bom {
         return;
     }
