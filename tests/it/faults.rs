@@ -10,7 +10,7 @@ use std::process::{Command, Output};
 
 use crate::support;
 use support::scene::{PATCH, scene};
-use support::{BIN, Entry, WATCHDOG, git, output_within, snapshot, stderr};
+use support::{BIN, Entry, WATCHDOG, git, output_within, snapshot, stderr, with_mount};
 
 mod sweep;
 
@@ -229,27 +229,6 @@ fn the_lock_is_released_on_refusal_and_on_error() {
     let out = run(&root, &["../missing-patch"], None);
     assert_eq!(out.status.code(), Some(2));
     assert!(!root.join(".git-fuzzy-apply.lock").exists());
-}
-
-/// Runs `f` with a fresh mount point; skipped (with a message) when this
-/// process may not mount (not root, or no mount namespace rights).
-fn with_mount(options: &str, f: impl FnOnce(&Path)) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let point = dir.path().join("mnt");
-    fs::create_dir(&point).unwrap();
-    let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", options, "tmpfs"])
-        .arg(&point)
-        .output();
-    if !matches!(&mounted, Ok(o) if o.status.success()) {
-        eprintln!("skipped: cannot mount a tmpfs here (needs root)");
-        return;
-    }
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&point)));
-    let _ = Command::new("umount").arg(&point).status();
-    if let Err(panic) = result {
-        std::panic::resume_unwind(panic);
-    }
 }
 
 #[test]

@@ -143,3 +143,28 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
+
+/// Runs `f` with a fresh tmpfs mounted with `options`; skipped when this
+/// process may not mount (CI runs as root, where it never skips).
+pub fn with_mount(options: &str, f: impl FnOnce(&Path)) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let point = dir.path().join("mnt");
+    fs::create_dir(&point).unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", options, "tmpfs"])
+        .arg(&point)
+        .output();
+    if !matches!(&mounted, Ok(o) if o.status.success()) {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "cannot mount a tmpfs in CI"
+        );
+        eprintln!("skipped: cannot mount a tmpfs here (needs root)");
+        return;
+    }
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&point)));
+    let _ = Command::new("umount").arg(&point).status();
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
+}
