@@ -317,6 +317,10 @@ impl Aligner<'_, '_, '_> {
             .count()
     }
 
+    /// Aligns the old lines from `i` with the file lines from `j`, trying
+    /// each move in turn (match, blank line as addition, skip a file line,
+    /// drop a context line) and undoing it when the rest does not align;
+    /// true once the search may stop.
     fn run(&mut self, i: usize, j: usize) -> bool {
         self.steps += 1;
         if self.steps > MAX_STEPS {
@@ -329,25 +333,35 @@ impl Aligner<'_, '_, '_> {
         {
             return false;
         }
-        let old = self.old;
-        if i == old.len() {
+        if i == self.old.len() {
             return self.acceptable() && self.record();
         }
-        let n = self.keys.len();
-        let line = &old[i];
-        if j == n {
-            // Context past the end of the file is dropped as overhang.
-            if self.matched() > 0 && old[i..].iter().all(|l| l.kind == LineKind::Context) {
-                let before = self.slots.len();
-                self.slots
-                    .extend(std::iter::repeat_n(Slot::Overhang, old.len() - i));
-                let done = self.acceptable() && self.record();
-                self.slots.truncate(before);
-                return done;
-            }
-            return false;
+        if j == self.keys.len() {
+            return self.overhang(i);
         }
-        let how = self.keys.compare(Tier::Fuzzy, j, line);
+        self.match_line(i, j)
+            || self.blank_as_addition(i, j)
+            || self.skip_file_line(i, j)
+            || self.drop_context_line(i, j)
+    }
+
+    /// At the end of the file: context past it is dropped as overhang.
+    fn overhang(&mut self, i: usize) -> bool {
+        let old = self.old;
+        if self.matched() > 0 && old[i..].iter().all(|l| l.kind == LineKind::Context) {
+            let before = self.slots.len();
+            self.slots
+                .extend(std::iter::repeat_n(Slot::Overhang, old.len() - i));
+            let done = self.acceptable() && self.record();
+            self.slots.truncate(before);
+            return done;
+        }
+        false
+    }
+
+    /// Old line `i` matches file line `j`.
+    fn match_line(&mut self, i: usize, j: usize) -> bool {
+        let how = self.keys.compare(Tier::Fuzzy, j, &self.old[i]);
         if how != LineMatch::No {
             self.slots.push(Slot::Line(j, how));
             if self.run(i + 1, j + 1) {
@@ -355,8 +369,18 @@ impl Aligner<'_, '_, '_> {
             }
             self.slots.pop();
         }
-        let matched_before = self.slots.iter().any(|s| matches!(s, Slot::Line(..)));
-        // A blank context line that aligns with no blank line.
+        false
+    }
+
+    /// True once an old line has matched a file line.
+    fn matched_before(&self) -> bool {
+        self.slots.iter().any(|s| matches!(s, Slot::Line(..)))
+    }
+
+    /// A blank context line that aligns with no blank line.
+    fn blank_as_addition(&mut self, i: usize, j: usize) -> bool {
+        let old = self.old;
+        let line = &old[i];
         if line.blank && line.kind == LineKind::Context && self.blanks < self.slack.max_blanks {
             // At an edge of the hunk, or in a run of blank lines reaching
             // one: the patch's own spacing, never inserted.
@@ -374,16 +398,20 @@ impl Aligner<'_, '_, '_> {
             self.slots.pop();
             self.blanks -= 1;
         }
+        false
+    }
+
+    /// A file line the patch omitted, between two matched lines.
+    fn skip_file_line(&mut self, i: usize, j: usize) -> bool {
+        let old = self.old;
         // A dropped context line right next to a skipped file line would be a
         // line written differently (a substitution): that is for the
         // similarity tier, which weighs how different it is, never for this one.
         let just_dropped =
             matches!(self.slots.last(), Some(Slot::Dropped)) && i > 0 && !old[i - 1].blank;
-        let just_skipped = j > 0 && self.skipped.last() == Some(&(j - 1));
-        // A file line the patch omitted, between two matched lines.
         let inside_removed_run =
-            i > 0 && old[i - 1].kind == LineKind::Remove && line.kind == LineKind::Remove;
-        if matched_before && !inside_removed_run && !just_dropped {
+            i > 0 && old[i - 1].kind == LineKind::Remove && old[i].kind == LineKind::Remove;
+        if self.matched_before() && !inside_removed_run && !just_dropped {
             let cost = if is_structural(&self.keys.text(j)) {
                 1
             } else {
@@ -399,12 +427,18 @@ impl Aligner<'_, '_, '_> {
                 self.skip_cost -= cost;
             }
         }
-        // An internal context line the file does not have.
-        if matched_before
+        false
+    }
+
+    /// An internal context line the file does not have.
+    fn drop_context_line(&mut self, i: usize, j: usize) -> bool {
+        let line = &self.old[i];
+        let just_skipped = j > 0 && self.skipped.last() == Some(&(j - 1));
+        if self.matched_before()
             && line.kind == LineKind::Context
             && !line.blank
             && !just_skipped
-            && i + 1 < old.len()
+            && i + 1 < self.old.len()
             && self.drops < self.slack.max_drops
         {
             self.drops += 1;
