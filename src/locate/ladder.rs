@@ -141,21 +141,26 @@ impl Ladder<'_, '_, '_> {
         accept::accept(&proposal, cand)
     }
 
+    /// Where the hunk's new side stands (at `site` when given).
+    fn new_side_at(&self, site: Option<&Range<usize>>) -> Option<NewSideFound> {
+        already_applied(
+            self.keys, self.hunk, self.index, self.hints, self.state, site,
+        )
+    }
+
     /// The removed lines are gone from where the context stands (`sites`):
     /// done already if the new lines stand exactly there, stale otherwise.
     fn stale_or_applied(&self, sites: &[Range<usize>]) -> Result<Located, Failure> {
         let Ladder {
             keys,
-            hunk,
             index,
             old,
             hints,
-            state,
             options,
             ..
         } = *self;
         let applied = sites.iter().find_map(|site| {
-            already_applied(keys, hunk, index, hints, state, Some(site))
+            self.new_side_at(Some(site))
                 .filter(|found| found.hinted)
                 .map(|found| found.loc)
         });
@@ -201,11 +206,10 @@ impl Ladder<'_, '_, '_> {
             keys,
             hunks,
             index,
-            hunk,
             old,
             hints,
-            state,
             options,
+            ..
         } = *self;
         let n = keys.len();
         // Where the hunk's context stands exactly with its removed lines gone
@@ -235,7 +239,7 @@ impl Ladder<'_, '_, '_> {
                     [site] => Some(site),
                     _ => None,
                 };
-                new_side = already_applied(keys, hunk, index, hints, state, one);
+                new_side = self.new_side_at(one);
             }
             if tier == Tier::Similarity && !stale.is_empty() {
                 return self.stale_or_applied(&stale);
@@ -260,7 +264,7 @@ impl Ladder<'_, '_, '_> {
             // of the applied state's lines elsewhere: where the new side stands,
             // the two readings are weighed as in the tiers after (rule 7).
             if matches!(tier, Tier::Resilient | Tier::Fuzzy) && new_side.is_none() {
-                new_side = already_applied(keys, hunk, index, hints, state, None);
+                new_side = self.new_side_at(None);
             }
             match choose(&cands, hints, n) {
                 Choice::One(c) => return self.settle(tier, cands.swap_remove(c), &new_side),
@@ -288,35 +292,31 @@ impl Ladder<'_, '_, '_> {
         mut new_side: Option<NewSideFound>,
         wordless: bool,
     ) -> Result<Located, Failure> {
-        let Ladder {
-            keys,
-            index,
-            hunk,
-            old,
-            hints,
-            state,
-            options,
-            ..
-        } = *self;
         if !stale.is_empty() {
             return self.stale_or_applied(stale);
         }
         // The structural tier looked already (with no stale site, as here),
         // unless the ladder stopped before it.
-        if options.max_tier < Tier::Structural || wordless {
-            new_side = already_applied(keys, hunk, index, hints, state, None);
+        if self.options.max_tier < Tier::Structural || wordless {
+            new_side = self.new_side_at(None);
         }
         if let Some(found) = new_side.filter(|found| found.hinted) {
             return Ok(found.loc);
         }
         if wordless {
             return Err(failure(
-                index,
+                self.index,
                 Reason::ContextNotFound,
                 "the hunk's old lines hold no word (brackets, punctuation or blank lines only) and stand nowhere byte for byte: such lines tell a place only exactly; give context with a word in it".to_string(),
             ));
         }
-        Err(diagnose::diagnose(keys, old, index, hints, options))
+        Err(diagnose::diagnose(
+            self.keys,
+            self.old,
+            self.index,
+            self.hints,
+            self.options,
+        ))
     }
 }
 
