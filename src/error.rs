@@ -6,7 +6,7 @@ use thiserror::Error;
 ///
 /// ```
 /// use git_fuzzy_apply::ParseError;
-/// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+/// use git_fuzzy_apply::{parse_patch, ParseOptions};
 ///
 /// let broken = b"<<<<<<< SEARCH\nold\n>>>>>>> REPLACE\n";
 /// let err = parse_patch(broken, &ParseOptions::default()).unwrap_err();
@@ -48,7 +48,7 @@ impl ParseError {
     /// The 1-based patch line the error points at, if any.
     ///
     /// ```
-    /// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+    /// use git_fuzzy_apply::{parse_patch, ParseOptions};
     ///
     /// let err = parse_patch(b"Fine.\n\xff\n", &ParseOptions::default()).unwrap_err();
     /// assert_eq!(err.line(), Some(2));

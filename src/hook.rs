@@ -10,7 +10,7 @@
 //! (a README, hidden files, `applied/`) is left alone.
 //!
 //! ```
-//! use git_fuzzy_apply::hook::{HookMode, run_hook};
+//! use git_fuzzy_apply::{HookMode, run_hook};
 //!
 //! let dir = tempfile::tempdir().unwrap();
 //! std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
@@ -38,32 +38,15 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// The extensions of the files the hook takes for patches.
-///
-/// ```
-/// assert_eq!(git_fuzzy_apply::hook::PATCH_EXTENSIONS, ["patch", "diff"]);
-/// ```
 pub const PATCH_EXTENSIONS: [&str; 2] = ["patch", "diff"];
 
 /// The folder applied patches are moved into, inside the patch folder.
-///
-/// ```
-/// use git_fuzzy_apply::hook::{run_hook, HookMode, APPLIED_DIR};
-///
-/// let dir = tempfile::tempdir().unwrap();
-/// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
-/// let waiting = dir.path().join(".agent-patches");
-/// std::fs::create_dir(&waiting).unwrap();
-/// std::fs::write(waiting.join("fix.diff"), "--- a/a.txt\n+++ b/a.txt\n@@\n-one\n+1\n").unwrap();
-/// run_hook(dir.path(), &waiting, HookMode::Apply).unwrap();
-/// assert!(waiting.join(APPLIED_DIR).join("fix.diff").exists());
-/// assert!(waiting.join(APPLIED_DIR).join("fix.diff.json").exists());
-/// ```
 pub const APPLIED_DIR: &str = "applied";
 
 /// What the hook does with waiting patches.
 ///
 /// ```
-/// use git_fuzzy_apply::hook::{run_hook, HookMode};
+/// use git_fuzzy_apply::{run_hook, HookMode};
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
@@ -86,7 +69,7 @@ pub enum HookMode {
 /// One waiting patch and what became of it.
 ///
 /// ```
-/// use git_fuzzy_apply::hook::{run_hook, HookMode};
+/// use git_fuzzy_apply::{run_hook, HookMode};
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
@@ -112,7 +95,7 @@ pub struct HookEntry {
 /// What one hook run did.
 ///
 /// ```
-/// use git_fuzzy_apply::hook::{run_hook, HookMode};
+/// use git_fuzzy_apply::{run_hook, HookMode};
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
@@ -137,7 +120,7 @@ impl HookRun {
     /// was applied).
     ///
     /// ```
-    /// use git_fuzzy_apply::hook::{run_hook, HookMode};
+    /// use git_fuzzy_apply::{run_hook, HookMode};
     ///
     /// let dir = tempfile::tempdir().unwrap();
     /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
@@ -158,7 +141,7 @@ impl HookRun {
     /// changes are reviewed, or because a patch does not apply.
     ///
     /// ```
-    /// use git_fuzzy_apply::hook::{run_hook, HookMode};
+    /// use git_fuzzy_apply::{run_hook, HookMode};
     ///
     /// let dir = tempfile::tempdir().unwrap();
     /// let run = run_hook(dir.path(), &dir.path().join(".agent-patches"), HookMode::Apply).unwrap();
@@ -172,7 +155,7 @@ impl HookRun {
     /// problems of a patch that does not apply, and what to do next.
     ///
     /// ```
-    /// use git_fuzzy_apply::hook::{run_hook, HookMode};
+    /// use git_fuzzy_apply::{run_hook, HookMode};
     ///
     /// let dir = tempfile::tempdir().unwrap();
     /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
@@ -242,20 +225,6 @@ impl HookRun {
 /// True when `path` is a file the hook takes for a patch: a regular file
 /// (or a link to one) whose name is not hidden and ends in `.patch` or
 /// `.diff`.
-///
-/// ```
-/// use git_fuzzy_apply::hook::is_patch_file;
-///
-/// let dir = tempfile::tempdir().unwrap();
-/// for name in ["fix.patch", "b.diff", "README.md", ".x.patch", "notes.txt"] {
-///     std::fs::write(dir.path().join(name), "").unwrap();
-/// }
-/// let taken: Vec<bool> = ["fix.patch", "b.diff", "README.md", ".x.patch", "notes.txt"]
-///     .iter()
-///     .map(|n| is_patch_file(&dir.path().join(n)))
-///     .collect();
-/// assert_eq!(taken, [true, true, false, false, false]);
-/// ```
 pub fn is_patch_file(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
         return false;
@@ -268,11 +237,6 @@ pub fn is_patch_file(path: &Path) -> bool {
 
 /// The patches waiting in `dir`, in name order; none when `dir` does not
 /// exist.
-///
-/// ```
-/// let dir = tempfile::tempdir().unwrap();
-/// assert!(git_fuzzy_apply::hook::waiting_patches(&dir.path().join("nope")).unwrap().is_empty());
-/// ```
 pub fn waiting_patches(dir: &Path) -> io::Result<Vec<PathBuf>> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -300,7 +264,7 @@ pub fn waiting_patches(dir: &Path) -> io::Result<Vec<PathBuf>> {
 /// before it stops the run there; the ones before stay applied.
 ///
 /// ```
-/// use git_fuzzy_apply::hook::{run_hook, HookMode};
+/// use git_fuzzy_apply::{run_hook, HookMode};
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
@@ -382,4 +346,51 @@ fn report_path(target: &Path) -> PathBuf {
     let mut name = target.as_os_str().to_owned();
     name.push(".json");
     PathBuf::from(name)
+}
+
+#[cfg(test)]
+mod examples {
+    use super::*;
+
+    #[test]
+    fn patch_files_end_in_patch_or_diff() {
+        assert_eq!(PATCH_EXTENSIONS, ["patch", "diff"]);
+    }
+
+    #[test]
+    fn applied_patches_and_their_reports_move_into_the_applied_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+        let waiting = dir.path().join(".agent-patches");
+        fs::create_dir(&waiting).unwrap();
+        let patch = "--- a/a.txt\n+++ b/a.txt\n@@\n-one\n+1\n";
+        fs::write(waiting.join("fix.diff"), patch).unwrap();
+        run_hook(dir.path(), &waiting, HookMode::Apply).unwrap();
+        assert!(waiting.join(APPLIED_DIR).join("fix.diff").exists());
+        assert!(waiting.join(APPLIED_DIR).join("fix.diff.json").exists());
+    }
+
+    #[test]
+    fn only_visible_patch_files_are_taken() {
+        let dir = tempfile::tempdir().unwrap();
+        let names = ["fix.patch", "b.diff", "README.md", ".x.patch", "notes.txt"];
+        for name in names {
+            fs::write(dir.path().join(name), "").unwrap();
+        }
+        let taken: Vec<bool> = names
+            .iter()
+            .map(|n| is_patch_file(&dir.path().join(n)))
+            .collect();
+        assert_eq!(taken, [true, true, false, false, false]);
+    }
+
+    #[test]
+    fn a_missing_folder_has_no_waiting_patches() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(
+            waiting_patches(&dir.path().join("nope"))
+                .unwrap()
+                .is_empty()
+        );
+    }
 }

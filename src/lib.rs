@@ -3,21 +3,23 @@
 //!
 //! The pipeline, one stage after the other:
 //!
-//! 1. [`patch`] reads any supported notation into the one [`model`];
-//! 2. [`locate`] finds every hunk in the original file with the tier ladder;
+//! 1. [`parse_patch`] reads any supported notation into the one [`model`];
+//! 2. every hunk is found in the original file with the tier ladder
+//!    ([`MatchOptions`], [`Tier`]);
 //! 3. the located hunks become non-overlapping edits, and the new content is
 //!    streamed into place, all files or none;
 //! 4. [`report`] tells people and tools what happened.
 //!
-//! The root holds the API most callers need, with the types it takes and
-//! gives: [`parse_patch`] reads a patch; [`apply_to_text`] runs the core on
-//! one text in memory; [`plan_patch`] plans a patch against a directory
+//! The root holds the API, with the types it takes and gives:
+//! [`parse_patch`] reads a patch; [`apply_to_text`] runs the core on one
+//! text in memory; [`plan_patch`] plans a patch against a directory
 //! without writing (a [`PatchPlan`], whose [`Report`] is built from it);
-//! [`run`] does what the command does (plan, lock, write or stage). The
-//! core (parsing, locating, planning) does no I/O. The modules hold the
-//! rest, for callers that need more (the model, the matching options, the
-//! report renderers). The command line and the progress bar are the
-//! binary's, not the library's.
+//! [`run`] does what the command does (plan, lock, write or stage), and
+//! [`run_hook`] applies the patches waiting in a folder. The core
+//! (parsing, locating, planning) does no I/O. Two modules are public: the
+//! patch [`model`] every notation is parsed into, and the [`report`] with
+//! its renderers (human, JSON, feedback, stat, unified). The command line
+//! and the progress bar are the binary's, not the library's.
 //!
 //! ```
 //! use git_fuzzy_apply::{apply_to_text, ApplyOptions};
@@ -28,25 +30,26 @@
 //! ```
 
 #![warn(missing_docs)]
+#![warn(unnameable_types)]
 
 mod apply;
 mod content;
 mod error;
 mod git;
-pub mod hook;
-pub mod invocation;
+mod hook;
+mod invocation;
 mod journal;
-pub mod locate;
+mod locate;
 mod lock;
 pub mod model;
-pub(crate) mod outcome;
-pub mod patch;
+mod outcome;
+mod patch;
 mod plan;
-pub mod progress;
+mod progress;
 mod render;
 pub mod report;
 mod sigbus;
-pub mod signals;
+mod signals;
 mod source;
 mod target;
 mod test_hooks;
@@ -54,12 +57,22 @@ mod write;
 
 pub use apply::{ApplyOptions, FileResult, PatchPlan, PlannedFile, plan_patch};
 pub use error::ParseError;
-pub use invocation::{Invocation, RunError, run};
+pub use git::GitError;
+pub use hook::{HookEntry, HookMode, HookRun, run_hook};
+pub use invocation::{
+    Destination, Invocation, Outcome, Recovery, RunError, recover, run, run_patch_text,
+    run_with_progress,
+};
+pub use journal::{JournalError, LeftAlone};
+pub use locate::{MatchOptions, Normalization, Reason, Tier};
 pub use model::Patch;
 pub use outcome::Problem;
 pub use outcome::codes::ProblemCode;
-pub use patch::{ParseOptions, parse_patch};
+pub use patch::{ParseOptions, PatchText, parse_patch, parse_patch_text};
+pub use progress::{NoProgress, Progress, Stage, Workload};
 pub use report::Report;
+pub use signals::clean_up_on_signals;
+pub use write::{CommitError, FinishError};
 
 /// Why [`apply_to_text`] did not produce a result.
 ///
@@ -107,7 +120,7 @@ pub enum TextApplyError {
 
 /// Applies a one-file patch to an in-memory text and returns the new bytes.
 ///
-/// The patch may be in any notation [`patch::parse_patch`] reads, but must
+/// The patch may be in any notation [`parse_patch`] reads, but must
 /// edit exactly one file; whatever its path in the patch, that file's
 /// content is `original`. It runs the command's own planning (`-R`,
 /// `--directory`, path rules, `--at` pins, the binary check, path
@@ -189,7 +202,7 @@ impl<'a> OneText<'a> {
 }
 
 impl target::Targets for OneText<'_> {
-    fn read(&self, path: &str) -> Result<Option<content::Content>, outcome::Problem> {
+    fn read(&self, path: &str) -> Result<Option<content::Content>, target::TargetError> {
         let mine = self.path.get_or_init(|| path.to_string());
         Ok((mine == path).then(|| content::Content::Owned(self.bytes.to_vec())))
     }

@@ -5,17 +5,14 @@ use anstream::{AutoStream, ColorChoice};
 use clap::error::ErrorKind;
 use clap::{ArgMatches, FromArgMatches};
 use cli::{Action, Cli, FormatArg, HookArgs, TierArg};
-use git_fuzzy_apply::ApplyOptions;
-use git_fuzzy_apply::hook::{HookMode, run_hook};
-use git_fuzzy_apply::invocation::{
-    Destination, Invocation, Outcome, RunError, recover, run_patch_text,
-};
-use git_fuzzy_apply::locate::{MatchOptions, Tier};
 use git_fuzzy_apply::model::PatchFormat;
-use git_fuzzy_apply::patch::{ParseOptions, PatchText};
 use git_fuzzy_apply::report::color::{self, ERROR};
 use git_fuzzy_apply::report::human::{self, ErrorStyle, shell_word};
 use git_fuzzy_apply::report::{Problem, ProblemCode, Report, feedback, stat, unified};
+use git_fuzzy_apply::{
+    ApplyOptions, Destination, HookMode, Invocation, MatchOptions, Outcome, ParseOptions,
+    PatchText, RunError, Tier, recover, run_hook, run_patch_text,
+};
 use std::ffi::OsString;
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::PathBuf;
@@ -51,7 +48,7 @@ impl From<io::Error> for Failure {
 
 fn main() -> ExitCode {
     // Before any thread starts: a signal then removes the locks held.
-    if let Err(e) = git_fuzzy_apply::signals::clean_up_on_signals() {
+    if let Err(e) = git_fuzzy_apply::clean_up_on_signals() {
         eprintln!("warning: cannot handle interruptions: {e}");
     }
     let args: Vec<OsString> = std::env::args_os().collect();

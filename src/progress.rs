@@ -10,8 +10,8 @@
 //! knows nothing of terminals or of `indicatif`.
 //!
 //! ```
-//! use git_fuzzy_apply::invocation::{run_with_progress, Invocation};
-//! use git_fuzzy_apply::progress::{Progress, Stage, Workload};
+//! use git_fuzzy_apply::{run_with_progress, Invocation};
+//! use git_fuzzy_apply::{Progress, Stage, Workload};
 //! use std::sync::Mutex;
 //!
 //! /// Counts the files each stage finished.
@@ -40,7 +40,7 @@
 /// The stage of a run that is starting.
 ///
 /// ```
-/// use git_fuzzy_apply::progress::{Progress, Stage, Workload};
+/// use git_fuzzy_apply::{Progress, Stage, Workload};
 /// use std::sync::Mutex;
 ///
 /// struct Stages(Mutex<Vec<Stage>>);
@@ -56,8 +56,8 @@
 /// std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
 /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-a\n+b\n";
 /// let stages = Stages(Mutex::new(Vec::new()));
-/// let inv = git_fuzzy_apply::invocation::Invocation::default();
-/// git_fuzzy_apply::invocation::run_with_progress(dir.path(), patch, &inv, &stages).unwrap();
+/// let inv = git_fuzzy_apply::Invocation::default();
+/// git_fuzzy_apply::run_with_progress(dir.path(), patch, &inv, &stages).unwrap();
 /// assert_eq!(*stages.0.lock().unwrap(), [Stage::Planning, Stage::Writing]);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,7 +72,7 @@ impl Stage {
     /// The word shown beside the bar.
     ///
     /// ```
-    /// use git_fuzzy_apply::progress::Stage;
+    /// use git_fuzzy_apply::Stage;
     ///
     /// assert_eq!(Stage::Planning.label(), "planning");
     /// assert_eq!(Stage::Writing.label(), "writing");
@@ -88,7 +88,7 @@ impl Stage {
 /// How much work a stage holds.
 ///
 /// ```
-/// use git_fuzzy_apply::progress::{Progress, Stage, Workload};
+/// use git_fuzzy_apply::{Progress, Stage, Workload};
 /// use std::sync::Mutex;
 ///
 /// /// Keeps the planning workload (asked for only when active).
@@ -107,8 +107,8 @@ impl Stage {
 /// std::fs::write(dir.path().join("a.txt"), "12345\n").unwrap();
 /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-12345\n+6\n";
 /// let sizes = Sizes(Mutex::new(None));
-/// let check = git_fuzzy_apply::invocation::Invocation { dry_run: true, ..Default::default() };
-/// git_fuzzy_apply::invocation::run_with_progress(dir.path(), patch, &check, &sizes).unwrap();
+/// let check = git_fuzzy_apply::Invocation { dry_run: true, ..Default::default() };
+/// git_fuzzy_apply::run_with_progress(dir.path(), patch, &check, &sizes).unwrap();
 /// assert_eq!(*sizes.0.lock().unwrap(), Some(Workload { files: 1, bytes: 6 }));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -123,7 +123,7 @@ pub struct Workload {
 /// nothing.
 ///
 /// ```
-/// use git_fuzzy_apply::progress::Progress;
+/// use git_fuzzy_apply::Progress;
 /// use std::sync::atomic::{AtomicUsize, Ordering};
 ///
 /// /// Counts finished files.
@@ -139,8 +139,8 @@ pub struct Workload {
 /// let dir = tempfile::tempdir().unwrap();
 /// let patch = b"--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+a\n--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n+b\n";
 /// let files = Files(AtomicUsize::new(0));
-/// let inv = git_fuzzy_apply::invocation::Invocation::default();
-/// git_fuzzy_apply::invocation::run_with_progress(dir.path(), patch, &inv, &files).unwrap();
+/// let inv = git_fuzzy_apply::Invocation::default();
+/// git_fuzzy_apply::run_with_progress(dir.path(), patch, &inv, &files).unwrap();
 /// // Two files planned, then two written.
 /// assert_eq!(files.0.load(Ordering::Relaxed), 4);
 /// ```
@@ -149,7 +149,7 @@ pub trait Progress: Sync {
     /// skips measuring its workload (one `stat` per target).
     ///
     /// ```
-    /// use git_fuzzy_apply::progress::{NoProgress, Progress};
+    /// use git_fuzzy_apply::{NoProgress, Progress};
     ///
     /// struct Silent;
     /// impl Progress for Silent {}
@@ -162,7 +162,7 @@ pub trait Progress: Sync {
     /// A stage starts with this much work.
     ///
     /// ```
-    /// use git_fuzzy_apply::progress::{Progress, Stage, Workload};
+    /// use git_fuzzy_apply::{Progress, Stage, Workload};
     /// use std::sync::Mutex;
     ///
     /// struct Log(Mutex<String>);
@@ -177,8 +177,8 @@ pub trait Progress: Sync {
     /// let dir = tempfile::tempdir().unwrap();
     /// let patch = b"--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+a\n";
     /// let log = Log(Mutex::new(String::new()));
-    /// let inv = git_fuzzy_apply::invocation::Invocation::default();
-    /// git_fuzzy_apply::invocation::run_with_progress(dir.path(), patch, &inv, &log).unwrap();
+    /// let inv = git_fuzzy_apply::Invocation::default();
+    /// git_fuzzy_apply::run_with_progress(dir.path(), patch, &inv, &log).unwrap();
     /// assert_eq!(*log.0.lock().unwrap(), "planning 1;writing 1;");
     /// ```
     fn start(&self, _stage: Stage, _workload: Workload) {}
@@ -186,7 +186,7 @@ pub trait Progress: Sync {
     /// One file of the current stage is done.
     ///
     /// ```
-    /// use git_fuzzy_apply::progress::Progress;
+    /// use git_fuzzy_apply::Progress;
     /// use std::sync::Mutex;
     ///
     /// struct Done(Mutex<Vec<String>>);
@@ -198,8 +198,8 @@ pub trait Progress: Sync {
     /// let dir = tempfile::tempdir().unwrap();
     /// let patch = b"--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+a\n";
     /// let done = Done(Mutex::new(Vec::new()));
-    /// let check = git_fuzzy_apply::invocation::Invocation { dry_run: true, ..Default::default() };
-    /// git_fuzzy_apply::invocation::run_with_progress(dir.path(), patch, &check, &done).unwrap();
+    /// let check = git_fuzzy_apply::Invocation { dry_run: true, ..Default::default() };
+    /// git_fuzzy_apply::run_with_progress(dir.path(), patch, &check, &done).unwrap();
     /// assert_eq!(*done.0.lock().unwrap(), ["a.txt"]);
     /// ```
     fn file_done(&self, _path: &str) {}
@@ -208,8 +208,8 @@ pub trait Progress: Sync {
 /// The observer that does nothing (the library's default).
 ///
 /// ```
-/// use git_fuzzy_apply::invocation::{run, run_with_progress, Invocation};
-/// use git_fuzzy_apply::progress::NoProgress;
+/// use git_fuzzy_apply::{run, run_with_progress, Invocation};
+/// use git_fuzzy_apply::NoProgress;
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// let patch = b"--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+a\n";

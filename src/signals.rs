@@ -9,20 +9,6 @@
 //! own wait for them (`sigwait`), where ordinary code may run. Without it
 //! (the library used by another program) signals act as they otherwise do;
 //! registering files and entering critical sections then cost a lock each.
-//!
-//! ```
-//! use git_fuzzy_apply::signals;
-//!
-//! // First thing in `main`, before any thread starts.
-//! signals::clean_up_on_signals().unwrap();
-//! let dir = tempfile::tempdir().unwrap();
-//! let lock = dir.path().join("work.lock");
-//! std::fs::write(&lock, "").unwrap();
-//! // Removed should SIGINT, SIGTERM or SIGHUP arrive while this lives.
-//! let held = signals::register(&lock);
-//! drop(held);
-//! assert!(lock.exists());
-//! ```
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -58,14 +44,6 @@ fn locked<T>(mutex: &'static Mutex<T>) -> std::sync::MutexGuard<'static, T> {
 }
 
 /// A file removed if the process is interrupted, until this is dropped.
-///
-/// ```
-/// let dir = tempfile::tempdir().unwrap();
-/// let path = dir.path().join("index.lock");
-/// let registration = git_fuzzy_apply::signals::register(&path);
-/// // From here the file is no longer removed on a signal.
-/// drop(registration);
-/// ```
 #[derive(Debug)]
 #[must_use = "the file is forgotten when this is dropped"]
 pub struct Registration(u64);
@@ -78,15 +56,6 @@ impl Drop for Registration {
 
 /// Removes `path` if a signal ends the process while the registration lives
 /// (and the file there is still the one there now).
-///
-/// ```
-/// let dir = tempfile::tempdir().unwrap();
-/// let lock = dir.path().join("run.lock");
-/// std::fs::write(&lock, "").unwrap();
-/// let _registration = git_fuzzy_apply::signals::register(&lock);
-/// // Not interrupted: the file stays until its owner removes it.
-/// assert!(lock.exists());
-/// ```
 pub fn register(path: &Path) -> Registration {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let id = NEXT.fetch_add(1, Ordering::Relaxed);
@@ -95,13 +64,6 @@ pub fn register(path: &Path) -> Registration {
 }
 
 /// While this lives, a signal waits before ending the process.
-///
-/// ```
-/// let section = git_fuzzy_apply::signals::critical();
-/// // … rename files into place: an interruption now waits …
-/// drop(section);
-/// // … and from here it acts at once.
-/// ```
 #[must_use = "the section ends when this is dropped"]
 pub struct Critical {
     _guard: std::sync::MutexGuard<'static, ()>,
@@ -114,17 +76,6 @@ impl std::fmt::Debug for Critical {
 }
 
 /// Enters a section that a signal must not cut (replacing files).
-///
-/// ```
-/// use git_fuzzy_apply::signals;
-///
-/// {
-///     let _section = signals::critical();
-///     // every file of a commit is replaced here
-/// }
-/// // Sections do not nest across threads: one ends before the next starts.
-/// drop(signals::critical());
-/// ```
 pub fn critical() -> Critical {
     Critical {
         _guard: locked(&CRITICAL),
@@ -152,7 +103,7 @@ fn signal_set() -> libc::sigset_t {
 ///
 /// ```
 /// // What the command does first.
-/// git_fuzzy_apply::signals::clean_up_on_signals().expect("signals handled");
+/// git_fuzzy_apply::clean_up_on_signals().expect("signals handled");
 /// ```
 pub fn clean_up_on_signals() -> io::Result<()> {
     let set = signal_set();
@@ -209,5 +160,28 @@ mod tests {
         assert!(locked(&FILES).iter().any(|(_, p, _)| p == path));
         drop(registration);
         assert!(!locked(&FILES).iter().any(|(_, p, _)| p == path));
+    }
+
+    #[test]
+    fn a_registered_file_stays_while_no_signal_comes() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join("work.lock");
+        std::fs::write(&lock, "").unwrap();
+        // Removed should SIGINT, SIGTERM or SIGHUP arrive while this lives;
+        // not interrupted, the file stays until its owner removes it.
+        let registration = register(&lock);
+        assert!(lock.exists());
+        drop(registration);
+        assert!(lock.exists());
+    }
+
+    #[test]
+    fn critical_sections_follow_one_another() {
+        {
+            let _section = critical();
+            // every file of a commit is replaced here
+        }
+        // Sections do not nest across threads: one ends before the next starts.
+        drop(critical());
     }
 }

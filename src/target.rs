@@ -4,12 +4,41 @@
 
 use crate::content::Content;
 pub use crate::content::Stamp;
-use crate::outcome::{Problem, ProblemCode};
 use std::collections::HashMap;
 use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
+
+/// Why a target could not be read, resolved or looked at; the planner turns
+/// it into the file's problem (`path_outside_tree`, `not_a_file`,
+/// `io_error`, `git_error`), keeping the cause.
+#[derive(Debug, thiserror::Error)]
+pub enum TargetError {
+    /// The path leads out of the tree, into `.git/`, or is not usable.
+    #[error("{0}")]
+    Outside(String),
+    /// Something other than a regular file is there: a directory, a
+    /// device, a symbolic link.
+    #[error("{0}")]
+    NotAFile(String),
+    /// The file system refused.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path asked for, relative to the tree.
+        path: String,
+        /// Why.
+        source: io::Error,
+    },
+    /// The repository's object database refused (`--cached` targets).
+    #[error("{path}: {source}")]
+    Git {
+        /// The path asked for, relative to the tree.
+        path: String,
+        /// Why.
+        source: std::sync::Arc<dyn std::error::Error + Send + Sync>,
+    },
+}
 
 /// A source of target file contents, addressed by `/`-separated paths
 /// relative to the top of the tree.
@@ -17,7 +46,7 @@ pub trait Targets {
     /// The current content of `path`, or `None` when it does not exist.
     /// Fails for paths that may not be touched (outside the tree, a
     /// directory, a device, …).
-    fn read(&self, path: &str) -> Result<Option<Content>, Problem>;
+    fn read(&self, path: &str) -> Result<Option<Content>, TargetError>;
 
     /// The mode the file has (`0o100644`, `0o100755`), if known.
     fn mode(&self, _path: &str) -> Option<u32> {
@@ -31,7 +60,7 @@ pub trait Targets {
     }
 
     /// True when something exists at `path` (without reading it).
-    fn exists(&self, path: &str) -> Result<bool, Problem> {
+    fn exists(&self, path: &str) -> Result<bool, TargetError> {
         self.read(path).map(|c| c.is_some())
     }
 
@@ -165,16 +194,16 @@ impl WorktreeTargets {
     /// no absolute path, no `..`, nothing under `.git/`, and no symbolic
     /// link on the way (see [`WorktreeTargets::resolve_checked`]).
     pub fn resolve(&self, rel: &str) -> Result<PathBuf, String> {
-        self.resolve_checked(rel).map_err(|p| p.message)
+        self.resolve_checked(rel).map_err(|e| e.to_string())
     }
 
-    /// [`resolve`](Self::resolve) with the reason as a problem code: a path
-    /// leading out of the tree is `path_outside_tree`; a symbolic link
-    /// inside the tree, as the file or one of its directories, is
-    /// `not_a_file` (as `git apply`, which calls it the wrong type or a
+    /// [`resolve`](Self::resolve) with the reason typed: a path leading out
+    /// of the tree is [`TargetError::Outside`]; a symbolic link inside the
+    /// tree, as the file or one of its directories, is
+    /// [`TargetError::NotAFile`] (as `git apply`, which calls it the wrong type or a
     /// path beyond a symbolic link): writing through it would replace the
     /// link by a file, or reach one file under two names.
-    pub fn resolve_checked(&self, rel: &str) -> Result<PathBuf, Problem> {
+    pub fn resolve_checked(&self, rel: &str) -> Result<PathBuf, TargetError> {
         let known = locked(&self.resolved).get(rel).cloned();
         if let Some(path) = known {
             return Ok(path);
@@ -184,9 +213,8 @@ impl WorktreeTargets {
         Ok(path)
     }
 
-    fn resolve_afresh(&self, rel: &str) -> Result<PathBuf, Problem> {
-        let outside = |m: String| Problem::new(ProblemCode::PathOutsideTree, m, None);
-        let joined = join_inside(&self.root, rel).map_err(outside)?;
+    fn resolve_afresh(&self, rel: &str) -> Result<PathBuf, TargetError> {
+        let joined = join_inside(&self.root, rel).map_err(TargetError::Outside)?;
         // Follow links of the parts that exist: they must stay inside. The
         // directory is resolved once per run; the last component only
         // needs a full resolution when it is itself a link.
@@ -199,33 +227,32 @@ impl WorktreeTargets {
             // A dangling link: refused below like any link.
             Some(Err(_)) | None => self
                 .real_dir(dir)
-                .map_err(|e| {
-                    Problem::new(ProblemCode::IoError, format!("{rel}: {e}"), None).with_source(e)
+                .map_err(|source| TargetError::Io {
+                    path: rel.to_string(),
+                    source,
                 })?
                 .join(name),
         };
         if !real.starts_with(&self.canonical_root) {
-            return Err(outside(format!(
+            return Err(TargetError::Outside(format!(
                 "{rel}: the path leads out of the working tree through a symbolic link"
             )));
         }
         if real.strip_prefix(&self.canonical_root).is_ok_and(|inside| {
             inside.components().next() == Some(Component::Normal(".git".as_ref()))
         }) {
-            return Err(outside(format!("{rel}: the patch may not touch .git/")));
+            return Err(TargetError::Outside(format!(
+                "{rel}: the patch may not touch .git/"
+            )));
         }
         let lexical = joined
             .strip_prefix(&self.root)
             .map(|inside| self.canonical_root.join(inside));
         if is_link || lexical.as_ref() != Ok(&real) {
-            return Err(Problem::new(
-                ProblemCode::NotAFile,
-                format!(
-                    "{rel}: a symbolic link {} inside the tree; edit the file it points to instead (git apply refuses it too)",
-                    if is_link { "is there" } else { "is on the way" }
-                ),
-                None,
-            ));
+            return Err(TargetError::NotAFile(format!(
+                "{rel}: a symbolic link {} inside the tree; edit the file it points to instead (git apply refuses it too)",
+                if is_link { "is there" } else { "is on the way" }
+            )));
         }
         Ok(joined)
     }
@@ -256,7 +283,7 @@ impl Targets for WorktreeTargets {
         (!rel.is_empty()).then_some(rel)
     }
 
-    fn read(&self, rel: &str) -> Result<Option<Content>, Problem> {
+    fn read(&self, rel: &str) -> Result<Option<Content>, TargetError> {
         let path = self.resolve_checked(rel)?;
         // One `stat` (following a link, which `resolve` checked stays inside
         // the tree); only a missing file needs a second look, for a link
@@ -264,35 +291,33 @@ impl Targets for WorktreeTargets {
         match fs::metadata(&path) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 if fs::symlink_metadata(&path).is_ok() {
-                    Err(Problem::new(
-                        ProblemCode::NotAFile,
-                        format!("{rel}: a symbolic link to nothing"),
-                        None,
-                    ))
+                    Err(TargetError::NotAFile(format!(
+                        "{rel}: a symbolic link to nothing"
+                    )))
                 } else {
                     Ok(None)
                 }
             }
-            Err(e) => {
-                Err(Problem::new(ProblemCode::IoError, format!("{rel}: {e}"), None).with_source(e))
-            }
-            Ok(meta) if meta.is_dir() => Err(Problem::new(
-                ProblemCode::NotAFile,
-                format!("{rel}: is a directory"),
-                None,
-            )),
-            Ok(meta) if !meta.is_file() => Err(Problem::new(
-                ProblemCode::NotAFile,
-                format!("{rel}: not a regular file"),
-                None,
-            )),
-            Ok(meta) => Content::load_stated(&path, &meta).map(Some).map_err(|e| {
-                Problem::new(ProblemCode::IoError, format!("{rel}: {e}"), None).with_source(e)
+            Err(source) => Err(TargetError::Io {
+                path: rel.to_string(),
+                source,
             }),
+            Ok(meta) if meta.is_dir() => {
+                Err(TargetError::NotAFile(format!("{rel}: is a directory")))
+            }
+            Ok(meta) if !meta.is_file() => {
+                Err(TargetError::NotAFile(format!("{rel}: not a regular file")))
+            }
+            Ok(meta) => Content::load_stated(&path, &meta)
+                .map(Some)
+                .map_err(|source| TargetError::Io {
+                    path: rel.to_string(),
+                    source,
+                }),
         }
     }
 
-    fn exists(&self, rel: &str) -> Result<bool, Problem> {
+    fn exists(&self, rel: &str) -> Result<bool, TargetError> {
         let path = self.resolve_checked(rel)?;
         Ok(fs::symlink_metadata(path).is_ok())
     }
@@ -373,7 +398,7 @@ mod tests {
         fs::write(outside.path().join("secret"), "x").unwrap();
         let targets = WorktreeTargets::new(tree.path()).unwrap();
         let err = targets.read("out/secret").unwrap_err();
-        assert_eq!(err.code, "path_outside_tree");
+        assert!(matches!(err, TargetError::Outside(_)), "{err}");
         assert!(targets.read("missing/file").unwrap().is_none());
     }
 }

@@ -3,7 +3,7 @@
 //! Part of the binary, not of the library: the library reports progress to
 //! any observer and draws nothing.
 
-use git_fuzzy_apply::progress::{Progress, Stage, Workload};
+use git_fuzzy_apply::{Progress, Stage, Workload};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -115,8 +115,7 @@ impl Progress for TerminalProgress {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use git_fuzzy_apply::invocation::{Invocation, run_with_progress};
-    use git_fuzzy_apply::progress::NoProgress;
+    use git_fuzzy_apply::{Invocation, NoProgress, run_with_progress};
 
     const TTY: Terminal = Terminal {
         stderr_is_tty: true,

@@ -5,10 +5,8 @@
 
 #![no_main]
 
-use git_fuzzy_apply::locate::{MatchOptions, Tier};
 use git_fuzzy_apply::model::PatchFormat;
-use git_fuzzy_apply::patch::ParseOptions;
-use git_fuzzy_apply::{ApplyOptions, apply_to_text};
+use git_fuzzy_apply::{ApplyOptions, MatchOptions, ParseOptions, Tier, apply_to_text};
 use libfuzzer_sys::fuzz_target;
 
 /// Options chosen by the first input byte: forced format, strictest tier, threshold.

@@ -24,12 +24,9 @@
 
 #![no_main]
 
-use git_fuzzy_apply::invocation::{Invocation, run};
-use git_fuzzy_apply::locate::Tier;
 use git_fuzzy_apply::model::{FileOp, LineKind};
-use git_fuzzy_apply::patch::{ParseOptions, parse_patch};
 use git_fuzzy_apply::report::{FileStatus, HunkOutcome, Report};
-use git_fuzzy_apply::ApplyOptions;
+use git_fuzzy_apply::{ApplyOptions, Invocation, ParseOptions, Tier, parse_patch, run};
 use libfuzzer_sys::fuzz_target;
 use std::collections::BTreeMap;
 use std::fs;
@@ -291,7 +288,7 @@ fuzz_target!(|data: &[u8]| {
     let ambiguous = again.report.files.iter().flat_map(|f| &f.hunks).any(|h| {
         h.failure
             .as_ref()
-            .is_some_and(|f| f.code == git_fuzzy_apply::locate::Reason::Ambiguous)
+            .is_some_and(|f| f.code == git_fuzzy_apply::Reason::Ambiguous)
     });
     assert!(
         done_already(&again.report)

@@ -5,7 +5,7 @@
 #![no_main]
 
 use git_fuzzy_apply::model::PatchFormat;
-use git_fuzzy_apply::patch::{ParseOptions, parse_patch};
+use git_fuzzy_apply::{ParseOptions, parse_patch};
 use libfuzzer_sys::fuzz_target;
 
 /// Every `--format` choice, `None` being auto-detection.

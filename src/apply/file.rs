@@ -79,7 +79,9 @@ fn plan_one_inner(
     report: &mut FileReport,
 ) -> Result<Planned, Problem> {
     let line = Some(file.patch_line);
-    let existing = targets.read(&file.path).map_err(|p| p.at_line(line))?;
+    let existing = targets
+        .read(&file.path)
+        .map_err(|e| Problem::of_target(e).at_line(line))?;
     match (file.op, existing) {
         (FileOp::Add, Some(old)) if done::added_already(&file, &old) => {
             Ok(done::report_done(&file, report))
@@ -181,7 +183,10 @@ fn copy(
         return Ok(Some(create(file, report)));
     };
     let line = Some(file.patch_line);
-    let Some(old) = targets.read(&from).map_err(|p| p.at_line(line))? else {
+    let Some(old) = targets
+        .read(&from)
+        .map_err(|e| Problem::of_target(e).at_line(line))?
+    else {
         return Err(Problem::new(
             ProblemCode::FileNotFound,
             format!("{}: cannot copy {from}: no such file", file.path),
@@ -453,7 +458,10 @@ fn refuse_existing_destination(
     targets: &dyn Targets,
 ) -> Result<(), Problem> {
     let line = Some(file.patch_line);
-    if targets.exists(to).map_err(|p| p.at_line(line))? {
+    if targets
+        .exists(to)
+        .map_err(|e| Problem::of_target(e).at_line(line))?
+    {
         return Err(Problem::new(
             ProblemCode::FileExists,
             format!("{}: cannot move to {to}: it already exists", file.path),
@@ -480,7 +488,7 @@ pub(super) fn hunk_report(
     HunkReport {
         index: index + 1,
         patch_line: hunk.patch_line,
-        status: loc.map_or(HunkOutcome::Failed, |l| l.status.into()),
+        status: loc.map_or(HunkOutcome::Failed, |l| HunkOutcome::of(l.status)),
         tier: loc.and_then(|l| l.tier),
         normalizations: loc.map(|l| l.normalizations.clone()).unwrap_or_default(),
         lines: loc

@@ -33,7 +33,7 @@ use transform::{merge_same_paths, transform};
 /// matching tier. Here the strictest tier refuses what the default applies:
 ///
 /// ```
-/// use git_fuzzy_apply::locate::{MatchOptions, Tier};
+/// use git_fuzzy_apply::{MatchOptions, Tier};
 /// use git_fuzzy_apply::{apply_to_text, ApplyOptions};
 ///
 /// let file = b"if ready:\n    start()\n";

@@ -5,7 +5,7 @@
 //! library's API); the man page and shell completion generator
 //! (`examples/gen-docs.rs`) reads the same file, so both share one
 //! definition. Nothing here runs a patch; the binary turns a parsed [`Cli`]
-//! into a `git_fuzzy_apply::invocation::Invocation`.
+//! into a `git_fuzzy_apply::Invocation`.
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;

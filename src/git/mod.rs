@@ -9,8 +9,7 @@
 
 use crate::apply::FileResult;
 use crate::content::Content;
-use crate::outcome::{Problem, ProblemCode};
-use crate::target::Targets;
+use crate::target::{TargetError, Targets};
 use crate::test_hooks::Step;
 use gix::bstr::{BStr, ByteSlice};
 use gix::index::entry::{Flags, Mode, Stage, Stat};
@@ -18,6 +17,15 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Why a git operation failed.
+///
+/// ```
+/// use git_fuzzy_apply::GitError;
+/// use std::path::PathBuf;
+///
+/// // `--index` while another git holds `.git/index.lock`: nothing is written.
+/// let locked = GitError::IndexLocked(PathBuf::from(".git/index.lock"));
+/// assert!(locked.to_string().contains("another git process seems to be running"));
+/// ```
 #[derive(Debug, thiserror::Error)]
 pub enum GitError {
     /// Another git process holds the index lock.
@@ -42,6 +50,36 @@ pub enum GitError {
         /// gix's error, with its own chain of causes.
         source: Box<dyn std::error::Error + Send + Sync + 'static>,
     },
+}
+
+/// Why `--index` cannot go on: a file the patch reads is not in the index
+/// or differs from it, or it could not be compared.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexCheckError {
+    /// The file is not in the index.
+    #[error("{0}: does not exist in the index (--index needs it staged)")]
+    NotInIndex(String),
+    /// The working-tree file differs from its index entry.
+    #[error(
+        "{0}: the working-tree file differs from the index; stage or restore it before using --index"
+    )]
+    Differs(String),
+    /// The working-tree file could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file, relative to the tree.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// gix could not filter or hash the file.
+    #[error(transparent)]
+    Gix(std::sync::Arc<dyn std::error::Error + Send + Sync + 'static>),
+}
+
+/// gix's error `e` as an [`IndexCheckError`].
+fn index_gix_err(e: impl std::error::Error + Send + Sync + 'static) -> IndexCheckError {
+    IndexCheckError::Gix(std::sync::Arc::new(e))
 }
 
 fn gix_err<E: std::error::Error + Send + Sync + 'static>(
@@ -177,23 +215,13 @@ impl Repo {
         &self,
         index: &gix::index::File,
         paths: &[&str],
-    ) -> Result<(), Problem> {
-        let (mut pipeline, _) = self
-            .repo
-            .filter_pipeline(None)
-            .map_err(|e| Problem::new(ProblemCode::GitError, e.to_string(), None).with_source(e))?;
-        let options = self
-            .repo
-            .stat_options()
-            .map_err(|e| Problem::new(ProblemCode::GitError, e.to_string(), None).with_source(e))?;
+    ) -> Result<(), IndexCheckError> {
+        let (mut pipeline, _) = self.repo.filter_pipeline(None).map_err(index_gix_err)?;
+        let options = self.repo.stat_options().map_err(index_gix_err)?;
         let written = index.timestamp();
         for path in paths {
             let Some(entry) = index.entry_by_path(path.as_bytes().as_bstr()) else {
-                return Err(Problem::new(
-                    ProblemCode::NotInIndex,
-                    format!("{path}: does not exist in the index (--index needs it staged)"),
-                    None,
-                ));
+                return Err(IndexCheckError::NotInIndex(path.to_string()));
             };
             // As git does: a regular file whose stat data and mode still
             // match its entry, which was not changed in the same tick as the
@@ -217,25 +245,17 @@ impl Repo {
             if unchanged {
                 continue;
             }
-            let disk = std::fs::read(self.workdir.join(path)).map_err(|e| {
-                Problem::new(ProblemCode::IoError, format!("{path}: {e}"), None).with_source(e)
-            })?;
-            let git_form = to_git(&mut pipeline, index, path, &disk).map_err(|e| {
-                Problem::new(ProblemCode::GitError, e.to_string(), None).with_source(e)
-            })?;
+            let disk =
+                std::fs::read(self.workdir.join(path)).map_err(|source| IndexCheckError::Io {
+                    path: path.to_string(),
+                    source,
+                })?;
+            let git_form = to_git(&mut pipeline, index, path, &disk).map_err(index_gix_err)?;
             let id =
                 gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, &git_form)
-                    .map_err(|e| {
-                        Problem::new(ProblemCode::GitError, e.to_string(), None).with_source(e)
-                    })?;
+                    .map_err(index_gix_err)?;
             if id != entry.id {
-                return Err(Problem::new(
-                    ProblemCode::IndexMismatch,
-                    format!(
-                        "{path}: the working-tree file differs from the index; stage or restore it before using --index"
-                    ),
-                    None,
-                ));
+                return Err(IndexCheckError::Differs(path.to_string()));
             }
         }
         Ok(())
@@ -486,15 +506,19 @@ impl<'r> IndexTargets<'r> {
 }
 
 impl Targets for IndexTargets<'_> {
-    fn read(&self, path: &str) -> Result<Option<Content>, Problem> {
-        crate::target::join_inside(Path::new(""), path)
-            .map_err(|m| Problem::new(ProblemCode::PathOutsideTree, m, None))?;
+    fn read(&self, path: &str) -> Result<Option<Content>, TargetError> {
+        crate::target::join_inside(Path::new(""), path).map_err(TargetError::Outside)?;
         let Some(entry) = self.index.entry_by_path(path.as_bytes().as_bstr()) else {
             return Ok(None);
         };
-        let blob = self.repo.repo.find_blob(entry.id).map_err(|e| {
-            Problem::new(ProblemCode::GitError, format!("{path}: {e}"), None).with_source(e)
-        })?;
+        let blob = self
+            .repo
+            .repo
+            .find_blob(entry.id)
+            .map_err(|e| TargetError::Git {
+                path: path.to_string(),
+                source: std::sync::Arc::new(e),
+            })?;
         Ok(Some(Content::Owned(blob.data.clone())))
     }
 

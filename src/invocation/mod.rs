@@ -3,7 +3,7 @@
 //! when something did not apply. `main.rs` only parses arguments and prints.
 //!
 //! ```
-//! use git_fuzzy_apply::invocation::{run, Invocation};
+//! use git_fuzzy_apply::{run, Invocation};
 //!
 //! let dir = tempfile::tempdir().unwrap();
 //! std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
@@ -15,7 +15,7 @@
 //! ```
 
 use crate::apply::{ApplyOptions, PatchPlan, plan_patch_with};
-use crate::git::{GitError, Repo};
+use crate::git::{GitError, IndexCheckError, Repo};
 use crate::journal::JournalError;
 use crate::patch::PatchText;
 use crate::progress::{NoProgress, Progress};
@@ -35,7 +35,7 @@ use write::{Place, conflict_report, write_results};
 /// Where results go.
 ///
 /// ```
-/// use git_fuzzy_apply::invocation::{run, Destination, Invocation};
+/// use git_fuzzy_apply::{run, Destination, Invocation};
 /// use git_fuzzy_apply::report::ProblemCode;
 ///
 /// let dir = tempfile::tempdir().unwrap();
@@ -60,7 +60,7 @@ pub enum Destination {
 /// Everything one run needs beyond the patch text.
 ///
 /// ```
-/// use git_fuzzy_apply::invocation::{run, Invocation};
+/// use git_fuzzy_apply::{run, Invocation};
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "a\nb\n").unwrap();
@@ -95,7 +95,7 @@ pub struct Invocation {
 /// What a run did.
 ///
 /// ```
-/// use git_fuzzy_apply::invocation::{run, Invocation};
+/// use git_fuzzy_apply::{run, Invocation};
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// let report_at = dir.path().join("report");
@@ -127,7 +127,7 @@ pub struct Outcome {
 /// Why a run stopped before or while writing.
 ///
 /// ```
-/// use git_fuzzy_apply::invocation::{run, Invocation, RunError};
+/// use git_fuzzy_apply::{run, Invocation, RunError};
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// let missing = dir.path().join("no such dir");
@@ -187,7 +187,7 @@ impl RunError {
     /// when a run could not be made (exit 2).
     ///
     /// ```
-    /// use git_fuzzy_apply::invocation::{run, Invocation};
+    /// use git_fuzzy_apply::{run, Invocation};
     /// use git_fuzzy_apply::report::ProblemCode;
     ///
     /// let dir = tempfile::tempdir().unwrap();
@@ -215,7 +215,7 @@ impl RunError {
 /// run left (never another git's).
 ///
 /// ```
-/// use git_fuzzy_apply::invocation::recover;
+/// use git_fuzzy_apply::recover;
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// // Nothing was interrupted here.
@@ -232,7 +232,7 @@ pub fn recover(cwd: &Path) -> Result<Option<Recovery>, RunError> {
 /// after parsing its arguments.
 ///
 /// ```
-/// use git_fuzzy_apply::invocation::{run, Invocation};
+/// use git_fuzzy_apply::{run, Invocation};
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
@@ -251,11 +251,11 @@ pub fn run(cwd: &Path, text: &[u8], inv: &Invocation) -> Result<Outcome, RunErro
 }
 
 /// [`run`], telling `progress` how planning and writing the working tree
-/// advance (the command passes a progress bar; see [`crate::progress`]).
+/// advance (the command passes a progress bar; see [`Progress`](crate::Progress)).
 ///
 /// ```
-/// use git_fuzzy_apply::invocation::{run_with_progress, Invocation};
-/// use git_fuzzy_apply::progress::{Progress, Stage, Workload};
+/// use git_fuzzy_apply::{run_with_progress, Invocation};
+/// use git_fuzzy_apply::{Progress, Stage, Workload};
 /// use std::sync::Mutex;
 ///
 /// // The command passes a bar that shows only on a terminal, for long runs;
@@ -291,9 +291,9 @@ pub fn run_with_progress(
 /// large patch once.
 ///
 /// ```
-/// use git_fuzzy_apply::invocation::{run_patch_text, Invocation};
-/// use git_fuzzy_apply::patch::PatchText;
-/// use git_fuzzy_apply::progress::NoProgress;
+/// use git_fuzzy_apply::{run_patch_text, Invocation};
+/// use git_fuzzy_apply::PatchText;
+/// use git_fuzzy_apply::NoProgress;
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// let text = PatchText::from(b"--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hi\n".to_vec());
@@ -419,9 +419,25 @@ fn plan_run(
             .results()
             .filter_map(|res| res.old_path.as_deref())
             .collect();
-        if let Err(problem) = r.check_worktree_matches_index(ix, &read) {
-            plan.error = Some(problem);
+        if let Err(e) = r.check_worktree_matches_index(ix, &read) {
+            plan.error = Some(index_problem(e));
         }
     }
     plan
+}
+
+/// The `--index` check's failure as the plan's problem, with its cause.
+fn index_problem(e: IndexCheckError) -> Problem {
+    let code = match &e {
+        IndexCheckError::NotInIndex(_) => ProblemCode::NotInIndex,
+        IndexCheckError::Differs(_) => ProblemCode::IndexMismatch,
+        IndexCheckError::Io { .. } => ProblemCode::IoError,
+        IndexCheckError::Gix(_) => ProblemCode::GitError,
+    };
+    let problem = Problem::new(code, e.to_string(), None);
+    match e {
+        IndexCheckError::Io { source, .. } => problem.with_source(source),
+        IndexCheckError::Gix(source) => problem.with_source(source),
+        IndexCheckError::NotInIndex(_) | IndexCheckError::Differs(_) => problem,
+    }
 }

@@ -6,6 +6,7 @@ use super::{Destination, Invocation, Outcome, RunError};
 use crate::apply::{FileResult, NewContent, PatchPlan};
 use crate::git::{GitError, Repo};
 use crate::journal::JournalSpec;
+use crate::outcome::Problem;
 use crate::progress::Progress;
 use crate::report::{Report, conflict};
 use crate::target::WorktreeTargets;
@@ -39,7 +40,8 @@ pub(super) fn write_results(
     let committed = if inv.destination == Destination::Cached {
         None
     } else {
-        let changes = worktree_changes(plan.results(), place.targets)?;
+        let changes =
+            worktree_changes(plan.results(), place.targets).map_err(Problem::of_target)?;
         Some(commit_with_progress(
             &changes,
             place.root,

@@ -222,6 +222,16 @@ pub struct Expected<'a> {
 
 /// A file recovery did not touch because it changed after the interrupted
 /// run wrote it.
+///
+/// ```
+/// use git_fuzzy_apply::{LeftAlone, Recovery};
+/// use std::path::PathBuf;
+///
+/// let changed = LeftAlone { path: PathBuf::from("a.txt"), kept: None };
+/// let done = Recovery::RolledBack { files: 1, left_alone: vec![changed] };
+/// // The message names the file the user changed since, left as it is.
+/// assert!(done.to_string().contains("a.txt"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LeftAlone {
     /// The file.
@@ -233,7 +243,7 @@ pub struct LeftAlone {
 /// What recovery did, or why it did nothing.
 ///
 /// ```
-/// use git_fuzzy_apply::invocation::{recover, Recovery};
+/// use git_fuzzy_apply::{recover, Recovery};
 ///
 /// // An earlier run killed while writing is finished or undone first.
 /// let done = Recovery::RolledBack { files: 2, left_alone: Vec::new() };
@@ -336,6 +346,14 @@ impl std::fmt::Display for Recovery {
 }
 
 /// Why recovery could not run.
+///
+/// ```
+/// use git_fuzzy_apply::JournalError;
+/// use std::path::PathBuf;
+///
+/// let busy = JournalError::Busy { path: PathBuf::from(".git/fuzzy-apply.lock"), pid: Some(42) };
+/// assert!(busy.to_string().contains("another git-fuzzy-apply (pid 42) is working on this tree"));
+/// ```
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
     /// Another run is still going.

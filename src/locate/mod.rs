@@ -16,7 +16,7 @@
 //! overlap. See `docs/matching.md` for the rules and why.
 //!
 //! ```
-//! use git_fuzzy_apply::locate::{MatchOptions, Tier};
+//! use git_fuzzy_apply::{MatchOptions, Tier};
 //! use git_fuzzy_apply::{apply_to_text, ApplyOptions};
 //!
 //! let file = b"Hello World\n";
@@ -38,6 +38,7 @@ mod diagnose;
 mod footprint;
 pub(crate) mod indent;
 mod keys;
+mod ladder;
 mod lenient;
 pub(crate) mod normalize;
 mod numbered;
@@ -56,10 +57,9 @@ pub(crate) use search::Slot;
 
 use crate::model::{Hunk, LineKind};
 use crate::source::SourceText;
-use applied::{NewSideFound, already_applied, place_pure_addition};
 use choose::{Choice, Hints, choose};
 pub(crate) use footprint::Footprint;
-use keys::{FileKeys, OldLine, old_side};
+use keys::{FileKeys, OldLine};
 use numbered::{AdditionEvidence, insert_numbered_additions_again};
 use search::{Candidate, Slack, contiguous, similar, structural};
 use std::borrow::Cow;
@@ -125,7 +125,7 @@ pub(crate) fn locate_hunks(
             state.done_offset = 0;
             state.done_drift = false;
         }
-        let result = locate_one(&keys, hunks, index, hunk, &mut state, options);
+        let result = ladder::locate_one(&keys, hunks, index, hunk, &mut state, options);
         if let Ok(loc) = &result {
             unique::debug_check(&keys, hunks, index, loc, !pins.is_empty());
         }
@@ -205,245 +205,6 @@ impl FileState {
     fn overlapping(&self, footprint: &Footprint) -> Option<usize> {
         self.placed.overlapping(footprint)
     }
-}
-
-/// What the patch says about the hunk's place: its line number as written
-/// and as carried by the offset of the hunk before, its Codex anchors
-/// (searched from the previous hunk's end), `*** End of File`, and the
-/// user's `--at` pins.
-fn hints_for(
-    keys: &FileKeys,
-    hunk: &Hunk,
-    index: usize,
-    state: &FileState,
-) -> Result<Hints, Failure> {
-    let n = keys.len();
-    let anchors = if hunk.anchors.is_empty() {
-        None
-    } else {
-        Some(
-            resolve_anchors(keys, &hunk.anchors, state.prev_end).map_err(|a| {
-                failure(
-                    index,
-                    Reason::ContextNotFound,
-                    format!("the `@@ {a}` anchor is not in the file"),
-                )
-            })?,
-        )
-    };
-    Ok(Hints {
-        line: hunk.line_hint.and_then(|l| hint_line(l, state.offset, n)),
-        raw_line: hunk.line_hint.and_then(|l| hint_line(l, 0, n)),
-        anchors,
-        at_eof: hunk.at_eof,
-        pins: state.pins.clone(),
-    })
-}
-
-// `locate_one` is the ladder: the evidence gathered on the way (the stale
-// sites, where the new side stands) flows from one tier to the next and
-// into the decision after the last, which is why it stays one function.
-fn locate_one(
-    keys: &FileKeys,
-    hunks: &[Hunk],
-    index: usize,
-    hunk: &Hunk,
-    state: &mut FileState,
-    options: &MatchOptions,
-) -> Result<Located, Failure> {
-    let n = keys.len();
-    let fail = |reason: Reason, message: String| failure(index, reason, message);
-    let hints = hints_for(keys, hunk, index, state)?;
-    let old = old_side(hunk);
-    if hunk.is_noop() && !old.is_empty() && !hunk.elision_piece {
-        return Ok(fixed(index, 0, 0, HunkStatus::NoOp));
-    }
-    if old.is_empty() {
-        let appends_after = applied::later_appends(hunks, index);
-        let placed = place_pure_addition(keys, hunk, index, &hints, state, &appends_after);
-        if let Ok((_, evidence)) = &placed
-            && *evidence != AdditionEvidence::Plain
-        {
-            state.telling_additions.push((index, *evidence));
-        }
-        return placed
-            .map(|(loc, _)| loc)
-            .map_err(|(reason, message, candidates)| Failure {
-                candidates,
-                ..fail(reason, message)
-            });
-    }
-    let accept = |tier: Tier, cand: Candidate| {
-        let proposal = accept::Proposal {
-            keys,
-            hunk,
-            index,
-            old: &old,
-            tier,
-            hints: &hints,
-            state,
-            options,
-        };
-        accept::accept(&proposal, cand)
-    };
-    if let Some(found) = exact_near_hint(keys, hunk, &old, &hints, state) {
-        return accept(Tier::Exact, found);
-    }
-    // Where the hunk's context stands exactly with its removed lines gone
-    // (found before the tiers that forgive context).
-    // (Several such places, without a line number to choose, are each a
-    // place the file changed; a lenient match elsewhere is a look-alike.)
-    let mut stale: Vec<Range<usize>> = Vec::new();
-    // The removed lines are gone from where the context stands: done already
-    // if the new lines stand exactly there, stale otherwise.
-    let stale_or_applied = |sites: &[Range<usize>]| {
-        let applied = sites.iter().find_map(|site| {
-            already_applied(keys, hunk, index, &hints, state, Some(site))
-                .filter(|found| found.hinted)
-                .map(|found| found.loc)
-        });
-        match (applied, sites.first()) {
-            (Some(loc), _) => Ok(loc),
-            (None, Some(site)) => Err(diagnose::stale_failure(keys, &old, index, site.clone())),
-            (None, None) => Err(diagnose::diagnose(keys, &old, index, &hints, options)),
-        }
-    };
-    // Where the new side stands, found before any tier lenient enough to
-    // take the applied state for the old one (an added line for an omitted
-    // file line, a case fix for a case drift). Even where no hint points, a
-    // lenient reading of the old side at the same lines is the applied
-    // state read again, and one elsewhere is a second reading.
-    let mut new_side: Option<NewSideFound> = None;
-    let settle = |tier: Tier, cand: Candidate, new_side: &Option<NewSideFound>| match new_side {
-        Some(found) => done_or_ambiguous(index, found, &cand),
-        None if tier > Tier::Resilient => {
-            let read = applied::new_side_read_leniently(keys, hunk, tier, &hints, state, options);
-            match decide::lenient_done(index, tier, &read, &cand) {
-                Some(result) => result,
-                None => accept(tier, cand),
-            }
-        }
-        None => accept(tier, cand),
-    };
-    // Old lines without a word (brackets, punctuation, blank lines) tell a
-    // place only byte for byte: with any tolerance, `}` reads as `};` or as
-    // the `}` of another block.
-    let wordless = old
-        .iter()
-        .all(|l| !l.text.chars().any(char::is_alphanumeric));
-    for tier in Tier::LADDER {
-        if tier > options.max_tier || (tier > Tier::Exact && wordless) {
-            break;
-        }
-        if tier == Tier::Structural {
-            stale = diagnose::stale_sites(keys, &old, &hints);
-            let one = match stale.as_slice() {
-                [site] => Some(site),
-                _ => None,
-            };
-            new_side = already_applied(keys, hunk, index, &hints, state, one);
-        }
-        if tier == Tier::Similarity && !stale.is_empty() {
-            return stale_or_applied(&stale);
-        }
-        let mut cands = search_tier(keys, &old, tier, &hints, options);
-        // A lenient match away from where the context stands exactly is a
-        // look-alike block: it must not be edited instead.
-        if !stale.is_empty() {
-            cands.retain(|c| {
-                stale
-                    .iter()
-                    .any(|site| c.start < site.end && site.start < c.end.max(c.start + 1))
-            });
-            if cands.is_empty() {
-                return stale_or_applied(&stale);
-            }
-        }
-        if cands.is_empty() {
-            continue;
-        }
-        // Whitespace and case forgiven, the old side found may be a look-alike
-        // of the applied state's lines elsewhere: where the new side stands,
-        // the two readings are weighed as in the tiers after (rule 7).
-        if matches!(tier, Tier::Resilient | Tier::Fuzzy) && new_side.is_none() {
-            new_side = already_applied(keys, hunk, index, &hints, state, None);
-        }
-        match choose(&cands, &hints, n) {
-            Choice::One(c) => return settle(tier, cands.swap_remove(c), &new_side),
-            Choice::Nothing => continue,
-            Choice::Ambiguous(starts) => {
-                if let Some(pick) = in_order_pick(hunks, index, &starts)
-                    && let Some(c) = cands.iter().position(|c| c.start == pick)
-                {
-                    return settle(tier, cands.swap_remove(c), &new_side);
-                }
-                let score = cands.first().map_or(1.0, |c| c.similarity);
-                return Err(ambiguous(index, &starts, Some((tier, score)), None));
-            }
-        }
-    }
-    if !stale.is_empty() {
-        return stale_or_applied(&stale);
-    }
-    // The structural tier looked already (with no stale site, as here),
-    // unless the ladder stopped before it.
-    if options.max_tier < Tier::Structural || wordless {
-        new_side = already_applied(keys, hunk, index, &hints, state, None);
-    }
-    if let Some(found) = new_side.filter(|found| found.hinted) {
-        return Ok(found.loc);
-    }
-    if wordless {
-        return Err(failure(
-            index,
-            Reason::ContextNotFound,
-            "the hunk's old lines hold no word (brackets, punctuation or blank lines only) and stand nowhere byte for byte: such lines tell a place only exactly; give context with a word in it".to_string(),
-        ));
-    }
-    Err(diagnose::diagnose(keys, &old, index, &hints, options))
-}
-
-/// The new side stands at `done` and a lenient tier read the old side at
-/// `cand`: the same place seen both ways (the applied state read as the
-/// old one with tolerance, on the new side's lines or some of them, as
-/// when a blank context line at the hunk's edge is dropped) means done;
-/// two places are two readings. A new side standing in several places is
-/// two readings wherever the old side is read: which copy is the applied
-/// one is unknown.
-fn done_or_ambiguous(
-    index: usize,
-    found: &NewSideFound,
-    cand: &Candidate,
-) -> Result<Located, Failure> {
-    let done = &found.loc;
-    if found.others.is_empty() && !found.unsure && done.start <= cand.start && cand.end <= done.end
-    {
-        return Ok(done.clone());
-    }
-    let mut stands: Vec<usize> = std::iter::once(done.start)
-        .chain(found.others.iter().copied())
-        .collect();
-    stands.sort_unstable();
-    let at = stands
-        .iter()
-        .map(|s| (s + 1).to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
-    let line = if stands.len() == 1 { "line" } else { "lines" };
-    let mut starts = stands;
-    starts.push(cand.start);
-    starts.sort_unstable();
-    starts.dedup();
-    let unsure = if found.unsure {
-        " (its added lines, blank or brackets only, could have been there before)"
-    } else {
-        ""
-    };
-    let why = format!(
-        "the hunk's new lines already stand at {line} {at}{unsure}, while its old lines match with tolerance at line {}: already applied, or to be applied there?",
-        cand.start + 1
-    );
-    Err(ambiguous(index, &starts, None, Some(why)))
 }
 
 /// A failure with nothing but its reason and message.

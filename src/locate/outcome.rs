@@ -7,7 +7,7 @@ use serde::Serialize;
 /// The tiers of the matching ladder, strictest first.
 ///
 /// ```
-/// use git_fuzzy_apply::{locate::Tier, plan_patch};
+/// use git_fuzzy_apply::{Tier, plan_patch};
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "a\nb\n").unwrap();
@@ -18,6 +18,7 @@ use serde::Serialize;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Tier {
     /// Byte-for-byte lines.
     Exact,
@@ -35,7 +36,7 @@ impl Tier {
     /// All tiers in the order they are tried.
     ///
     /// ```
-    /// use git_fuzzy_apply::locate::Tier;
+    /// use git_fuzzy_apply::Tier;
     ///
     /// assert_eq!(Tier::LADDER.first(), Some(&Tier::Exact));
     /// assert!(Tier::LADDER.windows(2).all(|w| w[0] < w[1]));
@@ -51,7 +52,7 @@ impl Tier {
     /// A short name for reports.
     ///
     /// ```
-    /// use git_fuzzy_apply::locate::Tier;
+    /// use git_fuzzy_apply::Tier;
     ///
     /// assert_eq!(Tier::Structural.name(), "structural");
     /// assert_eq!(serde_json::to_value(Tier::Structural).unwrap(), "structural");
@@ -70,7 +71,7 @@ impl Tier {
 /// A tolerance the engine needed to place a hunk.
 ///
 /// ```
-/// use git_fuzzy_apply::{locate::Normalization, plan_patch};
+/// use git_fuzzy_apply::{Normalization, plan_patch};
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "a\nb\nc\nd\n").unwrap();
@@ -82,6 +83,7 @@ impl Tier {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Normalization {
     /// The hunk was found away from its header's line number.
     ReanchoredHeader,
@@ -112,7 +114,7 @@ impl Normalization {
     /// A short human description.
     ///
     /// ```
-    /// use git_fuzzy_apply::locate::Normalization;
+    /// use git_fuzzy_apply::Normalization;
     ///
     /// assert_eq!(Normalization::Whitespace.describe(), "whitespace");
     /// assert_eq!(Normalization::IndentRebased.describe(), "re-indented");
@@ -137,7 +139,7 @@ impl Normalization {
 /// Tunable matching parameters.
 ///
 /// ```
-/// use git_fuzzy_apply::locate::{MatchOptions, Tier};
+/// use git_fuzzy_apply::{MatchOptions, Tier};
 /// use git_fuzzy_apply::{apply_to_text, ApplyOptions};
 ///
 /// let defaults = MatchOptions::default();
@@ -216,7 +218,7 @@ pub struct Located {
 /// Why a hunk could not be placed.
 ///
 /// ```
-/// use git_fuzzy_apply::{locate::Reason, plan_patch};
+/// use git_fuzzy_apply::{Reason, plan_patch};
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "start\nold line\nend\n").unwrap();
@@ -228,6 +230,7 @@ pub struct Located {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Reason {
     /// Nothing in the file matches the hunk's old side.
     ContextNotFound,
@@ -243,7 +246,7 @@ impl Reason {
     /// Every reason, in declaration order (add a new variant here too).
     ///
     /// ```
-    /// use git_fuzzy_apply::locate::Reason;
+    /// use git_fuzzy_apply::Reason;
     ///
     /// assert_eq!(Reason::ALL.len(), 4);
     /// assert!(Reason::ALL.contains(&Reason::Overlap));
@@ -258,7 +261,7 @@ impl Reason {
     /// Stable reason code.
     ///
     /// ```
-    /// use git_fuzzy_apply::locate::Reason;
+    /// use git_fuzzy_apply::Reason;
     ///
     /// assert_eq!(Reason::ContextNotFound.code(), "context_not_found");
     /// assert_eq!(Reason::Ambiguous.to_string(), "ambiguous");

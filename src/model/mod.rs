@@ -7,7 +7,7 @@
 //!
 //! ```
 //! use git_fuzzy_apply::model::{LineKind, PatchFormat};
-//! use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+//! use git_fuzzy_apply::{parse_patch, ParseOptions};
 //!
 //! let text = b"app.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n";
 //! let patch = parse_patch(text, &ParseOptions::default()).unwrap();
@@ -27,7 +27,7 @@ pub(crate) use text::pack_lone_texts;
 ///
 /// ```
 /// use git_fuzzy_apply::model::PatchFormat;
-/// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+/// use git_fuzzy_apply::{parse_patch, ParseOptions};
 ///
 /// let text = b"*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n*** End Patch\n";
 /// let patch = parse_patch(text, &ParseOptions::default()).unwrap();
@@ -35,6 +35,7 @@ pub(crate) use text::pack_lone_texts;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum PatchFormat {
     /// `---`/`+++` headers with numbered `@@ -a,b +c,d @@` hunks (`git diff`, `diff -u`).
     UnifiedDiff,
@@ -69,7 +70,7 @@ impl PatchFormat {
 ///
 /// ```
 /// use git_fuzzy_apply::model::FileOp;
-/// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+/// use git_fuzzy_apply::{parse_patch, ParseOptions};
 ///
 /// let text = b"*** Begin Patch\n*** Delete File: old.txt\n*** Add File: new.txt\n+hi\n*** End Patch\n";
 /// let patch = parse_patch(text, &ParseOptions::default()).unwrap();
@@ -91,7 +92,7 @@ pub enum FileOp {
 ///
 /// ```
 /// use git_fuzzy_apply::model::LineKind;
-/// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+/// use git_fuzzy_apply::{parse_patch, ParseOptions};
 ///
 /// let text = b"--- a/a.txt\n+++ b/a.txt\n@@\n keep\n-drop\n+put\n";
 /// let patch = parse_patch(text, &ParseOptions::default()).unwrap();
@@ -113,7 +114,7 @@ pub enum LineKind {
 ///
 /// ```
 /// use git_fuzzy_apply::model::{HunkLine, LineKind};
-/// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+/// use git_fuzzy_apply::{parse_patch, ParseOptions};
 ///
 /// let text = b"--- a/a.txt\n+++ b/a.txt\n@@\n-old\r\n+new\n";
 /// let patch = parse_patch(text, &ParseOptions::default()).unwrap();
@@ -174,7 +175,7 @@ impl HunkLine {
 /// One contiguous change: the lines to find and what replaces them.
 ///
 /// ```
-/// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+/// use git_fuzzy_apply::{parse_patch, ParseOptions};
 ///
 /// let text = b"--- a/a.txt\n+++ b/a.txt\n@@ -7,2 +7,2 @@\n a\n-b\n+c\n";
 /// let patch = parse_patch(text, &ParseOptions::default()).unwrap();
@@ -238,7 +239,7 @@ pub struct Hunk {
 /// text the block does not write out (see `docs/formats.md`).
 ///
 /// ```
-/// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+/// use git_fuzzy_apply::{parse_patch, ParseOptions};
 ///
 /// let block = b"x.py\n<<<<<<< SEARCH\na = 1\n...\nz = 1\n=======\na = 2\n...\nz = 2\n>>>>>>> REPLACE\n";
 /// let patch = parse_patch(block, &ParseOptions::default()).unwrap();
@@ -340,7 +341,7 @@ impl Hunk {
 ///
 /// ```
 /// use git_fuzzy_apply::model::{FileOp, PatchFormat};
-/// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+/// use git_fuzzy_apply::{parse_patch, ParseOptions};
 ///
 /// let text = b"Some prose.\n\n--- a/src/a.rs\n+++ b/src/a.rs\n@@\n-a\n+b\n";
 /// let patch = parse_patch(text, &ParseOptions::default()).unwrap();
@@ -399,7 +400,7 @@ pub struct FilePatch {
 /// edit has lines to find there, and no other file would take the edit.
 ///
 /// ```
-/// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+/// use git_fuzzy_apply::{parse_patch, ParseOptions};
 ///
 /// let text = b"run\n<<<<<<< SEARCH\nexec a\n=======\nexec b\n>>>>>>> REPLACE\n";
 /// let patch = parse_patch(text, &ParseOptions::default()).unwrap();
@@ -510,7 +511,7 @@ impl FilePatch {
 ///
 /// ```
 /// use git_fuzzy_apply::model::FileOp;
-/// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+/// use git_fuzzy_apply::{parse_patch, ParseOptions};
 ///
 /// let text = b"--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hi\n";
 /// let patch = parse_patch(text, &ParseOptions::default()).unwrap();

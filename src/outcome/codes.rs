@@ -106,7 +106,7 @@ impl ParseError {
     /// Stable reason code for reports and JSON.
     ///
     /// ```
-    /// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+    /// use git_fuzzy_apply::{parse_patch, ParseOptions};
     /// use git_fuzzy_apply::report::ProblemCode;
     ///
     /// let err = parse_patch(b"Looks good to me!", &ParseOptions::default()).unwrap_err();

@@ -12,6 +12,7 @@ pub mod quote;
 
 use crate::locate::{HunkStatus, NearMatch, Normalization, Reason, Tier};
 use crate::model::{FileOp, PatchFormat};
+use crate::target::TargetError;
 use serde::Serialize;
 
 pub use codes::ProblemCode;
@@ -65,6 +66,23 @@ impl std::error::Error for Problem {
         self.source
             .as_deref()
             .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+impl Problem {
+    /// A target's failure as the file's problem, with its cause kept.
+    pub(crate) fn of_target(e: TargetError) -> Self {
+        let message = e.to_string();
+        match e {
+            TargetError::Outside(_) => Problem::new(ProblemCode::PathOutsideTree, message, None),
+            TargetError::NotAFile(_) => Problem::new(ProblemCode::NotAFile, message, None),
+            TargetError::Io { source, .. } => {
+                Problem::new(ProblemCode::IoError, message, None).with_source(source)
+            }
+            TargetError::Git { source, .. } => {
+                Problem::new(ProblemCode::GitError, message, None).with_source(source)
+            }
+        }
     }
 }
 
@@ -128,6 +146,7 @@ impl Problem {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum FileStatus {
     /// Every hunk was placed and the file changes.
     Patched,
@@ -212,6 +231,7 @@ pub struct LineRange {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum HunkOutcome {
     /// Placed and applied.
     Applied,
@@ -223,8 +243,9 @@ pub enum HunkOutcome {
     Failed,
 }
 
-impl From<HunkStatus> for HunkOutcome {
-    fn from(s: HunkStatus) -> Self {
+impl HunkOutcome {
+    /// The outcome of a hunk the ladder placed.
+    pub(crate) fn of(s: HunkStatus) -> Self {
         match s {
             HunkStatus::Applied => HunkOutcome::Applied,
             HunkStatus::AlreadyApplied => HunkOutcome::AlreadyApplied,
@@ -236,7 +257,7 @@ impl From<HunkStatus> for HunkOutcome {
 /// The outcome for one hunk.
 ///
 /// ```
-/// use git_fuzzy_apply::locate::{Normalization, Tier};
+/// use git_fuzzy_apply::{Normalization, Tier};
 /// use git_fuzzy_apply::plan_patch;
 ///
 /// let dir = tempfile::tempdir().unwrap();
@@ -278,7 +299,7 @@ pub struct HunkReport {
 /// Details of a failed hunk.
 ///
 /// ```
-/// use git_fuzzy_apply::{locate::Reason, plan_patch};
+/// use git_fuzzy_apply::{Reason, plan_patch};
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "one\ntwo\nthree\n").unwrap();
@@ -323,7 +344,7 @@ pub struct HunkFailure {
 /// One place an ambiguous hunk could go, with the file's lines around it.
 ///
 /// ```
-/// use git_fuzzy_apply::{locate::Reason, plan_patch};
+/// use git_fuzzy_apply::{Reason, plan_patch};
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "a\nx\nb\nx\n").unwrap();

@@ -191,68 +191,84 @@ fn json_requests(text: &str) -> Result<Option<Vec<Segment<'static>>>, ParseError
             .iter()
             .find_map(|k| obj.get(*k).and_then(Value::as_str))
             .map(str::to_string);
-        let mut src = Src::default();
-        if let Some(lines) = obj.get("patch_lines").and_then(Value::as_array) {
-            // In a diff, the lines after an entry's embedded newline that carry
-            // no marker of their own take the entry's marker; a SEARCH/REPLACE
-            // body has no markers to share.
-            let diff = !lines
-                .iter()
-                .filter_map(Value::as_str)
-                .any(|s| s.contains("<<<<<") || s.contains("----- SEARCH"));
-            for (n, entry) in lines.iter().enumerate() {
-                let Some(s) = entry.as_str() else {
-                    return Err(ParseError::Malformed {
-                        line: base_line,
-                        message: format!("`patch_lines` entry {} is not a string", n + 1),
-                    });
-                };
-                // Locate the entry in the JSON text to report its own line.
-                let line = match serde_json::to_string(s)
-                    .ok()
-                    .and_then(|enc| trimmed.get(cursor..)?.find(&enc).map(|p| (p, enc.len())))
-                {
-                    Some((p, len)) => {
-                        let at = cursor + p;
-                        cursor = at + len;
-                        base_line + count_line_ends(trimmed.as_bytes().get(..at).unwrap_or(&[]))
-                    }
-                    None => src.map.last().copied().unwrap_or(base_line),
-                };
-                let body = strip_one_terminator(s);
-                if body.is_empty() && s.len() == body.len() {
-                    src.lines.push(Cow::Borrowed(""));
-                    src.map.push(line);
-                    continue;
-                }
-                let parts = split_lines(body);
-                if parts.is_empty() {
-                    src.lines.push(Cow::Borrowed(""));
-                    src.map.push(line);
-                }
-                let marker = parts
-                    .first()
-                    .and_then(|p| p.chars().next())
-                    .filter(|c| diff && matches!(c, ' ' | '-' | '+'));
-                for (k, part) in parts.into_iter().enumerate() {
-                    let own = part.starts_with([' ', '-', '+', '\\']);
-                    let text = match marker {
-                        Some(m) if k > 0 && !own => format!("{m}{part}"),
-                        _ => part.to_string(),
-                    };
-                    src.lines.push(Cow::Owned(text));
-                    src.map.push(line);
-                }
-            }
+        let src = if let Some(lines) = obj.get("patch_lines").and_then(Value::as_array) {
+            patch_lines(lines, trimmed, base_line, &mut cursor)?
         } else if let Some(s) = obj.get("patch").and_then(Value::as_str) {
-            src = Src::from_text(s, base_line).into_owned();
+            let mut src = Src::from_text(s, base_line).into_owned();
             for m in &mut src.map {
                 *m = base_line;
             }
-        }
+            src
+        } else {
+            Src::default()
+        };
         segments.push(Segment { src, path });
     }
     Ok(Some(segments))
+}
+
+/// The lines of a request's `patch_lines` array, each with the line of the
+/// JSON text (`trimmed`, starting at line `base_line`) it is written on;
+/// `cursor` is where in `trimmed` the search for the next entry starts.
+fn patch_lines(
+    lines: &[Value],
+    trimmed: &str,
+    base_line: usize,
+    cursor: &mut usize,
+) -> Result<Src<'static>, ParseError> {
+    let mut src = Src::default();
+    // In a diff, the lines after an entry's embedded newline that carry
+    // no marker of their own take the entry's marker; a SEARCH/REPLACE
+    // body has no markers to share.
+    let diff = !lines
+        .iter()
+        .filter_map(Value::as_str)
+        .any(|s| s.contains("<<<<<") || s.contains("----- SEARCH"));
+    for (n, entry) in lines.iter().enumerate() {
+        let Some(s) = entry.as_str() else {
+            return Err(ParseError::Malformed {
+                line: base_line,
+                message: format!("`patch_lines` entry {} is not a string", n + 1),
+            });
+        };
+        // Locate the entry in the JSON text to report its own line.
+        let line = match serde_json::to_string(s)
+            .ok()
+            .and_then(|enc| trimmed.get(*cursor..)?.find(&enc).map(|p| (p, enc.len())))
+        {
+            Some((p, len)) => {
+                let at = *cursor + p;
+                *cursor = at + len;
+                base_line + count_line_ends(trimmed.as_bytes().get(..at).unwrap_or(&[]))
+            }
+            None => src.map.last().copied().unwrap_or(base_line),
+        };
+        let body = strip_one_terminator(s);
+        if body.is_empty() && s.len() == body.len() {
+            src.lines.push(Cow::Borrowed(""));
+            src.map.push(line);
+            continue;
+        }
+        let parts = split_lines(body);
+        if parts.is_empty() {
+            src.lines.push(Cow::Borrowed(""));
+            src.map.push(line);
+        }
+        let marker = parts
+            .first()
+            .and_then(|p| p.chars().next())
+            .filter(|c| diff && matches!(c, ' ' | '-' | '+'));
+        for (k, part) in parts.into_iter().enumerate() {
+            let own = part.starts_with([' ', '-', '+', '\\']);
+            let text = match marker {
+                Some(m) if k > 0 && !own => format!("{m}{part}"),
+                _ => part.to_string(),
+            };
+            src.lines.push(Cow::Owned(text));
+            src.map.push(line);
+        }
+    }
+    Ok(src)
 }
 
 /// Removes one trailing line terminator (an entry `"foo\n"` is the line `foo`).

@@ -325,36 +325,9 @@ fn update_body(
                 patch_line: at,
                 ..Hunk::default()
             });
-            let text = rest.trim();
-            if let Some(hint) = numbered_header(text) {
-                h.line_hint = Some(hint);
-            } else if !text.is_empty() && text != "@@" {
-                h.anchors
-                    .push(rest.strip_prefix(' ').unwrap_or(rest).to_string());
-            }
+            read_at_line(rest, h);
         } else {
-            let (kind, text) = if let Some(r) = l.strip_prefix(' ') {
-                (LineKind::Context, r)
-            } else if let Some(r) = l.strip_prefix('-') {
-                (LineKind::Remove, r)
-            } else if let Some(r) = l.strip_prefix('+') {
-                (LineKind::Add, r)
-            } else if l.trim().is_empty() {
-                (LineKind::Context, "")
-            } else if l.starts_with('\t') {
-                // A tab-indented line lost its ' ' marker: models drop it.
-                // Matching is whitespace tolerant and context keeps the
-                // file's own text, so it is read as context.
-                (LineKind::Context, l)
-            } else {
-                return Err(malformed(
-                    at,
-                    format!(
-                        "expected a line starting with ' ', '-', '+' or `@@` in `*** Update File: {}`, found `{l}`",
-                        fp.path
-                    ),
-                ));
-            };
+            let (kind, text) = body_line(l, at, &fp.path)?;
             let h = cur.get_or_insert_with(|| Hunk {
                 patch_line: at,
                 ..Hunk::default()
@@ -371,6 +344,44 @@ fn update_body(
     }
     finish(&mut cur, fp, std::mem::take(&mut bare_tail))?;
     Ok(j)
+}
+
+/// Reads what follows a chunk's `@@` (`rest`) into `h`: a numbered header
+/// gives a line hint, any other text is an anchor line.
+fn read_at_line(rest: &str, h: &mut Hunk) {
+    let text = rest.trim();
+    if let Some(hint) = numbered_header(text) {
+        h.line_hint = Some(hint);
+    } else if !text.is_empty() && text != "@@" {
+        h.anchors
+            .push(rest.strip_prefix(' ').unwrap_or(rest).to_string());
+    }
+}
+
+/// The kind and text of a chunk's body line `l` (patch line `at`) in the
+/// section of `path`.
+fn body_line<'l>(l: &'l str, at: usize, path: &str) -> Result<(LineKind, &'l str), ParseError> {
+    Ok(if let Some(r) = l.strip_prefix(' ') {
+        (LineKind::Context, r)
+    } else if let Some(r) = l.strip_prefix('-') {
+        (LineKind::Remove, r)
+    } else if let Some(r) = l.strip_prefix('+') {
+        (LineKind::Add, r)
+    } else if l.trim().is_empty() {
+        (LineKind::Context, "")
+    } else if l.starts_with('\t') {
+        // A tab-indented line lost its ' ' marker: models drop it.
+        // Matching is whitespace tolerant and context keeps the
+        // file's own text, so it is read as context.
+        (LineKind::Context, l)
+    } else {
+        return Err(malformed(
+            at,
+            format!(
+                "expected a line starting with ' ', '-', '+' or `@@` in `*** Update File: {path}`, found `{l}`"
+            ),
+        ));
+    })
 }
 
 /// `-12,3 +12,4 @@` → `Some(12)`.

@@ -196,6 +196,60 @@ fn is_mail_signature(src: &Src, j: usize, counts: Option<(usize, usize)>, body: 
             .is_none_or(|n| !n.starts_with([' ', '-', '+', '\\']))
 }
 
+/// True when line `j` ends a hunk body: the next file's `---`/`+++` header
+/// once the counts are used up (or a hunk header follows the pair), or a
+/// mail signature.
+fn ends_body(src: &Src, j: usize, counts: Option<(usize, usize)>, body: &Body) -> bool {
+    if is_file_header(src, j) {
+        let counts_left = counts.is_some_and(|(b, d)| body.old < b || body.new < d);
+        let hunk_follows = src.line(j + 2).is_some_and(is_hunk_header);
+        // A hunk cannot be empty: at its very start, such a pair is a
+        // removed `-- …` and an added `++ …` line unless a hunk follows.
+        let at_start = body.lines.is_empty();
+        if (!counts_left && !at_start) || hunk_follows {
+            return true;
+        }
+    }
+    is_mail_signature(src, j, counts, body)
+}
+
+/// Reads a body line `l` (patch line `line_no`) that starts with its marker
+/// (` `, `-`, `+`, or `\` for "No newline at end of file") into `hunk`;
+/// false, reading nothing, when it has none. A context line that is an
+/// elision line (`// ... existing code ...`) is noted in `elided` (its index
+/// in the body and patch line).
+fn push_marked(
+    l: &str,
+    line_no: usize,
+    hunk: &mut Hunk,
+    body: &mut Body,
+    elided: &mut Vec<(usize, usize)>,
+) -> bool {
+    if let Some(rest) = l.strip_prefix(' ') {
+        if super::elision::is_elision(rest) {
+            elided.push((body.lines.len(), line_no));
+        }
+        body.push(hunk, LineKind::Context, rest);
+    } else if let Some(rest) = l.strip_prefix('-') {
+        body.push(hunk, LineKind::Remove, rest);
+    } else if let Some(rest) = l.strip_prefix('+') {
+        body.push(hunk, LineKind::Add, rest);
+    } else if l.starts_with('\\') {
+        match body.last {
+            Some(LineKind::Remove) => hunk.old_missing_newline = true,
+            Some(LineKind::Add) => hunk.new_missing_newline = true,
+            // After a context line both sides lack the final newline:
+            // the patch does not change it, so the file's own ending is
+            // kept (a final newline the patch does not touch stays).
+            Some(LineKind::Context) => {}
+            None => {}
+        }
+    } else {
+        return false;
+    }
+    true
+}
+
 /// Reads hunk body lines from `j`; `at` is the patch line reported for the hunk.
 /// `counts` (old, new) from a numbered header: while they are not used up, a
 /// `--- `/`+++ ` pair is a removed and an added line (say, SQL comments), not
@@ -233,59 +287,23 @@ pub(crate) fn parse_body(
                 _ => break,
             }
         }
-        if is_file_header(src, j) {
-            let (old_seen, new_seen) = (body.old, body.new);
-            let counts_left = counts.is_some_and(|(b, d)| old_seen < b || new_seen < d);
-            let hunk_follows = src.line(j + 2).is_some_and(is_hunk_header);
-            // A hunk cannot be empty: at its very start, such a pair is a
-            // removed `-- …` and an added `++ …` line unless a hunk follows.
-            let at_start = body.lines.is_empty();
-            if (!counts_left && !at_start) || hunk_follows {
-                break;
-            }
-        }
-        if is_mail_signature(src, j, counts, &body) {
+        if ends_body(src, j, counts, &body) {
             break;
         }
-        if let Some(rest) = l.strip_prefix(' ') {
-            if super::elision::is_elision(rest) {
-                elided.push((body.lines.len(), src.orig(j)));
-            }
-            body.push(&mut hunk, LineKind::Context, rest);
-        } else if let Some(rest) = l.strip_prefix('-') {
-            body.push(&mut hunk, LineKind::Remove, rest);
-        } else if let Some(rest) = l.strip_prefix('+') {
-            body.push(&mut hunk, LineKind::Add, rest);
-        } else if l.starts_with('\\') {
-            match body.last {
-                Some(LineKind::Remove) => hunk.old_missing_newline = true,
-                Some(LineKind::Add) => hunk.new_missing_newline = true,
-                // After a context line both sides lack the final newline:
-                // the patch does not change it, so the file's own ending is
-                // kept (a final newline the patch does not touch stays).
-                Some(LineKind::Context) => {}
-                None => {}
-            }
-        } else if let Some((m, text)) = before_form(l) {
-            before = true;
-            let kind = match m {
-                '-' => LineKind::Remove,
-                '+' => LineKind::Add,
-                _ => LineKind::Context,
-            };
-            body.push(&mut hunk, kind, &text);
-        } else {
-            match unmarked(src, j, counts, (body.old, body.new)) {
-                Unmarked::Context => body.push(&mut hunk, LineKind::Context, l),
-                Unmarked::End => break,
-                Unmarked::Stray => {
-                    return Err(malformed(
-                        src.orig(j),
-                        format!(
-                            "{}: hunk {} (patch line {at}): line `{l}` has no ` `, `-` or `+` marker but the hunk goes on after it; give it its marker (` ` for context)",
-                            place.path, place.number
-                        ),
-                    ));
+        if !push_marked(l, src.orig(j), &mut hunk, &mut body, &mut elided) {
+            if let Some((m, text)) = before_form(l) {
+                before = true;
+                let kind = match m {
+                    '-' => LineKind::Remove,
+                    '+' => LineKind::Add,
+                    _ => LineKind::Context,
+                };
+                body.push(&mut hunk, kind, &text);
+            } else {
+                match unmarked(src, j, counts, (body.old, body.new)) {
+                    Unmarked::Context => body.push(&mut hunk, LineKind::Context, l),
+                    Unmarked::End => break,
+                    Unmarked::Stray => return Err(stray_line(src.orig(j), l, at, place)),
                 }
             }
         }
@@ -298,6 +316,18 @@ pub(crate) fn parse_body(
     strip_numbers(&mut hunk, before, at)?;
     hunk.elision = super::elision::read_context(&hunk, &elided).map(Box::new);
     Ok((hunk, j))
+}
+
+/// The refusal of a line without marker (patch line `line_no`) in the middle
+/// of the hunk at patch line `at`.
+fn stray_line(line_no: usize, l: &str, at: usize, place: &HunkPlace) -> ParseError {
+    malformed(
+        line_no,
+        format!(
+            "{}: hunk {} (patch line {at}): line `{l}` has no ` `, `-` or `+` marker but the hunk goes on after it; give it its marker (` ` for context)",
+            place.path, place.number
+        ),
+    )
 }
 
 /// Strips line-number prefixes copied from a numbered view; `before` when

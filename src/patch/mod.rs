@@ -8,7 +8,7 @@
 //!
 //! ```
 //! use git_fuzzy_apply::model::PatchFormat;
-//! use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+//! use git_fuzzy_apply::{parse_patch, ParseOptions};
 //!
 //! let reply = b"Here is the fix:\n\n```diff\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n```\n\nAnd a new file:\n\n*** Begin Patch\n*** Add File: b.txt\n+hi\n*** End Patch\n";
 //! let patch = parse_patch(reply, &ParseOptions::default()).unwrap();
@@ -36,7 +36,7 @@ use crate::model::{FileOp, LineKind, Patch, PatchFormat};
 /// Options that steer parsing.
 ///
 /// ```
-/// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+/// use git_fuzzy_apply::{parse_patch, ParseOptions};
 ///
 /// // A bare SEARCH/REPLACE block names no file: `target` says which.
 /// let block = b"<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n";
@@ -58,7 +58,7 @@ pub struct ParseOptions {
 /// are behind an `Arc`). Made from the bytes read without copying them.
 ///
 /// ```
-/// use git_fuzzy_apply::patch::PatchText;
+/// use git_fuzzy_apply::PatchText;
 ///
 /// let text = PatchText::from(b"+x\n".to_vec());
 /// assert_eq!(text.as_bytes(), b"+x\n");
@@ -78,7 +78,7 @@ impl PatchText {
     /// The bytes.
     ///
     /// ```
-    /// use git_fuzzy_apply::patch::PatchText;
+    /// use git_fuzzy_apply::PatchText;
     ///
     /// assert_eq!(PatchText::from(vec![0xff]).as_bytes(), [0xff]);
     /// ```
@@ -116,7 +116,7 @@ impl From<Vec<u8>> for PatchText {
 ///
 /// ```
 /// use git_fuzzy_apply::model::{FileOp, LineKind, PatchFormat};
-/// use git_fuzzy_apply::patch::{parse_patch, ParseOptions};
+/// use git_fuzzy_apply::{parse_patch, ParseOptions};
 ///
 /// let reply = "I renamed the flag:\n\n*** Begin Patch\n*** Update File: cli.py\n@@ def main():\n-    verbose = False\n+    quiet = False\n*** End Patch\n\nDone.\n";
 /// let patch = parse_patch(reply.as_bytes(), &ParseOptions::default()).unwrap();
@@ -138,7 +138,7 @@ pub fn parse_patch(text: &[u8], options: &ParseOptions) -> Result<Patch, ParseEr
 /// the text instead of copying it, so a large patch is held once.
 ///
 /// ```
-/// use git_fuzzy_apply::patch::{parse_patch_text, ParseOptions, PatchText};
+/// use git_fuzzy_apply::{parse_patch_text, ParseOptions, PatchText};
 ///
 /// let text = PatchText::from(b"--- a/a.txt\n+++ b/a.txt\n@@\n-old\n+new\n".to_vec());
 /// let patch = parse_patch_text(&text, &ParseOptions::default()).unwrap();

@@ -92,80 +92,129 @@ pub(crate) fn parse_apply_diff(
         .find(|&k| src.line(k).is_some_and(|l| l.contains("</apply_diff>")))
         .ok_or_else(|| malformed(at, "`<apply_diff>` has no `</apply_diff>`"))?;
     let text = src.lines.get(i..=end).unwrap_or(&[]).join("\n");
-    let len = text.len();
-    let line_at = |off: usize| src.orig(i + text.get(..off).map_or(0, |t| t.matches('\n').count()));
-    let path_of = |from: usize, to: usize| -> Result<String, ParseError> {
-        match element(&text, from, to, "path") {
+    let element = ApplyDiff {
+        src,
+        i,
+        text,
+        target,
+    };
+    if element.text.contains("<file>") {
+        element.read_files(files)?;
+    } else {
+        element.read_single(files)?;
+    }
+    Ok(end + 1)
+}
+
+/// One `<apply_diff>` element: its lines joined into one text, and where
+/// it stands in the patch.
+struct ApplyDiff<'s, 'a> {
+    src: &'s Src<'a>,
+    /// Index in `src` of its first line.
+    i: usize,
+    text: String,
+    /// The path to use when it names none.
+    target: Option<&'s str>,
+}
+
+impl ApplyDiff<'_, '_> {
+    /// The patch line of byte `off` of the text.
+    fn line_at(&self, off: usize) -> usize {
+        let text = &self.text;
+        self.src
+            .orig(self.i + text.get(..off).map_or(0, |t| t.matches('\n').count()))
+    }
+
+    /// The `<path>` between bytes `from` and `to`, else the target path.
+    fn path_of(&self, from: usize, to: usize) -> Result<String, ParseError> {
+        let text = &self.text;
+        match element(text, from, to, "path") {
             Some((s, e, _)) => {
-                let (s, e) = unwrap_cdata(&text, s, e);
+                let (s, e) = unwrap_cdata(text, s, e);
                 let p = super::paths::clean(text.get(s..e).unwrap_or(""));
                 if p.is_empty() {
-                    Err(malformed(line_at(s), "empty `<path>`"))
+                    Err(malformed(self.line_at(s), "empty `<path>`"))
                 } else {
                     Ok(p)
                 }
             }
-            None => target.map(str::to_string).ok_or(ParseError::NoTargetPath {
-                line: line_at(from),
-            }),
+            None => self
+                .target
+                .map(str::to_string)
+                .ok_or(ParseError::NoTargetPath {
+                    line: self.line_at(from),
+                }),
         }
-    };
-    let hint_of = |from: usize, to: usize| -> Result<Option<usize>, ParseError> {
-        match element(&text, from, to, "start_line") {
+    }
+
+    /// The `<start_line>` between bytes `from` and `to`, if any.
+    fn hint_of(&self, from: usize, to: usize) -> Result<Option<usize>, ParseError> {
+        let text = &self.text;
+        match element(text, from, to, "start_line") {
             Some((s, e, _)) => {
                 let v = text.get(s..e).unwrap_or("").trim();
-                v.parse()
-                    .map(Some)
-                    .map_err(|_| malformed(line_at(s), format!("bad `<start_line>` value `{v}`")))
+                v.parse().map(Some).map_err(|_| {
+                    malformed(self.line_at(s), format!("bad `<start_line>` value `{v}`"))
+                })
             }
             None => Ok(None),
         }
-    };
-    if text.contains("<file>") {
+    }
+
+    /// Reads the blocks of the content `cs..ce` of a `<diff>` starting at
+    /// byte `ds`.
+    fn blocks(
+        &self,
+        (cs, ce): (usize, usize),
+        (path, hint): (&str, Option<usize>),
+        ds: usize,
+        files: &mut Vec<FilePatch>,
+    ) -> Result<(), ParseError> {
+        let sub = sub_src(self.src, self.i, &self.text, cs, ce);
+        blocks_in(&sub, path, hint, self.line_at(ds), files)
+    }
+
+    /// The multi-file form: `<file><path>…</path><diff>…</diff>…</file>`,
+    /// each `<diff>` with its `<content>` and `<start_line>`.
+    fn read_files(&self, files: &mut Vec<FilePatch>) -> Result<(), ParseError> {
+        let text = &self.text;
         let mut pos = 0;
-        while let Some((fs, fe, after)) = element(&text, pos, len, "file") {
-            let path = path_of(fs, fe)?;
+        while let Some((fs, fe, after)) = element(text, pos, text.len(), "file") {
+            let path = self.path_of(fs, fe)?;
             let mut dpos = fs;
             let mut any = false;
-            while let Some((ds, de, dafter)) = element(&text, dpos, fe, "diff") {
-                let (cs, ce) = match element(&text, ds, de, "content") {
-                    Some((cs, ce, _)) => unwrap_cdata(&text, cs, ce),
-                    None => unwrap_cdata(&text, ds, de),
+            while let Some((ds, de, dafter)) = element(text, dpos, fe, "diff") {
+                let content = match element(text, ds, de, "content") {
+                    Some((cs, ce, _)) => unwrap_cdata(text, cs, ce),
+                    None => unwrap_cdata(text, ds, de),
                 };
-                let hint = hint_of(ds, de)?;
-                blocks_in(
-                    &sub_src(src, i, &text, cs, ce),
-                    &path,
-                    hint,
-                    line_at(ds),
-                    files,
-                )?;
+                let hint = self.hint_of(ds, de)?;
+                self.blocks(content, (&path, hint), ds, files)?;
                 any = true;
                 dpos = dafter;
             }
             if !any {
                 return Err(malformed(
-                    line_at(fs),
+                    self.line_at(fs),
                     format!("`<file>` for `{path}` holds no `<diff>`"),
                 ));
             }
             pos = after;
         }
-    } else {
-        let path = path_of(0, len)?;
-        let (ds, de, _) = element(&text, 0, len, "diff")
-            .ok_or_else(|| malformed(at, "`<apply_diff>` holds no `<diff>`"))?;
-        let (cs, ce) = unwrap_cdata(&text, ds, de);
-        let hint = hint_of(0, len)?;
-        blocks_in(
-            &sub_src(src, i, &text, cs, ce),
-            &path,
-            hint,
-            line_at(ds),
-            files,
-        )?;
+        Ok(())
     }
-    Ok(end + 1)
+
+    /// The one-file form: `<path>`, `<diff>` and `<start_line>` directly
+    /// inside `<apply_diff>`.
+    fn read_single(&self, files: &mut Vec<FilePatch>) -> Result<(), ParseError> {
+        let (text, len) = (&self.text, self.text.len());
+        let path = self.path_of(0, len)?;
+        let (ds, de, _) = element(text, 0, len, "diff")
+            .ok_or_else(|| malformed(self.src.orig(self.i), "`<apply_diff>` holds no `<diff>`"))?;
+        let content = unwrap_cdata(text, ds, de);
+        let hint = self.hint_of(0, len)?;
+        self.blocks(content, (&path, hint), ds, files)
+    }
 }
 
 /// Reads every SEARCH/REPLACE block of one `<diff>` into `files` for `path`.

@@ -101,6 +101,21 @@ fn unquoted_paths(rest: &str) -> Option<(&str, &str)> {
     Some((a, b.trim()))
 }
 
+/// What the lines before a file's first hunk say about it: the `diff --git`
+/// line and its extended headers, then the `---`/`+++` pair.
+struct Header {
+    path: Option<String>,
+    op: FileOp,
+    move_to: Option<String>,
+    new_mode: Option<u32>,
+    copy_from: Option<String>,
+    blob_ids: Option<BlobIds>,
+    /// Started by `diff --git`.
+    git: bool,
+    /// Has a `diff --git` line or a `---`/`+++` pair.
+    headered: bool,
+}
+
 /// Parses one file's diff starting at line `i` (a `diff --git` line, a
 /// `---`/`+++` header, or a headerless hunk; `in_fence`: inside a fence);
 /// returns the index after it.
@@ -109,105 +124,41 @@ pub(crate) fn parse_file(
     (i, in_fence): (usize, bool),
     ctx: &Ctx,
 ) -> Result<(FilePatch, usize), ParseError> {
-    let start = i;
     let at = src.orig(i);
-    let mut j = i;
-    let mut path: Option<String> = None;
-    let mut op = FileOp::Update;
-    let mut move_to = None;
-    let mut new_mode = None;
-    let mut git = false;
-    let mut copy_from = None;
-    let mut blob_ids = None;
+    let mut header = Header {
+        path: None,
+        op: FileOp::Update,
+        move_to: None,
+        new_mode: None,
+        copy_from: None,
+        blob_ids: None,
+        git: false,
+        headered: false,
+    };
+    let j = read_git_header(src, i, ctx, &mut header)?;
+    let mut j = read_file_header(src, j, ctx, &mut header)?;
     let mut bare_name = None;
-    if let Some(rest) = src.line(j).and_then(|l| l.strip_prefix("diff --git ")) {
-        git = true;
-        let (a, _b) = git_paths(rest)
-            .ok_or_else(|| malformed(at, "cannot read the paths of `diff --git`"))?;
-        path = Some(paths::strip(&a, ctx.strip, at)?);
-        j += 1;
-        while let Some(l) = src.line(j) {
-            let line_no = src.orig(j);
-            if let Some(m) = l.strip_prefix("new file mode ") {
-                op = FileOp::Add;
-                new_mode = u32::from_str_radix(m.trim(), 8).ok();
-            } else if let Some(m) = l.strip_prefix("new mode ") {
-                new_mode = u32::from_str_radix(m.trim(), 8).ok();
-            } else if l.starts_with("deleted file mode ") {
-                op = FileOp::Delete;
-            } else if let Some(ids) = l.strip_prefix("index ").and_then(BlobIds::parse) {
-                blob_ids = Some(ids);
-            } else if let Some(p) = l.strip_prefix("rename from ") {
-                path = Some(paths::clean(p));
-            } else if let Some(p) = l.strip_prefix("rename to ") {
-                move_to = Some(paths::clean(p));
-            } else if let Some(p) = l.strip_prefix("copy from ") {
-                copy_from = Some(paths::clean(p));
-            } else if let Some(p) = l.strip_prefix("copy to ") {
-                op = FileOp::Add;
-                path = Some(paths::clean(p));
-            } else if l.starts_with("Binary files ") || l.starts_with("GIT binary patch") {
-                return Err(malformed(
-                    line_no,
-                    "binary patches are not supported: re-create the binary file instead",
-                ));
-            } else if ![
-                "index ",
-                "similarity index ",
-                "dissimilarity index ",
-                "old mode ",
-            ]
-            .iter()
-            .any(|p| l.starts_with(p))
-            {
-                break;
-            }
-            j += 1;
-        }
-    }
-    let mut headered = git;
-    if let Some((old_rest, new_rest)) = header_rests(src, j) {
-        headered = true;
-        let old = paths::header_path(old_rest, ctx.strip, src.orig(j))?;
-        let new = paths::header_path(new_rest, ctx.strip, src.orig(j + 1))?;
-        match (old, new) {
-            (None, Some(n)) => {
-                op = FileOp::Add;
-                path = Some(n);
-            }
-            (Some(o), None) => {
-                op = FileOp::Delete;
-                path = Some(o);
-            }
-            (Some(o), Some(_)) => {
-                // A copy keeps its `copy to` path; a rename its `rename from`.
-                if copy_from.is_none() && (path.is_none() || move_to.is_none()) {
-                    path = Some(o);
-                }
-            }
-            (None, None) => {
-                return Err(malformed(src.orig(j), "both file headers are /dev/null"));
-            }
-        }
-        j += 2;
-    }
-    let path = match (path, ctx.target.clone()) {
+    let path = match (header.path, ctx.target.clone()) {
         (Some(p), _) | (None, Some(p)) => p,
         (None, None) => {
-            let (p, bare) = headerless_path(src, start, in_fence)?;
+            let (p, bare) = headerless_path(src, i, in_fence)?;
             bare_name = bare;
             p
         }
     };
+    let (op, git) = (header.op, header.git);
     let mut fp = FilePatch::new(path, op, PatchFormat::NumberlessDiff, at);
     fp.bare_name = bare_name;
-    fp.move_to = move_to;
-    fp.new_mode = new_mode;
-    fp.copy_from = copy_from.filter(|_| op == FileOp::Add);
-    fp.blob_ids = blob_ids;
-    let mut any_numbered = false;
+    fp.move_to = header.move_to;
+    fp.new_mode = header.new_mode;
+    fp.copy_from = header.copy_from.filter(|_| op == FileOp::Add);
+    fp.blob_ids = header.blob_ids;
     // A header directly followed by body lines (no `@@`): one numberless hunk.
-    if headered && !git && src.line(j).is_some_and(|l| !is_hunk_header(l)) && is_body_line(src, j) {
+    if header.headered
+        && !git
+        && src.line(j).is_some_and(|l| !is_hunk_header(l))
+        && is_body_line(src, j)
+    {
         let place = HunkPlace {
             path: &fp.path,
             number: 1,
@@ -216,6 +167,121 @@ pub(crate) fn parse_file(
         fp.hunks.push(hunk);
         j = next;
     }
+    let (j, any_numbered) = read_hunks(src, j, &mut fp)?;
+    if fp.hunks.is_empty() && !git {
+        return Err(malformed(
+            at,
+            "file header is not followed by any hunk (`@@ ... @@`)",
+        ));
+    }
+    if any_numbered || (git && fp.hunks.is_empty()) {
+        fp.format = PatchFormat::UnifiedDiff;
+    }
+    mark_new_file(&mut fp, git);
+    Ok((fp, j))
+}
+
+/// Reads a `diff --git` line at `j` and its extended header lines (modes,
+/// `index`, renames, copies) into `header`; returns the line after them
+/// (`j` itself when no `diff --git` line stands there).
+fn read_git_header(
+    src: &Src,
+    mut j: usize,
+    ctx: &Ctx,
+    header: &mut Header,
+) -> Result<usize, ParseError> {
+    let Some(rest) = src.line(j).and_then(|l| l.strip_prefix("diff --git ")) else {
+        return Ok(j);
+    };
+    let at = src.orig(j);
+    header.git = true;
+    header.headered = true;
+    let (a, _b) =
+        git_paths(rest).ok_or_else(|| malformed(at, "cannot read the paths of `diff --git`"))?;
+    header.path = Some(paths::strip(&a, ctx.strip, at)?);
+    j += 1;
+    while let Some(l) = src.line(j) {
+        if let Some(m) = l.strip_prefix("new file mode ") {
+            header.op = FileOp::Add;
+            header.new_mode = u32::from_str_radix(m.trim(), 8).ok();
+        } else if let Some(m) = l.strip_prefix("new mode ") {
+            header.new_mode = u32::from_str_radix(m.trim(), 8).ok();
+        } else if l.starts_with("deleted file mode ") {
+            header.op = FileOp::Delete;
+        } else if let Some(ids) = l.strip_prefix("index ").and_then(BlobIds::parse) {
+            header.blob_ids = Some(ids);
+        } else if let Some(p) = l.strip_prefix("rename from ") {
+            header.path = Some(paths::clean(p));
+        } else if let Some(p) = l.strip_prefix("rename to ") {
+            header.move_to = Some(paths::clean(p));
+        } else if let Some(p) = l.strip_prefix("copy from ") {
+            header.copy_from = Some(paths::clean(p));
+        } else if let Some(p) = l.strip_prefix("copy to ") {
+            header.op = FileOp::Add;
+            header.path = Some(paths::clean(p));
+        } else if l.starts_with("Binary files ") || l.starts_with("GIT binary patch") {
+            return Err(malformed(
+                src.orig(j),
+                "binary patches are not supported: re-create the binary file instead",
+            ));
+        } else if ![
+            "index ",
+            "similarity index ",
+            "dissimilarity index ",
+            "old mode ",
+        ]
+        .iter()
+        .any(|p| l.starts_with(p))
+        {
+            break;
+        }
+        j += 1;
+    }
+    Ok(j)
+}
+
+/// Reads a `---`/`+++` pair at `j` (see [`header_rests`]) into `header`: a
+/// `/dev/null` side makes the file added or deleted; returns the line after
+/// the pair (`j` itself when there is none).
+fn read_file_header(
+    src: &Src,
+    j: usize,
+    ctx: &Ctx,
+    header: &mut Header,
+) -> Result<usize, ParseError> {
+    let Some((old_rest, new_rest)) = header_rests(src, j) else {
+        return Ok(j);
+    };
+    header.headered = true;
+    let old = paths::header_path(old_rest, ctx.strip, src.orig(j))?;
+    let new = paths::header_path(new_rest, ctx.strip, src.orig(j + 1))?;
+    match (old, new) {
+        (None, Some(n)) => {
+            header.op = FileOp::Add;
+            header.path = Some(n);
+        }
+        (Some(o), None) => {
+            header.op = FileOp::Delete;
+            header.path = Some(o);
+        }
+        (Some(o), Some(_)) => {
+            // A copy keeps its `copy to` path; a rename its `rename from`.
+            if header.copy_from.is_none() && (header.path.is_none() || header.move_to.is_none()) {
+                header.path = Some(o);
+            }
+        }
+        (None, None) => {
+            return Err(malformed(src.orig(j), "both file headers are /dev/null"));
+        }
+    }
+    Ok(j + 2)
+}
+
+/// Reads the `@@` hunks of `fp` from line `j` (blank lines between two of
+/// them are skipped); returns the line after the last one and whether any
+/// hunk header carried line numbers.
+fn read_hunks(src: &Src, mut j: usize, fp: &mut FilePatch) -> Result<(usize, bool), ParseError> {
+    let mut any_numbered = false;
     while let Some(l) = src.line(j) {
         if l.trim().is_empty() {
             // Blank lines between two hunks of the same file.
@@ -252,29 +318,28 @@ pub(crate) fn parse_file(
         fp.hunks.push(hunk);
         j = next;
     }
-    if fp.hunks.is_empty() && !git {
-        return Err(malformed(
-            at,
-            "file header is not followed by any hunk (`@@ ... @@`)",
-        ));
+    Ok((j, any_numbered))
+}
+
+/// Marks an update whose hunks only add lines as creating a missing file
+/// (`git` : the diff has a `diff --git` line).
+fn mark_new_file(fp: &mut FilePatch, git: bool) {
+    if fp.op != FileOp::Update || fp.move_to.is_some() {
+        return;
     }
-    if any_numbered || (git && fp.hunks.is_empty()) {
-        fp.format = PatchFormat::UnifiedDiff;
-    }
-    if op == FileOp::Update && fp.move_to.is_none() && is_whole_new(&fp.hunks) {
+    if is_whole_new(&fp.hunks) {
         // `@@ -0,0 +1,N @@` under `--- a/x`: the file is new (`git apply`
         // creates a missing one; git's own `-U0` insertion at the top of a
         // file comes with `diff --git`, so only that is applied over content).
         fp.create_if_missing = true;
         fp.written_as_new = !git;
-    } else if op == FileOp::Update && fp.move_to.is_none() && !git && is_numberless_new(&fp.hunks) {
+    } else if !git && is_numberless_new(&fp.hunks) {
         // One numberless hunk of added lines only (`@@ ... @@` then `+`
         // lines): a missing file is created with them; an existing one is
         // read as before (the hunk has no place to go but what the rest of
         // the rules give it).
         fp.create_if_missing = true;
     }
-    Ok((fp, j))
 }
 
 /// The file of a diff without file header starting at line `i`
@@ -314,242 +379,4 @@ fn is_whole_new(hunks: &[crate::model::Hunk]) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::test_util::*;
-    use super::super::{ParseOptions, parse_patch};
-    use crate::error::ParseError;
-    use crate::model::{FileOp, PatchFormat};
-
-    const GIT: &str = "diff --git a/src/lib.rs b/src/lib.rs\nindex 83db48f..bf269f4 100644\n--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -10,3 +10,3 @@ fn main() {\n fn a() {}\n-fn b() {}\n+fn c() {}\n fn d() {}\n";
-
-    #[test]
-    fn git_diff_numbered_hunk() {
-        let p = parse(GIT).unwrap();
-        let f = &p.files[0];
-        assert_eq!(f.path, "src/lib.rs");
-        assert_eq!(f.op, FileOp::Update);
-        assert_eq!(f.format, PatchFormat::UnifiedDiff);
-        assert_eq!(f.patch_line, 1);
-        let h = &f.hunks[0];
-        assert_eq!(h.line_hint, Some(10));
-        assert_eq!(h.patch_line, 5);
-        assert_eq!(
-            show(h),
-            [" fn a() {}", "-fn b() {}", "+fn c() {}", " fn d() {}"]
-        );
-    }
-
-    #[test]
-    fn plain_headers_with_timestamps() {
-        let p = parse("--- a/x.txt\t2024-01-01 10:00:00\n+++ b/x.txt\t2024-01-02 10:00:00\n@@ -1 +1 @@\n-a\n+b\n").unwrap();
-        assert_eq!(p.files[0].path, "x.txt");
-    }
-
-    #[test]
-    fn dev_null_means_add_or_delete() {
-        let p = parse("--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-gone\n").unwrap();
-        assert_eq!(p.files[0].op, FileOp::Add);
-        assert_eq!(p.files[0].path, "new.txt");
-        assert_eq!(p.files[0].hunks[0].line_hint, Some(0));
-        assert_eq!(show(&p.files[0].hunks[0]), ["+one", "+two"]);
-        assert_eq!(p.files[1].op, FileOp::Delete);
-        assert_eq!(p.files[1].path, "old.txt");
-    }
-
-    #[test]
-    fn git_extended_headers() {
-        let text = "diff --git a/run.sh b/run.sh\nnew file mode 100755\nindex 0000000..e69de29\n--- /dev/null\n+++ b/run.sh\n@@ -0,0 +1 @@\n+echo hi\ndiff --git a/dead.rs b/dead.rs\ndeleted file mode 100644\ndiff --git a/old name.rs b/new.rs\nsimilarity index 100%\nrename from old name.rs\nrename to new.rs\n";
-        let p = parse(text).unwrap();
-        assert_eq!(p.files.len(), 3);
-        assert_eq!(
-            (p.files[0].op, p.files[0].new_mode),
-            (FileOp::Add, Some(0o100755))
-        );
-        assert_eq!(
-            (p.files[1].op, p.files[1].path.as_str()),
-            (FileOp::Delete, "dead.rs")
-        );
-        assert!(p.files[1].hunks.is_empty());
-        assert_eq!(p.files[2].path, "old name.rs");
-        assert_eq!(p.files[2].move_to.as_deref(), Some("new.rs"));
-        assert_eq!(p.files[2].format, PatchFormat::UnifiedDiff);
-    }
-
-    #[test]
-    fn c_quoted_paths_are_decoded_as_git_does() {
-        let text = "diff --git \"a/caf\\303\\251.txt\" \"b/caf\\303\\251.txt\"\n--- \"a/caf\\303\\251.txt\"\n+++ \"b/caf\\303\\251.txt\"\n@@ -1 +1 @@\n-a\n+b\n";
-        assert_eq!(parse(text).unwrap().files[0].path, "café.txt");
-        for (quoted, plain) in [
-            (r#""a/x\\y.txt""#, "x\\y.txt"),
-            (r#""a/tab\there""#, "tab\there"),
-            (r#""a/say \"hi\"""#, "say \"hi\""),
-            (r#""a/new\nline""#, "new\nline"),
-        ] {
-            let b = quoted.replacen("a/", "b/", 1);
-            let text =
-                format!("diff --git {quoted} {b}\n--- {quoted}\n+++ {b}\n@@ -1 +1 @@\n-a\n+b\n");
-            assert_eq!(parse(&text).unwrap().files[0].path, plain, "{quoted}");
-        }
-        // Renames quote their paths too.
-        let text = "diff --git \"a/\\303\\251\" b/e\nsimilarity index 100%\nrename from \"\\303\\251\"\nrename to e\n";
-        let f = &parse(text).unwrap().files[0];
-        assert_eq!((f.path.as_str(), f.move_to.as_deref()), ("é", Some("e")));
-    }
-
-    #[test]
-    fn dot_dot_is_resolved_after_the_prefix_goes() {
-        let p = parse("--- a/src/../main.rs\n+++ b/src/../main.rs\n@@ -1 +1 @@\n-a\n+b\n").unwrap();
-        assert_eq!(p.files[0].path, "main.rs");
-        let p = parse("--- a/src/../../x\n+++ b/src/../../x\n@@ -1 +1 @@\n-a\n+b\n").unwrap();
-        assert_eq!(p.files[0].path, "../x");
-    }
-
-    #[test]
-    fn copies_add_the_copy_and_name_the_source() {
-        let text = "diff --git a/a.txt b/b.txt\nsimilarity index 90%\ncopy from a.txt\ncopy to b.txt\nindex 1..2 100644\n--- a/a.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-x\n+y\ndiff --git a/a.txt b/c.txt\nsimilarity index 100%\ncopy from a.txt\ncopy to c.txt\n";
-        let p = parse(text).unwrap();
-        let got: Vec<_> = p
-            .files
-            .iter()
-            .map(|f| (f.path.as_str(), f.op, f.copy_from.as_deref(), f.hunks.len()))
-            .collect();
-        assert_eq!(
-            got,
-            [
-                ("b.txt", FileOp::Add, Some("a.txt"), 1),
-                ("c.txt", FileOp::Add, Some("a.txt"), 0)
-            ]
-        );
-    }
-
-    #[test]
-    fn binary_patch_is_refused() {
-        let (line, msg) = malformed(parse(
-            "diff --git a/i.png b/i.png\nindex 1..2 100644\nBinary files a/i.png and b/i.png differ\n",
-        ));
-        assert_eq!(line, 3);
-        assert!(msg.contains("binary patches are not supported"), "{msg}");
-    }
-
-    #[test]
-    fn strip_components() {
-        let text = "--- x/y/src/a.rs\n+++ x/y/src/a.rs\n@@ -1 +1 @@\n-a\n+b\n";
-        let opts = |n| ParseOptions {
-            strip: Some(n),
-            ..ParseOptions::default()
-        };
-        let p = parse_patch(text.as_bytes(), &opts(2)).unwrap();
-        assert_eq!(p.files[0].path, "src/a.rs");
-        let p = parse_patch(text.as_bytes(), &opts(0)).unwrap();
-        assert_eq!(p.files[0].path, "x/y/src/a.rs");
-        let (line, msg) = malformed(parse_patch(text.as_bytes(), &opts(4)));
-        assert_eq!(line, 1);
-        assert!(msg.contains("-p4"), "{msg}");
-        // Without -p only a/ and b/ go.
-        assert_eq!(parse(text).unwrap().files[0].path, "x/y/src/a.rs");
-    }
-
-    #[test]
-    fn header_without_hunk_is_malformed() {
-        let (line, _) = malformed(parse("--- a/f\n+++ b/f\nThat's all.\n"));
-        assert_eq!(line, 1);
-    }
-
-    #[test]
-    fn several_files_and_hunks() {
-        let p = parse("--- a/a\n+++ b/a\n@@ -1 +1 @@\n-1\n+2\n@@ -9 +9 @@\n-3\n+4\n--- a/b\n+++ b/b\n@@ -2,0 +3 @@\n+new\n").unwrap();
-        assert_eq!(p.files.len(), 2);
-        assert_eq!(p.files[0].hunks.len(), 2);
-        assert_eq!(p.files[0].hunks[1].line_hint, Some(9));
-        assert_eq!(p.files[1].hunks[0].line_hint, Some(2));
-    }
-
-    #[test]
-    fn filename_headers_and_numberless_hunks() {
-        let p = parse("--- filename: src/x.py\n+++ filename: src/x.py\n@@ ... @@\n-a\n+b\n@@ @@\n c\n-d\n@@\n-e\n").unwrap();
-        let f = &p.files[0];
-        assert_eq!(f.path, "src/x.py");
-        assert_eq!(f.format, PatchFormat::NumberlessDiff);
-        assert_eq!(f.hunks.len(), 3);
-        assert!(f.hunks.iter().all(|h| h.line_hint.is_none()));
-        // Text after the second @@ is ignored.
-        let p = parse("--- a/y\n+++ b/y\n@@ class Foo: @@ def bar\n-a\n+b\n").unwrap();
-        assert_eq!(show(&p.files[0].hunks[0]), ["-a", "+b"]);
-    }
-
-    #[test]
-    fn removed_and_added_lines_that_look_like_file_headers_open_a_numberless_hunk() {
-        // `-- sql comment` removed and `++ x` added, written as the first
-        // lines of a numberless hunk: an empty hunk is never meant.
-        let p = parse("--- a/q.sql\n+++ b/q.sql\n@@\n--- sql comment\n+++ x\n a\n").unwrap();
-        assert_eq!(p.files.len(), 1);
-        assert_eq!(
-            show(&p.files[0].hunks[0]),
-            ["--- sql comment", "+++ x", " a"]
-        );
-        // A header pair followed by a hunk still starts the next file.
-        let p = parse("--- a/x\n+++ b/x\n@@\n-a\n+b\n--- a/y\n+++ b/y\n@@\n-c\n").unwrap();
-        assert_eq!(p.files.len(), 2);
-    }
-
-    #[test]
-    fn headers_that_lost_a_character_are_headers_only_before_a_hunk() {
-        let p = parse("-- a/src/x.py\n++ b/src/x.py\n@@\n-a\n+b\n").unwrap();
-        assert_eq!(p.files[0].path, "src/x.py");
-        assert_eq!(show(&p.files[0].hunks[0]), ["-a", "+b"]);
-        // One line short is enough.
-        let p = parse("--- a/x.py\n++ b/x.py\n@@ @@\n-a\n+b\n").unwrap();
-        assert_eq!(p.files[0].path, "x.py");
-        // Two files, a mail signature, a comment, or no hunk after: not a header.
-        for text in [
-            "-- a/x.py\n++ b/y.py\n@@\n-a\n+b\n",
-            "-- \n++ x.py\n@@\n-a\n+b\n",
-            "-- drop the index\n++ drop the index\n@@\n-a\n+b\n",
-            "-- a/x.py\n++ b/x.py\n-a\n+b\n",
-        ] {
-            assert!(
-                matches!(
-                    parse(text),
-                    Err(ParseError::NoTargetPath { .. } | ParseError::NoEdits)
-                ),
-                "{text:?}: {:?}",
-                parse(text)
-            );
-        }
-        // Inside a hunk body the pair is a removed and an added line.
-        let p =
-            parse("--- a/n.md\n+++ b/n.md\n@@\n x\n-- a/y.py\n++ b/y.py\n@@\n-c\n+d\n").unwrap();
-        assert_eq!(p.files.len(), 1);
-        assert_eq!(show(&p.files[0].hunks[0]), [" x", "-- a/y.py", "++ b/y.py"]);
-    }
-
-    #[test]
-    fn headerless_hunk_paths() {
-        let text = "Change this:\n\n**src/foo.rs**\n```diff\n@@\n-a\n+b\n```\n";
-        assert_eq!(parse(text).unwrap().files[0].path, "src/foo.rs");
-        assert_eq!(parse_target(text, "t.rs").unwrap().files[0].path, "t.rs");
-        for head in [
-            "src/foo.rs",
-            "`src/foo.rs`",
-            "File: src/foo.rs",
-            "# src/foo.rs",
-        ] {
-            let t = format!("{head}\n@@ @@\n-a\n+b\n");
-            assert_eq!(parse(&t).unwrap().files[0].path, "src/foo.rs", "{head}");
-        }
-        assert_eq!(
-            parse("Here is the fix:\n```diff\n@@\n-a\n+b\n```\n"),
-            Err(ParseError::NoTargetPath { line: 3 })
-        );
-    }
-
-    #[test]
-    fn target_does_not_override_headers_and_prose_at_signs_are_prose() {
-        let text = "--- a/real.rs\n+++ b/real.rs\n@@\n-a\n+b\n";
-        assert_eq!(parse_target(text, "t.rs").unwrap().files[0].path, "real.rs");
-        assert_eq!(
-            parse("@@ marks a decorator in some languages.\n"),
-            Err(ParseError::NoEdits)
-        );
-    }
-}
+mod tests;

@@ -23,6 +23,7 @@ pub mod unified;
 use crate::apply::PatchPlan;
 use serde::Serialize;
 
+pub use crate::locate::NearMatch;
 pub use crate::outcome::codes::{ProblemCode, all_codes};
 pub use crate::outcome::quote;
 pub use crate::outcome::{

@@ -5,8 +5,7 @@ use super::stage::exec_bits;
 use super::{Expect, FileChange, WriteContent};
 use crate::apply::{FileResult, NewContent};
 use crate::content::Content;
-use crate::outcome::Problem;
-use crate::target::WorktreeTargets;
+use crate::target::{TargetError, WorktreeTargets};
 
 /// How to recognise that a file is still as it was read.
 fn expect_of(old: &Content) -> Expect<'_> {
@@ -20,7 +19,7 @@ fn expect_of(old: &Content) -> Expect<'_> {
 pub fn worktree_changes<'a>(
     results: impl IntoIterator<Item = &'a FileResult>,
     targets: &WorktreeTargets,
-) -> Result<Vec<FileChange<'a>>, Problem> {
+) -> Result<Vec<FileChange<'a>>, TargetError> {
     let mut writes = Vec::new();
     let mut deletes = Vec::new();
     for r in results.into_iter().filter(|r| r.changes_anything()) {

@@ -70,6 +70,15 @@ pub enum FileChange<'a> {
 }
 
 /// Why a commit did not happen.
+///
+/// ```
+/// use git_fuzzy_apply::CommitError;
+/// use std::path::PathBuf;
+///
+/// // A target changed between reading and writing: no file was replaced.
+/// let changed = CommitError::Changed(PathBuf::from("src/a.py"));
+/// assert!(changed.to_string().ends_with("nothing was written"));
+/// ```
 #[derive(Debug, thiserror::Error)]
 pub enum CommitError {
     /// Someone changed a target between reading and writing.
@@ -107,6 +116,20 @@ pub enum CommitError {
 }
 
 /// Why finishing a commit whose files are all in place failed.
+///
+/// ```
+/// use git_fuzzy_apply::FinishError;
+/// use std::io;
+/// use std::path::PathBuf;
+///
+/// let undone = FinishError::Undone {
+///     journal: PathBuf::from(".git/fuzzy-apply/journal"),
+///     source: io::Error::other("disk full"),
+///     kept: false,
+/// };
+/// let message = undone.to_string();
+/// assert!(message.contains("(disk full)") && message.ends_with("every file was put back as it was"));
+/// ```
 #[derive(Debug, thiserror::Error)]
 pub enum FinishError {
     /// The journal could not be marked committed; every file was put back.

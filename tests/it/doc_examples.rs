@@ -231,13 +231,7 @@ impl Checker {
                     self.item(&src, i);
                 }
             } else if line.starts_with("pub use ") {
-                let mut text = line.clone();
-                let mut j = i;
-                while !text.trim_end().ends_with(';') {
-                    j += 1;
-                    text.push_str(src.lines[j].trim());
-                }
-                self.reexports(&path, &text);
+                self.reexports(&path, &use_statement(&src, i));
             }
         }
     }
@@ -291,20 +285,7 @@ impl Checker {
 
     /// `pub use a::b::{C, D};` in module `path`.
     fn reexports(&mut self, path: &[String], text: &str) {
-        let body = text
-            .trim()
-            .trim_start_matches("pub use ")
-            .trim_end_matches(';');
-        let (prefix, names): (&str, Vec<&str>) = match body.split_once('{') {
-            Some((p, rest)) => (
-                p.trim_end_matches("::"),
-                rest.trim_end_matches('}').split(',').collect(),
-            ),
-            None => {
-                let (p, n) = body.rsplit_once("::").expect("a path");
-                (p, vec![n])
-            }
-        };
+        let (prefix, names) = use_parts(text).expect("a path");
         let mut module: Vec<String> = path.to_vec();
         for part in prefix.split("::") {
             match part {
@@ -333,6 +314,12 @@ impl Checker {
                     break;
                 }
             }
+            if !found && let Some(again) = reexport_of(&src, name) {
+                // Re-exported there in turn (`pub use outcome::{Tier, …}`):
+                // followed to where it is declared.
+                found = true;
+                self.reexports(&module, &again);
+            }
             assert!(
                 found,
                 "`pub use {prefix}::{name}`: no `pub` item {name} in {}",
@@ -340,6 +327,50 @@ impl Checker {
             );
         }
     }
+}
+
+/// The `use` statement starting at line `i` of `src`, on one line.
+fn use_statement(src: &Source, i: usize) -> String {
+    let mut text = src.lines[i].clone();
+    let mut j = i;
+    while !text.trim_end().ends_with(';') && j + 1 < src.lines.len() {
+        j += 1;
+        text.push_str(src.lines[j].trim());
+    }
+    text
+}
+
+/// The path and the names of `pub use PATH::{A, B};` (or `PATH::A`).
+fn use_parts(text: &str) -> Option<(&str, Vec<&str>)> {
+    let body = text
+        .trim()
+        .trim_start_matches("pub use ")
+        .trim_end_matches(';');
+    Some(match body.split_once('{') {
+        Some((p, rest)) => (
+            p.trim_end_matches("::"),
+            rest.trim_end_matches('}').split(',').collect(),
+        ),
+        None => {
+            let (p, n) = body.rsplit_once("::")?;
+            (p, vec![n])
+        }
+    })
+}
+
+/// The `pub use` of `src` that re-exports `name`, as `pub use PATH::name;`.
+fn reexport_of(src: &Source, name: &str) -> Option<String> {
+    src.lines.iter().enumerate().find_map(|(i, line)| {
+        if indentation(line) != 0 || !line.starts_with("pub use ") {
+            return None;
+        }
+        let text = use_statement(src, i);
+        let (prefix, names) = use_parts(&text)?;
+        names
+            .iter()
+            .any(|n| n.trim() == name)
+            .then(|| format!("pub use {prefix}::{name};"))
+    })
 }
 
 #[test]

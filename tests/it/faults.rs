@@ -9,57 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use crate::support;
-use support::{BIN, Entry, WATCHDOG, output_within, snapshot};
+use support::scene::{PATCH, scene};
+use support::{BIN, Entry, WATCHDOG, git, output_within, snapshot, stderr, with_mount};
 
 mod sweep;
-
-/// The patch edits `a.txt`, deletes `b.txt` (emptying `old/`) and adds
-/// `new/c.txt` (a new directory): every kind of step a commit has.
-const PATCH: &str = "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n\
---- a/old/b.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-bee\n-bee two\n\
---- /dev/null\n+++ b/new/c.txt\n@@ -0,0 +1,1 @@\n+sea\n";
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// A tree with the patch's targets; a committed repository when `repo`.
-fn scene(repo: bool) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path().join("tree");
-    fs::create_dir_all(root.join("old")).unwrap();
-    fs::write(root.join("a.txt"), "one\ntwo\nthree\n").unwrap();
-    fs::write(root.join("old/b.txt"), "bee\nbee two\n").unwrap();
-    fs::write(root.join("keep.txt"), "kept\n").unwrap();
-    fs::write(dir.path().join("patch"), PATCH).unwrap();
-    if repo {
-        git(&root, &["init", "-q"]);
-        git(&root, &["add", "."]);
-        git(
-            &root,
-            &[
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "commit",
-                "-qm",
-                "base",
-            ],
-        );
-    }
-    (dir, root)
-}
 
 fn run(root: &Path, args: &[&str], exit_at: Option<usize>) -> Output {
     let mut command = Command::new(BIN);
@@ -69,10 +22,6 @@ fn run(root: &Path, args: &[&str], exit_at: Option<usize>) -> Output {
         None => command.env_remove("GIT_FUZZY_APPLY_TEST_EXIT_AT"),
     };
     output_within(&mut command, b"", WATCHDOG)
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// The tree the patch should produce from `before`.
@@ -280,27 +229,6 @@ fn the_lock_is_released_on_refusal_and_on_error() {
     let out = run(&root, &["../missing-patch"], None);
     assert_eq!(out.status.code(), Some(2));
     assert!(!root.join(".git-fuzzy-apply.lock").exists());
-}
-
-/// Runs `f` with a fresh mount point; skipped (with a message) when this
-/// process may not mount (not root, or no mount namespace rights).
-fn with_mount(options: &str, f: impl FnOnce(&Path)) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let point = dir.path().join("mnt");
-    fs::create_dir(&point).unwrap();
-    let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", options, "tmpfs"])
-        .arg(&point)
-        .output();
-    if !matches!(&mounted, Ok(o) if o.status.success()) {
-        eprintln!("skipped: cannot mount a tmpfs here (needs root)");
-        return;
-    }
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&point)));
-    let _ = Command::new("umount").arg(&point).status();
-    if let Err(panic) = result {
-        std::panic::resume_unwind(panic);
-    }
 }
 
 #[test]

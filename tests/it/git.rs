@@ -5,32 +5,21 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use crate::support;
-use support::run_bin;
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@localhost")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@localhost")
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+use support::{git, run_bin, stderr};
 
 fn apply(dir: &Path, args: &[&str], patch: &str) -> Output {
     run_bin(dir, args, Some(patch.as_bytes()))
 }
 
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
+/// The text of `rel` under `root`.
+fn read(root: &Path, rel: &str) -> String {
+    fs::read_to_string(root.join(rel)).expect("read")
+}
+
+/// Fails with the run's error output unless it exited 0.
+#[track_caller]
+fn assert_ok(out: &Output) {
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(out));
 }
 
 /// A repository with a few committed files.
@@ -66,7 +55,7 @@ const PATCH_A: &str =
 fn index_stages_the_result_and_the_repository_stays_valid() {
     let (_d, root) = repo();
     let out = apply(&root, &["--index"], PATCH_A);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_ok(&out);
     assert_eq!(git(&root, &["status", "--porcelain"]), "M  src/a.py\n");
     assert!(git(&root, &["diff", "--cached"]).contains("+    return 10"));
     assert_eq!(git(&root, &["diff"]), "");
@@ -78,12 +67,8 @@ fn index_stages_the_result_and_the_repository_stays_valid() {
 fn cached_changes_the_index_only() {
     let (_d, root) = repo();
     let out = apply(&root, &["--cached"], PATCH_A);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        fs::read_to_string(root.join("src/a.py"))
-            .expect("read")
-            .contains("return 1\n")
-    );
+    assert_ok(&out);
+    assert!(read(&root, "src/a.py").contains("return 1\n"));
     assert!(git(&root, &["diff", "--cached"]).contains("+    return 10"));
     assert!(git(&root, &["diff"]).contains("-    return 10"));
     git(&root, &["fsck", "--no-progress"]);
@@ -143,7 +128,7 @@ fn index_check_sees_a_change_the_stat_data_show() {
         &["--index"],
         "--- a/src/b.py\n+++ b/src/b.py\n@@ -1,3 +1,3 @@\n X = 1\n-Y = 2\n+Y = 20\n Z = 3\n",
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_ok(&out);
     assert_eq!(git(&root, &["show", ":src/b.py"]), "X = 1\nY = 20\nZ = 3\n");
 }
 
@@ -164,11 +149,7 @@ fn change_a_py_and_expect_index_mismatch(root: &Path) {
 fn index_is_refused_when_the_worktree_differs_from_the_index() {
     let (_d, root) = repo();
     change_a_py_and_expect_index_mismatch(&root);
-    assert!(
-        fs::read_to_string(root.join("src/a.py"))
-            .expect("read")
-            .contains("return 1\n")
-    );
+    assert!(read(&root, "src/a.py").contains("return 1\n"));
 }
 
 #[test]
@@ -219,11 +200,7 @@ fn escapes_and_git_internals_are_refused_before_writing() {
             "{}",
             stderr(&out)
         );
-        assert!(
-            fs::read_to_string(root.join("src/a.py"))
-                .expect("read")
-                .contains("return 1\n")
-        );
+        assert!(read(&root, "src/a.py").contains("return 1\n"));
     }
     assert!(!root.join(".git/hooks/pre-commit").exists());
     // A symbolic link leading out of the tree is not followed.
@@ -246,12 +223,8 @@ fn escapes_and_git_internals_are_refused_before_writing() {
 fn runs_from_a_subdirectory_with_paths_from_the_top() {
     let (_d, root) = repo();
     let out = apply(&root.join("src/deep"), &[], PATCH_A);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        fs::read_to_string(root.join("src/a.py"))
-            .expect("read")
-            .contains("return 10")
-    );
+    assert_ok(&out);
+    assert!(read(&root, "src/a.py").contains("return 10"));
 }
 
 #[test]
@@ -260,7 +233,7 @@ fn executable_bit_is_kept_and_set_for_new_files() {
     let (_d, root) = repo();
     let patch = "--- a/run.sh\n+++ b/run.sh\n@@\n #!/bin/sh\n-echo hi\n+echo hello\ndiff --git a/tool.sh b/tool.sh\nnew file mode 100755\n--- /dev/null\n+++ b/tool.sh\n@@ -0,0 +1,2 @@\n+#!/bin/sh\n+echo tool\n";
     let out = apply(&root, &["--index"], patch);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_ok(&out);
     let mode = |p: &str| {
         fs::metadata(root.join(p))
             .expect("meta")
@@ -286,7 +259,7 @@ fn commit_attributes(root: &Path, rules: &str) {
 /// that the working tree holds `worktree` and the index `"first\nsecond\n"`.
 fn assert_added_with_index(root: &Path, patch: &str, name: &str, worktree: &[u8]) {
     let out = apply(root, &["--index"], patch);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_ok(&out);
     assert_eq!(fs::read(root.join(name)).expect("read"), worktree);
     assert_eq!(git(root, &["show", &format!(":{name}")]), "first\nsecond\n");
     assert_eq!(
@@ -320,12 +293,9 @@ fn renames_move_the_file_and_its_index_entry() {
     let (_d, root) = repo();
     let patch = "*** Begin Patch\n*** Update File: src/b.py\n*** Move to: src/moved/b2.py\n@@\n X = 1\n-Y = 2\n+Y = 22\n*** End Patch\n";
     let out = apply(&root, &["--index"], patch);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_ok(&out);
     assert!(!root.join("src/b.py").exists());
-    assert_eq!(
-        fs::read_to_string(root.join("src/moved/b2.py")).expect("read"),
-        "X = 1\nY = 22\nZ = 3\n"
-    );
+    assert_eq!(read(&root, "src/moved/b2.py"), "X = 1\nY = 22\nZ = 3\n");
     let status = git(&root, &["status", "--porcelain"]);
     assert!(
         status.contains("src/moved/b2.py") && status.contains("src/b.py"),
@@ -340,7 +310,7 @@ fn deleting_the_last_file_of_a_directory_removes_it() {
     let (_d, root) = repo();
     let patch = "*** Begin Patch\n*** Delete File: src/deep/c.txt\n*** End Patch\n";
     let out = apply(&root, &["--index"], patch);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_ok(&out);
     assert!(!root.join("src/deep").exists());
     assert_eq!(
         git(&root, &["status", "--porcelain"]),
@@ -359,11 +329,7 @@ fn a_locked_index_stops_the_run() {
         "{}",
         stderr(&out)
     );
-    assert!(
-        fs::read_to_string(root.join("src/a.py"))
-            .expect("read")
-            .contains("return 1\n")
-    );
+    assert!(read(&root, "src/a.py").contains("return 1\n"));
 }
 
 #[test]
@@ -387,11 +353,8 @@ fn an_ambiguous_hunk_can_be_pinned_with_at() {
     assert_eq!(views[1]["line"], 7);
     assert_eq!(views[1]["tier"], "exact");
     let out = apply(&root, &["--at", "dup.txt:7"], patch);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(
-        fs::read_to_string(root.join("dup.txt")).expect("read"),
-        "a\nb\nc\n\nx\n\na\nB\nc\n"
-    );
+    assert_ok(&out);
+    assert_eq!(read(&root, "dup.txt"), "a\nb\nc\n\nx\n\na\nB\nc\n");
 }
 
 #[test]
@@ -400,11 +363,7 @@ fn reject_applies_what_matches_and_writes_the_rest() {
     let patch = format!("{PATCH_A}--- a/src/b.py\n+++ b/src/b.py\n@@\n X = 1\n-Q = 2\n+Q = 20\n");
     let out = apply(&root, &["--reject"], &patch);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        fs::read_to_string(root.join("src/a.py"))
-            .expect("read")
-            .contains("return 10")
-    );
+    assert!(read(&root, "src/a.py").contains("return 10"));
     let rej = fs::read_to_string(root.join("src/b.py.rej")).expect("rej written");
     assert!(rej.contains("-Q = 2"), "{rej}");
 }
@@ -419,19 +378,11 @@ fn stat_numstat_and_reverse() {
         String::from_utf8_lossy(&out.stdout)
             .contains("1 file changed, 1 insertion(+), 1 deletion(-)")
     );
-    assert!(
-        fs::read_to_string(root.join("src/a.py"))
-            .expect("read")
-            .contains("return 1\n")
-    );
+    assert!(read(&root, "src/a.py").contains("return 1\n"));
     assert_eq!(apply(&root, &[], PATCH_A).status.code(), Some(0));
     let out = apply(&root, &["-R"], PATCH_A);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        fs::read_to_string(root.join("src/a.py"))
-            .expect("read")
-            .contains("return 1\n")
-    );
+    assert_ok(&out);
+    assert!(read(&root, "src/a.py").contains("return 1\n"));
 }
 
 #[test]
@@ -441,7 +392,7 @@ fn summary_shows_the_modes_of_created_and_deleted_files() {
                  --- a/run.sh\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-#!/bin/sh\n-echo hi\n\
                  --- /dev/null\n+++ b/notes.txt\n@@ -0,0 +1 @@\n+note\n";
     let out = apply(&root, &["--summary"], patch);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_ok(&out);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         " create mode 100755 tool.sh\n delete mode 100755 run.sh\n create mode 100644 notes.txt\n"
@@ -457,7 +408,7 @@ fn binary_and_minus_text_attributes_keep_added_files_byte_exact() {
     git(&root, &["config", "core.autocrlf", "true"]);
     let patch = "*** Begin Patch\n*** Add File: a.dat\n+one\n+two\n*** Add File: b.raw\n+one\n+two\n*** Add File: c.txt\n+one\n+two\n*** End Patch\n";
     let out = apply(&root, &["--index"], patch);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_ok(&out);
     assert_eq!(fs::read(root.join("a.dat")).expect("read"), b"one\ntwo\n");
     assert_eq!(fs::read(root.join("b.raw")).expect("read"), b"one\ntwo\n");
     assert_eq!(
@@ -476,7 +427,7 @@ fn mode_changes_are_applied_to_the_worktree_and_the_index() {
     let patch = "diff --git a/src/b.py b/src/b.py\nold mode 100644\nnew mode 100755\n--- a/src/b.py\n+++ b/src/b.py\n@@ -1,3 +1,3 @@\n X = 1\n-Y = 2\n+Y = 5\n Z = 3\n\
                  diff --git a/run.sh b/run.sh\nold mode 100755\nnew mode 100644\n";
     let out = apply(&root, &["--index"], patch);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_ok(&out);
     let perms = |p: &str| {
         fs::metadata(root.join(p))
             .expect("metadata")
@@ -509,15 +460,9 @@ fn git_renames_with_and_without_edits_move_files_and_index_entries() {
     let patch = "diff --git a/src/b.py b/lib/b2.py\nsimilarity index 80%\nrename from src/b.py\nrename to lib/b2.py\n--- a/src/b.py\n+++ b/lib/b2.py\n@@ -1,3 +1,3 @@\n X = 1\n-Y = 2\n+Y = 7\n Z = 3\n\
                  diff --git a/src/deep/c.txt b/c.txt\nsimilarity index 100%\nrename from src/deep/c.txt\nrename to c.txt\n";
     let out = apply(&root, &["--index"], patch);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(
-        fs::read_to_string(root.join("lib/b2.py")).expect("read"),
-        "X = 1\nY = 7\nZ = 3\n"
-    );
-    assert_eq!(
-        fs::read_to_string(root.join("c.txt")).expect("read"),
-        "one\ntwo\nthree\n"
-    );
+    assert_ok(&out);
+    assert_eq!(read(&root, "lib/b2.py"), "X = 1\nY = 7\nZ = 3\n");
+    assert_eq!(read(&root, "c.txt"), "one\ntwo\nthree\n");
     assert!(!root.join("src/b.py").exists());
     // The emptied directory is gone.
     assert!(!root.join("src/deep").exists());
@@ -534,17 +479,9 @@ fn include_and_exclude_filter_paths() {
     let (_d, root) = repo();
     let patch = format!("{PATCH_A}--- a/src/b.py\n+++ b/src/b.py\n@@\n X = 1\n-Y = 2\n+Y = 20\n");
     let out = apply(&root, &["--exclude", "src/a.py"], &patch);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        fs::read_to_string(root.join("src/a.py"))
-            .expect("read")
-            .contains("return 1\n")
-    );
-    assert!(
-        fs::read_to_string(root.join("src/b.py"))
-            .expect("read")
-            .contains("Y = 20")
-    );
+    assert_ok(&out);
+    assert!(read(&root, "src/a.py").contains("return 1\n"));
+    assert!(read(&root, "src/b.py").contains("Y = 20"));
 }
 
 #[test]
@@ -562,7 +499,7 @@ fn a_folder_of_patches_is_applied_as_one_reply_for_pre_commit() {
     )
     .expect("write");
     let out = apply(&root, &["--index", ".agent-patches"], "");
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_ok(&out);
     let status = git(&root, &["status", "--porcelain", "--untracked-files=no"]);
     assert_eq!(status, "M  src/a.py\nM  src/b.py\n");
     // Running the hook again finds everything already applied.
@@ -580,7 +517,7 @@ fn autocrlf_files_keep_crlf_in_the_worktree_and_lf_in_the_index() {
     git(&root, &["commit", "-q", "-m", "crlf"]);
     let patch = "--- a/win.txt\n+++ b/win.txt\n@@\n alpha\n-beta\n+BETA\n+delta\n gamma\n";
     let out = apply(&root, &["--index"], patch);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_ok(&out);
     assert_eq!(
         fs::read(root.join("win.txt")).expect("read"),
         b"alpha\r\nBETA\r\ndelta\r\ngamma\r\n"
@@ -611,7 +548,7 @@ fn a_worktree_only_run_does_not_need_the_index_lock() {
     let (_d, root) = repo();
     fs::write(root.join(".git/index.lock"), "").expect("lock");
     let out = apply(&root, &[], PATCH_A);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_ok(&out);
     assert!(root.join(".git/index.lock").exists(), "someone else's lock");
     // With --index it must wait for the other git.
     fs::write(
@@ -688,5 +625,5 @@ fn cached_numberless_new_file_is_refused_when_the_index_has_it_deeper() {
             .replace(" b/b.py", " b/c.py")
             .replace(" a/b.py", " a/c.py"),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_ok(&out);
 }

@@ -4,7 +4,7 @@
 //! are rejected, and the documentation lists every reason code the code can
 //! produce.
 
-use git_fuzzy_apply::locate::Reason;
+use git_fuzzy_apply::Reason;
 use git_fuzzy_apply::report::{ProblemCode, all_codes};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;

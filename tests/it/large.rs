@@ -98,9 +98,7 @@ fn duplicates_stay_ambiguous_and_stale_stays_refused_in_a_large_file() {
 /// convert line ends; here it does for one file).
 #[test]
 fn added_files_are_written_from_the_shared_patch_text() {
-    use git_fuzzy_apply::invocation::{Invocation, run_patch_text};
-    use git_fuzzy_apply::patch::PatchText;
-    use git_fuzzy_apply::progress::NoProgress;
+    use git_fuzzy_apply::{Invocation, NoProgress, PatchText, run_patch_text};
     let body: String = (0..2_000).map(|i| format!("+line {i}\n")).collect();
     let patch = format!(
         "--- /dev/null\n+++ b/plain.txt\n@@ -0,0 +1,2000 @@\n{body}\

@@ -18,10 +18,8 @@
 //! `tests/it/roundtrip.rs` checks that the undamaged notations give the new
 //! text; here that is asserted only as a guard for the properties above.
 
-use git_fuzzy_apply::invocation::{Invocation, run};
-use git_fuzzy_apply::locate::MatchOptions;
 use git_fuzzy_apply::report::{FileStatus, HunkOutcome, Report};
-use git_fuzzy_apply::{ApplyOptions, plan_patch};
+use git_fuzzy_apply::{ApplyOptions, Invocation, MatchOptions, plan_patch, run};
 use proptest::prelude::*;
 use std::fs;
 use std::path::Path;

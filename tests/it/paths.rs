@@ -6,7 +6,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::support;
-use support::run_bin;
+use support::{git, run_bin};
 
 fn tree() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -77,20 +77,6 @@ fn absolute_paths_outside_the_tree_are_refused() {
             "fn a() {}\nfn b() {}\n"
         );
     }
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@localhost")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@localhost")
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// [`tree`] as a repository with everything committed, and a subdirectory.

@@ -31,9 +31,8 @@
 //!   side stands around that place (the applied state read as the old
 //!   side, rule 7 of "One placement decision").
 
-use git_fuzzy_apply::locate::Tier;
 use git_fuzzy_apply::report::{HunkOutcome, HunkReport};
-use git_fuzzy_apply::{ApplyOptions, plan_patch};
+use git_fuzzy_apply::{ApplyOptions, Tier, plan_patch};
 use proptest::prelude::*;
 use std::fs;
 

@@ -7,8 +7,7 @@
 //! characters that once let the prefilter miss the better match (H10, H11 in
 //! `docs/reliability.md`).
 
-use git_fuzzy_apply::locate::MatchOptions;
-use git_fuzzy_apply::{ApplyOptions, TextApplyError, apply_to_text};
+use git_fuzzy_apply::{ApplyOptions, MatchOptions, TextApplyError, apply_to_text};
 use proptest::prelude::*;
 
 /// One file line from a small vocabulary: many lines share a digit run or a

@@ -1,8 +1,7 @@
 //! The progress observer sees each stage of a run with its workload and
 //! every file, and a bar is never drawn when standard error is not a terminal.
 
-use git_fuzzy_apply::invocation::{Invocation, run, run_with_progress};
-use git_fuzzy_apply::progress::{Progress, Stage, Workload};
+use git_fuzzy_apply::{Invocation, Progress, Stage, Workload, run, run_with_progress};
 use std::fs;
 use std::sync::Mutex;
 

@@ -3,10 +3,8 @@
 //! diff → `apply_to_text` → new text whenever the old text's lines are all
 //! distinct, with lines drawn from an alphabet rich in patch syntax.
 
-use git_fuzzy_apply::locate::{MatchOptions, Tier};
 use git_fuzzy_apply::model::PatchFormat;
-use git_fuzzy_apply::patch::{ParseOptions, parse_patch};
-use git_fuzzy_apply::{ApplyOptions, apply_to_text};
+use git_fuzzy_apply::{ApplyOptions, MatchOptions, ParseOptions, Tier, apply_to_text, parse_patch};
 use proptest::prelude::*;
 use similar::TextDiff;
 use std::collections::HashSet;

@@ -10,60 +10,8 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::support;
-use support::{BIN, Entry, WATCHDOG, output_within, snapshot};
-
-/// Edits `a.txt`, deletes `old/b.txt`, adds `new/c.txt`.
-const PATCH: &str = "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n\
---- a/old/b.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-bee\n-bee two\n\
---- /dev/null\n+++ b/new/c.txt\n@@ -0,0 +1,1 @@\n+sea\n";
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// Writes the patch's targets into `root` (and the patch beside it).
-fn fill(root: &Path) {
-    fs::create_dir_all(root.join("old")).unwrap();
-    fs::write(root.join("a.txt"), "one\ntwo\nthree\n").unwrap();
-    fs::write(root.join("old/b.txt"), "bee\nbee two\n").unwrap();
-    fs::write(root.join("keep.txt"), "kept\n").unwrap();
-}
-
-/// A tree with the patch's targets (a committed repository when `repo`),
-/// and the patch at `../patch`.
-fn scene(repo: bool) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path().join("tree");
-    fill(&root);
-    fs::write(dir.path().join("patch"), PATCH).unwrap();
-    if repo {
-        git(&root, &["init", "-q"]);
-        git(&root, &["add", "."]);
-        git(
-            &root,
-            &[
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "commit",
-                "-qm",
-                "base",
-            ],
-        );
-    }
-    (dir, root)
-}
+use support::scene::{PATCH, fill, scene};
+use support::{BIN, Entry, WATCHDOG, git, output_within, snapshot, stderr, with_mount};
 
 fn command(root: &Path, args: &[&str]) -> Command {
     let mut command = Command::new(BIN);
@@ -83,10 +31,6 @@ fn run_killed_at(root: &Path, args: &[&str], step: usize) -> Output {
     let mut command = command(root, args);
     command.env("GIT_FUZZY_APPLY_TEST_EXIT_AT", step.to_string());
     output_within(&mut command, b"", WATCHDOG)
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// The tree the patch makes of the scene.
@@ -217,28 +161,33 @@ fn recovery_leaves_a_file_the_user_changed_since_the_kill() {
     assert!(edited_once, "no step had replaced a.txt");
 }
 
-/// Runs `f` with a fresh tmpfs mounted with `options`; skipped when this
-/// process may not mount (CI runs as root, where it never skips).
-fn with_mount(options: &str, f: impl FnOnce(&Path)) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let point = dir.path().join("mnt");
-    fs::create_dir(&point).unwrap();
-    let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", options, "tmpfs"])
-        .arg(&point)
-        .output();
-    if !matches!(&mounted, Ok(o) if o.status.success()) {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "cannot mount a tmpfs in CI"
+/// A patch file that edits `a.txt`, in a folder of its own (outside the
+/// small file systems the tests mount): the folder and the file's path.
+fn a_txt_patch() -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let patch = dir.path().join("patch");
+    fs::write(
+        &patch,
+        "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n",
+    )
+    .unwrap();
+    let path = patch.to_str().unwrap().to_string();
+    (dir, path)
+}
+
+/// The user edits `a.txt` after run `what` (whose error output was
+/// `err`): neither a check nor a recovery run may undo that.
+#[track_caller]
+fn later_runs_keep_an_edit(root: &Path, patch: &str, what: &str, err: &str) {
+    fs::write(root.join("a.txt"), "mine\n").unwrap();
+    for args in [&["--check", patch][..], &["--recover"][..]] {
+        let later = run(root, args);
+        assert_eq!(
+            fs::read_to_string(root.join("a.txt")).unwrap(),
+            "mine\n",
+            "{what}: {args:?} after {err}: {}",
+            stderr(&later)
         );
-        eprintln!("skipped: cannot mount a tmpfs here (needs root)");
-        return;
-    }
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&point)));
-    let _ = Command::new("umount").arg(&point).status();
-    if let Err(panic) = result {
-        std::panic::resume_unwind(panic);
     }
 }
 
@@ -248,14 +197,8 @@ fn a_disk_full_at_any_step_says_what_it_left_and_never_undoes_later_edits() {
     // where the journal is marked committed (one page more than staging
     // needed). Whatever N, the run's message
     // must be true, and a later run must not undo an edit made after it.
-    let patch_dir = tempfile::tempdir().unwrap();
-    let patch = patch_dir.path().join("patch");
-    fs::write(
-        &patch,
-        "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n",
-    )
-    .unwrap();
-    let patch = patch.to_str().unwrap();
+    let (_patch_dir, patch) = a_txt_patch();
+    let patch = patch.as_str();
     let mut failures = 0;
     for pages in 2..10 {
         with_mount(&format!("size={}k", pages * 4), |root| {
@@ -284,17 +227,7 @@ fn a_disk_full_at_any_step_says_what_it_left_and_never_undoes_later_edits() {
                 }
                 other => panic!("{pages}: exit {other:?}: {err}"),
             }
-            // The user edits the file; no later run may undo that.
-            fs::write(root.join("a.txt"), "mine\n").unwrap();
-            for args in [&["--check", patch][..], &["--recover"][..]] {
-                let later = run(root, args);
-                assert_eq!(
-                    fs::read_to_string(root.join("a.txt")).unwrap(),
-                    "mine\n",
-                    "{pages}: {args:?} after {err}: {}",
-                    stderr(&later)
-                );
-            }
+            later_runs_keep_an_edit(root, patch, &pages.to_string(), &err);
         });
     }
     eprintln!("{failures} of 8 runs failed for want of space");
@@ -745,14 +678,8 @@ fn used_pages(path: &Path) -> u64 {
 fn with_index_a_disk_full_at_any_step_says_what_it_left() {
     // As above, in a repository on the small file system, with --index:
     // the index is written too, so there are more places to run out.
-    let patch_dir = tempfile::tempdir().unwrap();
-    let patch = patch_dir.path().join("patch");
-    fs::write(
-        &patch,
-        "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n",
-    )
-    .unwrap();
-    let patch = patch.to_str().unwrap();
+    let (_patch_dir, patch) = a_txt_patch();
+    let patch = patch.as_str();
     let mut failures = 0;
     for extra in 0..14 {
         with_mount("size=16m", |root| {
@@ -811,16 +738,7 @@ fn with_index_a_disk_full_at_any_step_says_what_it_left() {
                 .args(["-o", "remount,size=16m"])
                 .arg(root)
                 .status();
-            fs::write(root.join("a.txt"), "mine\n").unwrap();
-            for args in [&["--check", patch][..], &["--recover"][..]] {
-                let later = run(root, args);
-                assert_eq!(
-                    fs::read_to_string(root.join("a.txt")).unwrap(),
-                    "mine\n",
-                    "{extra}: {args:?} after {err}: {}",
-                    stderr(&later)
-                );
-            }
+            later_runs_keep_an_edit(root, patch, &extra.to_string(), &err);
         });
     }
     eprintln!("{failures} of 14 runs failed for want of space");

@@ -23,8 +23,9 @@
 //! [`STEPS`] names every `Step`, and that every disk write in the commit,
 //! journal, lock and index code has its fault point).
 
-use super::{PATCH, git, index_entries};
-use crate::support::{BIN, Entry, WATCHDOG, output_within, snapshot};
+use super::index_entries;
+use crate::support::scene::{PATCH, commit_all, fill};
+use crate::support::{BIN, Entry, WATCHDOG, git, output_within, snapshot, stderr};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -104,25 +105,9 @@ impl Template {
     fn new(place: Place) -> Template {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path().join("tree");
-        fs::create_dir_all(root.join("old")).unwrap();
-        fs::write(root.join("a.txt"), "one\ntwo\nthree\n").unwrap();
-        fs::write(root.join("old/b.txt"), "bee\nbee two\n").unwrap();
-        fs::write(root.join("keep.txt"), "kept\n").unwrap();
+        fill(&root);
         if place != Place::Outside {
-            git(&root, &["init", "-q", "--template="]);
-            git(&root, &["add", "."]);
-            git(
-                &root,
-                &[
-                    "-c",
-                    "user.name=t",
-                    "-c",
-                    "user.email=t@t",
-                    "commit",
-                    "-qm",
-                    "base",
-                ],
-            );
+            commit_all(&root, &["--template="]);
         }
         Template {
             _dir: dir,
@@ -162,10 +147,6 @@ fn run(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
         command.env(k, v);
     }
     output_within(&mut command, b"", WATCHDOG)
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// The first step the run's disk failed at, as the binary announced it.

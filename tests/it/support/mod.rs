@@ -13,6 +13,7 @@ use std::time::Duration;
 use wait_timeout::ChildExt;
 
 pub mod diffs;
+pub mod scene;
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_git-fuzzy-apply");
@@ -116,4 +117,54 @@ pub fn snapshot(root: &Path) -> BTreeMap<PathBuf, Entry> {
         }
     }
     out
+}
+
+/// Runs git in `dir` with a fixed identity (commits need one); panics with
+/// git's message when it fails, else returns its standard output.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@localhost")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@localhost")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The standard error of a run, as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Runs `f` with a fresh tmpfs mounted with `options`; skipped when this
+/// process may not mount (CI runs as root, where it never skips).
+pub fn with_mount(options: &str, f: impl FnOnce(&Path)) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let point = dir.path().join("mnt");
+    fs::create_dir(&point).unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", options, "tmpfs"])
+        .arg(&point)
+        .output();
+    if !matches!(&mounted, Ok(o) if o.status.success()) {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "cannot mount a tmpfs in CI"
+        );
+        eprintln!("skipped: cannot mount a tmpfs here (needs root)");
+        return;
+    }
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&point)));
+    let _ = Command::new("umount").arg(&point).status();
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
 }

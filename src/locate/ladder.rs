@@ -1,0 +1,364 @@
+//! The tier ladder for one hunk: what the patch says about its place, the
+//! exact match near that, then each tier in turn. The evidence gathered on
+//! the way (the stale sites, where the new side stands) flows from one tier
+//! to the next and into the decision after the last, so the climb is one
+//! function; what it asks at each step is a method of [`Ladder`].
+
+use super::accept;
+use super::applied::{self, NewSideFound, already_applied, place_pure_addition};
+use super::choose::{Choice, Hints, choose};
+use super::decide;
+use super::diagnose;
+use super::keys::{FileKeys, OldLine, old_side};
+use super::numbered::AdditionEvidence;
+use super::search::Candidate;
+use super::{
+    Failure, FileState, HunkStatus, Located, MatchOptions, Reason, Tier, ambiguous,
+    exact_near_hint, failure, fixed, hint_line, in_order_pick, resolve_anchors, search_tier,
+};
+use crate::model::Hunk;
+use std::ops::Range;
+
+/// What the patch says about the hunk's place: its line number as written
+/// and as carried by the offset of the hunk before, its Codex anchors
+/// (searched from the previous hunk's end), `*** End of File`, and the
+/// user's `--at` pins.
+pub(super) fn hints_for(
+    keys: &FileKeys,
+    hunk: &Hunk,
+    index: usize,
+    state: &FileState,
+) -> Result<Hints, Failure> {
+    let n = keys.len();
+    let anchors = if hunk.anchors.is_empty() {
+        None
+    } else {
+        Some(
+            resolve_anchors(keys, &hunk.anchors, state.prev_end).map_err(|a| {
+                failure(
+                    index,
+                    Reason::ContextNotFound,
+                    format!("the `@@ {a}` anchor is not in the file"),
+                )
+            })?,
+        )
+    };
+    Ok(Hints {
+        line: hunk.line_hint.and_then(|l| hint_line(l, state.offset, n)),
+        raw_line: hunk.line_hint.and_then(|l| hint_line(l, 0, n)),
+        anchors,
+        at_eof: hunk.at_eof,
+        pins: state.pins.clone(),
+    })
+}
+
+/// Places hunk `index` of `hunks` (`hunk`) in the file of `keys`, given
+/// what the hunks before it found (`state`).
+pub(super) fn locate_one(
+    keys: &FileKeys,
+    hunks: &[Hunk],
+    index: usize,
+    hunk: &Hunk,
+    state: &mut FileState,
+    options: &MatchOptions,
+) -> Result<Located, Failure> {
+    let hints = hints_for(keys, hunk, index, state)?;
+    let old = old_side(hunk);
+    if hunk.is_noop() && !old.is_empty() && !hunk.elision_piece {
+        return Ok(fixed(index, 0, 0, HunkStatus::NoOp));
+    }
+    if old.is_empty() {
+        return pure_addition(keys, hunks, index, hunk, &hints, state);
+    }
+    let ladder = Ladder {
+        keys,
+        hunks,
+        index,
+        hunk,
+        old: &old,
+        hints: &hints,
+        state,
+        options,
+    };
+    if let Some(found) = exact_near_hint(keys, hunk, &old, &hints, state) {
+        return ladder.accept(Tier::Exact, found);
+    }
+    ladder.climb()
+}
+
+/// Places a hunk with no old lines; an addition whose place says more than
+/// where it goes (done elsewhere, unsure) is noted in `state`.
+fn pure_addition(
+    keys: &FileKeys,
+    hunks: &[Hunk],
+    index: usize,
+    hunk: &Hunk,
+    hints: &Hints,
+    state: &mut FileState,
+) -> Result<Located, Failure> {
+    let appends_after = applied::later_appends(hunks, index);
+    let placed = place_pure_addition(keys, hunk, index, hints, state, &appends_after);
+    if let Ok((_, evidence)) = &placed
+        && *evidence != AdditionEvidence::Plain
+    {
+        state.telling_additions.push((index, *evidence));
+    }
+    placed
+        .map(|(loc, _)| loc)
+        .map_err(|(reason, message, candidates)| Failure {
+            candidates,
+            ..failure(index, reason, message)
+        })
+}
+
+/// One hunk with old lines on the ladder: what every tier reads.
+#[derive(Clone, Copy)]
+struct Ladder<'a, 'k, 'h> {
+    keys: &'a FileKeys<'k>,
+    hunks: &'a [Hunk],
+    index: usize,
+    hunk: &'a Hunk,
+    old: &'a [OldLine<'h>],
+    hints: &'a Hints,
+    state: &'a FileState,
+    options: &'a MatchOptions,
+}
+
+impl Ladder<'_, '_, '_> {
+    /// Accepts `cand`, found by `tier`, as the hunk's place, reads it as
+    /// already applied, or refuses it naming the other reading.
+    fn accept(&self, tier: Tier, cand: Candidate) -> Result<Located, Failure> {
+        let proposal = accept::Proposal {
+            keys: self.keys,
+            hunk: self.hunk,
+            index: self.index,
+            old: self.old,
+            tier,
+            hints: self.hints,
+            state: self.state,
+            options: self.options,
+        };
+        accept::accept(&proposal, cand)
+    }
+
+    /// Where the hunk's new side stands (at `site` when given).
+    fn new_side_at(&self, site: Option<&Range<usize>>) -> Option<NewSideFound> {
+        already_applied(
+            self.keys, self.hunk, self.index, self.hints, self.state, site,
+        )
+    }
+
+    /// The removed lines are gone from where the context stands (`sites`):
+    /// done already if the new lines stand exactly there, stale otherwise.
+    fn stale_or_applied(&self, sites: &[Range<usize>]) -> Result<Located, Failure> {
+        let Ladder {
+            keys,
+            index,
+            old,
+            hints,
+            options,
+            ..
+        } = *self;
+        let applied = sites.iter().find_map(|site| {
+            self.new_side_at(Some(site))
+                .filter(|found| found.hinted)
+                .map(|found| found.loc)
+        });
+        match (applied, sites.first()) {
+            (Some(loc), _) => Ok(loc),
+            (None, Some(site)) => Err(diagnose::stale_failure(keys, old, index, site.clone())),
+            (None, None) => Err(diagnose::diagnose(keys, old, index, hints, options)),
+        }
+    }
+
+    /// Takes `cand`, found by `tier`, unless the new side stands somewhere
+    /// (`new_side`, or read with the same tolerance past the resilient
+    /// tier): then the two readings are weighed.
+    fn settle(
+        &self,
+        tier: Tier,
+        cand: Candidate,
+        new_side: &Option<NewSideFound>,
+    ) -> Result<Located, Failure> {
+        match new_side {
+            Some(found) => done_or_ambiguous(self.index, found, &cand),
+            None if tier > Tier::Resilient => {
+                let read = applied::new_side_read_leniently(
+                    self.keys,
+                    self.hunk,
+                    tier,
+                    self.hints,
+                    self.state,
+                    self.options,
+                );
+                match decide::lenient_done(self.index, tier, &read, &cand) {
+                    Some(result) => result,
+                    None => self.accept(tier, cand),
+                }
+            }
+            None => self.accept(tier, cand),
+        }
+    }
+
+    /// Tries each tier in turn, up to the options' last.
+    fn climb(&self) -> Result<Located, Failure> {
+        let Ladder {
+            keys,
+            hunks,
+            index,
+            old,
+            hints,
+            options,
+            ..
+        } = *self;
+        let n = keys.len();
+        // Where the hunk's context stands exactly with its removed lines gone
+        // (found before the tiers that forgive context).
+        // (Several such places, without a line number to choose, are each a
+        // place the file changed; a lenient match elsewhere is a look-alike.)
+        let mut stale: Vec<Range<usize>> = Vec::new();
+        // Where the new side stands, found before any tier lenient enough to
+        // take the applied state for the old one (an added line for an omitted
+        // file line, a case fix for a case drift). Even where no hint points, a
+        // lenient reading of the old side at the same lines is the applied
+        // state read again, and one elsewhere is a second reading.
+        let mut new_side: Option<NewSideFound> = None;
+        // Old lines without a word (brackets, punctuation, blank lines) tell a
+        // place only byte for byte: with any tolerance, `}` reads as `};` or as
+        // the `}` of another block.
+        let wordless = old
+            .iter()
+            .all(|l| !l.text.chars().any(char::is_alphanumeric));
+        for tier in Tier::LADDER {
+            if tier > options.max_tier || (tier > Tier::Exact && wordless) {
+                break;
+            }
+            if tier == Tier::Structural {
+                stale = diagnose::stale_sites(keys, old, hints);
+                let one = match stale.as_slice() {
+                    [site] => Some(site),
+                    _ => None,
+                };
+                new_side = self.new_side_at(one);
+            }
+            if tier == Tier::Similarity && !stale.is_empty() {
+                return self.stale_or_applied(&stale);
+            }
+            let mut cands = search_tier(keys, old, tier, hints, options);
+            // A lenient match away from where the context stands exactly is a
+            // look-alike block: it must not be edited instead.
+            if !stale.is_empty() {
+                cands.retain(|c| {
+                    stale
+                        .iter()
+                        .any(|site| c.start < site.end && site.start < c.end.max(c.start + 1))
+                });
+                if cands.is_empty() {
+                    return self.stale_or_applied(&stale);
+                }
+            }
+            if cands.is_empty() {
+                continue;
+            }
+            // Whitespace and case forgiven, the old side found may be a look-alike
+            // of the applied state's lines elsewhere: where the new side stands,
+            // the two readings are weighed as in the tiers after (rule 7).
+            if matches!(tier, Tier::Resilient | Tier::Fuzzy) && new_side.is_none() {
+                new_side = self.new_side_at(None);
+            }
+            match choose(&cands, hints, n) {
+                Choice::One(c) => return self.settle(tier, cands.swap_remove(c), &new_side),
+                Choice::Nothing => continue,
+                Choice::Ambiguous(starts) => {
+                    if let Some(pick) = in_order_pick(hunks, index, &starts)
+                        && let Some(c) = cands.iter().position(|c| c.start == pick)
+                    {
+                        return self.settle(tier, cands.swap_remove(c), &new_side);
+                    }
+                    let score = cands.first().map_or(1.0, |c| c.similarity);
+                    return Err(ambiguous(index, &starts, Some((tier, score)), None));
+                }
+            }
+        }
+        self.nothing_placed(&stale, new_side, wordless)
+    }
+
+    /// No tier placed the hunk (`stale`, `new_side` and `wordless` as the
+    /// climb left them): a stale site, the new side where a hint points, or
+    /// the reason nothing was found.
+    fn nothing_placed(
+        &self,
+        stale: &[Range<usize>],
+        mut new_side: Option<NewSideFound>,
+        wordless: bool,
+    ) -> Result<Located, Failure> {
+        if !stale.is_empty() {
+            return self.stale_or_applied(stale);
+        }
+        // The structural tier looked already (with no stale site, as here),
+        // unless the ladder stopped before it.
+        if self.options.max_tier < Tier::Structural || wordless {
+            new_side = self.new_side_at(None);
+        }
+        if let Some(found) = new_side.filter(|found| found.hinted) {
+            return Ok(found.loc);
+        }
+        if wordless {
+            return Err(failure(
+                self.index,
+                Reason::ContextNotFound,
+                "the hunk's old lines hold no word (brackets, punctuation or blank lines only) and stand nowhere byte for byte: such lines tell a place only exactly; give context with a word in it".to_string(),
+            ));
+        }
+        Err(diagnose::diagnose(
+            self.keys,
+            self.old,
+            self.index,
+            self.hints,
+            self.options,
+        ))
+    }
+}
+
+/// The new side stands at `done` and a lenient tier read the old side at
+/// `cand`: the same place seen both ways (the applied state read as the
+/// old one with tolerance, on the new side's lines or some of them, as
+/// when a blank context line at the hunk's edge is dropped) means done;
+/// two places are two readings. A new side standing in several places is
+/// two readings wherever the old side is read: which copy is the applied
+/// one is unknown.
+fn done_or_ambiguous(
+    index: usize,
+    found: &NewSideFound,
+    cand: &Candidate,
+) -> Result<Located, Failure> {
+    let done = &found.loc;
+    if found.others.is_empty() && !found.unsure && done.start <= cand.start && cand.end <= done.end
+    {
+        return Ok(done.clone());
+    }
+    let mut stands: Vec<usize> = std::iter::once(done.start)
+        .chain(found.others.iter().copied())
+        .collect();
+    stands.sort_unstable();
+    let at = stands
+        .iter()
+        .map(|s| (s + 1).to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let line = if stands.len() == 1 { "line" } else { "lines" };
+    let mut starts = stands;
+    starts.push(cand.start);
+    starts.sort_unstable();
+    starts.dedup();
+    let unsure = if found.unsure {
+        " (its added lines, blank or brackets only, could have been there before)"
+    } else {
+        ""
+    };
+    let why = format!(
+        "the hunk's new lines already stand at {line} {at}{unsure}, while its old lines match with tolerance at line {}: already applied, or to be applied there?",
+        cand.start + 1
+    );
+    Err(ambiguous(index, &starts, None, Some(why)))
+}
