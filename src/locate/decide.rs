@@ -546,27 +546,21 @@ fn added_runs(lines: &[HunkLine]) -> impl Iterator<Item = Range<usize>> + '_ {
 }
 
 /// The new side read with the tolerance that read the old side at `cand`
-/// (`read`, see [`applied::new_side_read_leniently`]): standing away from
-/// `cand`, the lenient reading of the old side is one of two readings,
-/// "applied there already" being the other (`None` when it stands nowhere
-/// else).
+/// (`read`, see [`applied::new_side_read_leniently`]): wherever it stands,
+/// the lenient reading of the old side is one of two readings, "applied
+/// there already" being the other (`None` when it stands nowhere). Around
+/// the same lines too: tolerance that reads both sides there cannot tell
+/// which of them the file holds.
 pub(super) fn lenient_done(
     index: usize,
     tier: Tier,
     read: &[Range<usize>],
     cand: &Candidate,
 ) -> Option<Result<Located, Failure>> {
-    // Around the lines the old side is read on, the rules for the applied
-    // state standing around a candidate decide (`accept`): structural slack
-    // reads a deletion's new side there by skipping the removed lines.
-    let elsewhere: Vec<&Range<usize>> = read
-        .iter()
-        .filter(|r| r.end <= cand.start || cand.end.max(cand.start + 1) <= r.start)
-        .collect();
-    match elsewhere.as_slice() {
+    match read {
         [] => None,
         _ => {
-            let mut starts: Vec<usize> = elsewhere.iter().map(|r| r.start).collect();
+            let mut starts: Vec<usize> = read.iter().map(|r| r.start).collect();
             let at = starts
                 .iter()
                 .map(|s| (s + 1).to_string())
