@@ -423,15 +423,26 @@ pub(super) fn new_side_read_leniently(
     if new.is_empty() || !(telling_addition || (new.len() >= 2 && worded_junction(hunk))) {
         return Vec::new();
     }
+    // A deletion is seen done only where the lines on both sides of its
+    // removed lines now touch (their places in the new side).
+    let junction = (!telling_addition)
+        .then(|| deletion_junction(hunk))
+        .flatten();
     let cands = super::search_tier(keys, &new, tier, hints, options);
     cands
         .into_iter()
         .filter(|c| {
-            // Read without skipping file lines: a deletion's new side read
+            // Read without skipping file lines (a deletion's new side read
             // over the removed lines is its old side, a twin, not its
-            // applied state.
+            // applied state) nor context past the end of the file.
             let matched = c.slots.iter().filter(|s| matches!(s, Slot::Line(..))).count();
+            let touching = junction.is_none_or(|(a, b)| {
+                matches!((c.slots.get(a), c.slots.get(b)),
+                    (Some(Slot::Line(x, _)), Some(Slot::Line(y, _))) if *y == x + 1)
+            });
             c.end - c.start == matched
+                && touching
+                && !c.slots.contains(&Slot::Overhang)
                 && state
                 .overlapping(&Footprint::unchanged(c.start..c.end))
                 .is_none()
@@ -460,4 +471,17 @@ fn worded_junction(hunk: &Hunk) -> bool {
         }
         _ => false,
     }
+}
+
+/// The places in the new side of the lines right before and right after a
+/// deletion's removed lines.
+fn deletion_junction(hunk: &Hunk) -> Option<(usize, usize)> {
+    let first = hunk.lines.iter().position(|l| l.kind == LineKind::Remove)?;
+    let last = hunk
+        .lines
+        .iter()
+        .rposition(|l| l.kind == LineKind::Remove)?;
+    let before = hunk.lines[..first].iter().filter(|l| l.is_new()).count();
+    let after_exists = hunk.lines[last + 1..].iter().any(|l| l.is_new());
+    (before > 0 && after_exists).then(|| (before - 1, before))
 }
