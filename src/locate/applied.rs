@@ -58,7 +58,8 @@ pub(super) fn place_pure_addition(
             super::numbered::Numbered::Placed(loc, evidence) => return Ok((loc, evidence)),
         }
     };
-    let appending = (hints.anchors.is_none() && at == n).then_some(appends_after);
+    let appending =
+        (hints.anchors.is_none() && at == n && !state.appended).then_some(appends_after);
     if let Some(start) = addition_present(keys, hunk, at, appending) {
         let loc = fixed(
             index,

@@ -137,6 +137,13 @@ pub(crate) fn locate_hunks(
             if loc.status != HunkStatus::NoOp {
                 state.prev_end = loc.end;
             }
+            if loc.status == HunkStatus::Applied
+                && hunk.old_len() == 0
+                && hunk.anchors.is_empty()
+                && loc.start == keys.len()
+            {
+                state.appended = true;
+            }
             if let Some(hint) = hunk.line_hint
                 && matches!(loc.status, HunkStatus::Applied | HunkStatus::AlreadyApplied)
             {
@@ -197,6 +204,10 @@ struct FileState {
     /// True once a hunk found already applied stood elsewhere than its
     /// line number, read with `done_offset`, says.
     done_drift: bool,
+    /// True once a hunk of the file appends at its end afresh: a later
+    /// append goes after those lines, so lines like its own standing
+    /// before the end are not it, done.
+    appended: bool,
 }
 
 impl FileState {
