@@ -434,6 +434,10 @@ fn produced_text(source: &SourceText, lines: &[Produced]) -> Vec<u8> {
 
 /// Locates `hunk` in the original with `edits` made; `Some` when it
 /// places there, uniquely and afresh, touching what the edits wrote.
+// Longer than most: locating in the produced text, growing the hull over
+// the edits it touches and merging them back into one edit of the original
+// share the produced lines and their ranges; split, each step would take
+// them all as arguments.
 fn place_after(
     source: &SourceText,
     hunk: &Hunk,

@@ -41,6 +41,9 @@ pub enum Choice {
 }
 
 /// Picks one candidate or reports ambiguity.
+// The ranking is one ordered list of rules (tier, exact lines, hint,
+// anchors, end of file), each settling only what the ones before left
+// tied; kept in one function so the order is visible.
 pub fn choose(cands: &[Candidate], hints: &Hints, file_len: usize) -> Choice {
     let mut pool: Vec<usize> = (0..cands.len()).collect();
     if let Some(anchors) = &hints.anchors {

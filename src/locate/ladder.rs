@@ -201,6 +201,9 @@ impl Ladder<'_, '_, '_> {
     }
 
     /// Tries each tier in turn, up to the options' last.
+    // The evidence found on the way (stale sites, where the new side stands)
+    // flows from one tier to the next within this loop, which is why it is
+    // one function.
     fn climb(&self) -> Result<Located, Failure> {
         let Ladder {
             keys,

@@ -268,6 +268,8 @@ impl Aligner<'_, '_, '_> {
 
     /// Safety bounds on a complete alignment: every dropped or skipped line
     /// must sit between matched anchors, and enough anchors must remain.
+    // One bound after another, each with the comment that says why; the list
+    // reads best in one place (docs/matching.md cites it in this order).
     fn acceptable(&self) -> bool {
         if !brace_indent_consistent(self.keys, self.old, &self.slots) {
             return false;
