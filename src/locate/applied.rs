@@ -229,21 +229,11 @@ pub(super) fn already_applied(
     site: Option<&Range<usize>>,
 ) -> Option<NewSideFound> {
     let new = new_side(hunk);
-    let added: Vec<bool> = hunk
-        .lines
-        .iter()
-        .filter(|l| l.is_new())
-        .map(|l| l.kind == LineKind::Add)
-        .collect();
-    // A line with a word in it (a comment counts) tells; a lone bracket or
-    // blank line could stand anywhere.
-    let telling_addition = hunk
-        .lines
-        .iter()
-        .any(|l| l.kind == LineKind::Add && l.text.chars().any(char::is_alphanumeric));
+    let added = added_flags(hunk);
+    let telling = telling_addition(hunk);
     // Without an added line to recognise, only a deletion framed by context on
     // both sides can be seen to be done: the two sides must now touch.
-    let recognisable = telling_addition || (new.len() >= 2 && framed_deletion(hunk));
+    let recognisable = telling || (new.len() >= 2 && framed_deletion(hunk));
     // Added lines that are blank or brackets only could have stood there
     // before: the new side standing is then no proof of done, but still a
     // reading that a lenient one elsewhere must be weighed against.
@@ -411,24 +401,14 @@ pub(super) fn new_side_read_leniently(
     options: &super::MatchOptions,
 ) -> Vec<Range<usize>> {
     let new = new_side(hunk);
-    let added: Vec<bool> = hunk
-        .lines
-        .iter()
-        .filter(|l| l.is_new())
-        .map(|l| l.kind == LineKind::Add)
-        .collect();
-    let telling_addition = hunk
-        .lines
-        .iter()
-        .any(|l| l.kind == LineKind::Add && l.text.chars().any(char::is_alphanumeric));
-    if new.is_empty() || !(telling_addition || (new.len() >= 2 && worded_junction(hunk))) {
+    let added = added_flags(hunk);
+    let telling = telling_addition(hunk);
+    if new.is_empty() || !(telling || (new.len() >= 2 && worded_junction(hunk))) {
         return Vec::new();
     }
     // A deletion is seen done only where the lines on both sides of its
     // removed lines now touch (their places in the new side).
-    let junction = (!telling_addition)
-        .then(|| deletion_junction(hunk))
-        .flatten();
+    let junction = (!telling).then(|| deletion_junction(hunk)).flatten();
     let cands = super::search_tier(keys, &new, tier, hints, options);
     cands
         .into_iter()
@@ -485,4 +465,22 @@ fn deletion_junction(hunk: &Hunk) -> Option<(usize, usize)> {
     let before = hunk.lines[..first].iter().filter(|l| l.is_new()).count();
     let after_exists = hunk.lines[last + 1..].iter().any(|l| l.is_new());
     (before > 0 && after_exists).then(|| (before - 1, before))
+}
+
+/// For each line of the hunk's new side, whether the hunk adds it.
+fn added_flags(hunk: &Hunk) -> Vec<bool> {
+    hunk.lines
+        .iter()
+        .filter(|l| l.is_new())
+        .map(|l| l.kind == LineKind::Add)
+        .collect()
+}
+
+/// True when the hunk adds a line with a word in it (a comment counts): it
+/// tells the applied state; a lone bracket or blank line could stand
+/// anywhere.
+fn telling_addition(hunk: &Hunk) -> bool {
+    hunk.lines
+        .iter()
+        .any(|l| l.kind == LineKind::Add && l.text.chars().any(char::is_alphanumeric))
 }
