@@ -128,44 +128,7 @@ pub(crate) fn locate_hunks(
         let result = ladder::locate_one(&keys, hunks, index, hunk, &mut state, options);
         if let Ok(loc) = &result {
             unique::debug_check(&keys, hunks, index, loc, !pins.is_empty());
-        }
-        if let Ok(loc) = &result {
-            if loc.status == HunkStatus::Applied {
-                let footprint = Footprint::of(hunk, loc.start, loc.end, &loc.slots);
-                state.placed.push(footprint, index);
-            }
-            if loc.status != HunkStatus::NoOp {
-                state.prev_end = loc.end;
-            }
-            if loc.status == HunkStatus::Applied
-                && hunk.old_len() == 0
-                && hunk.anchors.is_empty()
-                && loc.start == keys.len()
-            {
-                state.appended = true;
-            }
-            if let Some(hint) = hunk.line_hint
-                && matches!(loc.status, HunkStatus::Applied | HunkStatus::AlreadyApplied)
-            {
-                // `@@ -a,0 +c,d @@` inserts after line a: its 0-based
-                // insertion point is a itself, not a - 1.
-                let old_len = hunk.old_len();
-                let expected = if old_len == 0 {
-                    hint
-                } else {
-                    hint.saturating_sub(1)
-                };
-                if loc.status == HunkStatus::Applied {
-                    state.offset = signed(loc.start) - signed(expected);
-                    state.done_offset = state.offset;
-                } else {
-                    // Done, its new side ends where its old side would:
-                    // the lines after it are shifted by what it added.
-                    let at = signed(expected).saturating_add(state.done_offset);
-                    state.done_drift |= signed(loc.start) != at;
-                    state.done_offset = signed(loc.end) - signed(expected.saturating_add(old_len));
-                }
-            }
+            state.record(hunk, index, loc, keys.len());
         }
         results.push(result);
     }
@@ -211,6 +174,45 @@ struct FileState {
 }
 
 impl FileState {
+    /// Takes in hunk `index`, located at `loc` in a file of `n` lines: what
+    /// it changes, where the next hunk's search starts, and how its line
+    /// numbers are shifted (afresh, and reading the hunks found done as
+    /// done).
+    fn record(&mut self, hunk: &Hunk, index: usize, loc: &Located, n: usize) {
+        if loc.status == HunkStatus::Applied {
+            let footprint = Footprint::of(hunk, loc.start, loc.end, &loc.slots);
+            self.placed.push(footprint, index);
+        }
+        if loc.status != HunkStatus::NoOp {
+            self.prev_end = loc.end;
+        }
+        let pure = hunk.old_len() == 0;
+        if loc.status == HunkStatus::Applied && pure && hunk.anchors.is_empty() && loc.start == n {
+            self.appended = true;
+        }
+        let Some(hint) = hunk.line_hint else {
+            return;
+        };
+        // `@@ -a,0 +c,d @@` inserts after line a: its 0-based insertion
+        // point is a itself, not a - 1.
+        let expected = if pure { hint } else { hint.saturating_sub(1) };
+        match loc.status {
+            HunkStatus::Applied => {
+                self.offset = signed(loc.start) - signed(expected);
+                self.done_offset = self.offset;
+            }
+            HunkStatus::AlreadyApplied => {
+                // Done, its new side ends where its old side would: the
+                // lines after it are shifted by what it added.
+                let at = signed(expected).saturating_add(self.done_offset);
+                self.done_drift |= signed(loc.start) != at;
+                self.done_offset =
+                    signed(loc.end) - signed(expected.saturating_add(hunk.old_len()));
+            }
+            _ => {}
+        }
+    }
+
     /// The first placed hunk that `footprint` conflicts with (changes the
     /// same original lines: see [`Footprint::conflicts`]).
     fn overlapping(&self, footprint: &Footprint) -> Option<usize> {
