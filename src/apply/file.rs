@@ -72,6 +72,28 @@ fn named_elsewhere(file: &FilePatch, targets: &dyn Targets) -> Option<Problem> {
     ))
 }
 
+/// An added line holding a NUL byte would make the result binary (git's
+/// test, [`looks_binary`]): a file this tool then refuses to read, so a
+/// second run of the same patch could not see it applied. Binary content
+/// is never written from a text patch (`binary_file`, naming the hunk).
+fn nul_in_added_line(file: &FilePatch) -> Option<Problem> {
+    let (index, hunk) = file.hunks.iter().enumerate().find(|(_, h)| {
+        h.lines
+            .iter()
+            .any(|l| l.kind == LineKind::Add && l.text.as_bytes().contains(&0))
+    })?;
+    Some(Problem::new(
+        ProblemCode::BinaryFile,
+        format!(
+            "{}: hunk {} (patch line {}) adds a line holding a NUL byte; binary content is not written from a text patch",
+            file.path,
+            index + 1,
+            hunk.patch_line
+        ),
+        Some(hunk.patch_line),
+    ))
+}
+
 fn plan_one_inner(
     file: FilePatch,
     targets: &dyn Targets,
@@ -79,6 +101,9 @@ fn plan_one_inner(
     report: &mut FileReport,
 ) -> Result<Planned, Problem> {
     let line = Some(file.patch_line);
+    if let Some(problem) = nul_in_added_line(&file) {
+        return Err(problem);
+    }
     let existing = targets
         .read(&file.path)
         .map_err(|e| Problem::of_target(e).at_line(line))?;
