@@ -6,7 +6,7 @@
 //! `docs/formats.md`).
 
 use crate::locate::{Failure, HunkStatus, Located, Reason, locate_file, locate_known_file};
-use crate::model::{Hunk, LineKind};
+use crate::model::{BlobIds, Hunk, LineKind};
 use crate::outcome::{Problem, ProblemCode};
 use crate::patch::elision::is_elision;
 use crate::source::SourceText;
@@ -63,7 +63,7 @@ pub(super) fn locate<'h>(
     hunks: &'h [Hunk],
     options: &ApplyOptions,
     pins: &[usize],
-    pre_image: Option<&str>,
+    pre_image: Option<&BlobIds>,
 ) -> (Cow<'h, [Hunk]>, Results) {
     let (found, mut results) = locate_known_file(source, hunks, &options.matching, pins, pre_image);
     let retry = found

@@ -332,7 +332,7 @@ pub(super) fn update(
     if let Some(problem) = elision::replace_only_problem(&file.path, &file.hunks, &source) {
         return Err(problem);
     }
-    let pre_image = file.blob_ids.as_ref().map(|ids| ids.old.as_str());
+    let pre_image = file.blob_ids.as_ref();
     let (hunks, mut results) = elision::locate(&source, &file.hunks, options, &pins, pre_image);
     let in_order = place_in_order(&source, &hunks, &mut results, &options.matching, &pins);
     // Which candidates `--at FILE:N` would settle, for the report's hints.

@@ -9,7 +9,7 @@
 //! places there.
 
 use crate::locate::Failure;
-use crate::model::Hunk;
+use crate::model::{BlobIds, Hunk};
 use crate::source::SourceText;
 
 use super::ApplyOptions;
@@ -29,7 +29,7 @@ pub(super) fn settling(
     file_hunks: &[Hunk],
     (index, hunk): (usize, &Hunk),
     failure: &Failure,
-    (options, pins, pre_image): (&ApplyOptions, &[usize], Option<&str>),
+    (options, pins, pre_image): (&ApplyOptions, &[usize], Option<&BlobIds>),
 ) -> Vec<usize> {
     let places = |line: usize| {
         let mut pinned = pins.to_vec();

@@ -245,25 +245,36 @@ fn reverse_hunk(hunk: &mut crate::model::Hunk) {
         Some(Err(_)) => hunk.elision = None,
         None => {}
     }
-    for line in &mut hunk.lines {
+    reverse_lines(&mut hunk.lines);
+    // The lines as written, before a line-number view was stripped, are
+    // tried first: they must be reversed too, or they would be sought in
+    // the forward direction.
+    if let Some(written) = hunk.as_written.as_mut() {
+        reverse_lines(written);
+    }
+    std::mem::swap(&mut hunk.old_missing_newline, &mut hunk.new_missing_newline);
+    std::mem::swap(&mut hunk.added_crlf, &mut hunk.removed_crlf);
+}
+
+/// Swaps removed and added lines, keeping removed lines first within each
+/// change.
+fn reverse_lines(lines: &mut [crate::model::HunkLine]) {
+    for line in lines.iter_mut() {
         line.kind = match line.kind {
             LineKind::Add => LineKind::Remove,
             LineKind::Remove => LineKind::Add,
             LineKind::Context => LineKind::Context,
         };
     }
-    // Removed lines came first within each change; keep that order.
     let mut i = 0;
-    while i < hunk.lines.len() {
+    while i < lines.len() {
         let start = i;
-        while i < hunk.lines.len() && hunk.lines[i].kind != LineKind::Context {
+        while i < lines.len() && lines[i].kind != LineKind::Context {
             i += 1;
         }
-        hunk.lines[start..i].sort_by_key(|l| l.kind != LineKind::Remove);
+        lines[start..i].sort_by_key(|l| l.kind != LineKind::Remove);
         i += 1;
     }
-    std::mem::swap(&mut hunk.old_missing_newline, &mut hunk.new_missing_newline);
-    std::mem::swap(&mut hunk.added_crlf, &mut hunk.removed_crlf);
 }
 
 /// Turns each hunk's line hint (its old start) into its new start, the

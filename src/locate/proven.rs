@@ -13,31 +13,99 @@
 use super::outcome::{Failure, HunkStatus, Located};
 use super::search::Slot;
 use super::{MatchOptions, Tier, locate_file, normalize::LineMatch};
-use crate::model::{Hunk, LineKind};
+use crate::model::{BlobIds, Hunk, LineKind};
 use crate::source::SourceText;
 use std::borrow::Cow;
 
-/// [`locate_file`], unless `pre_image` (a blob id from the patch) names
-/// this very file and every hunk stands at its header's numbers: then the
-/// hunks go exactly there.
+/// [`locate_file`], unless the patch's blob ids name this very file: as
+/// the old side, with every hunk at its header's numbers, the hunks go
+/// exactly there; as the new side, with every hunk's new side at its
+/// new-side numbers, every hunk is already applied.
 pub(crate) fn locate_known_file<'h>(
     source: &SourceText,
     hunks: &'h [Hunk],
     options: &MatchOptions,
     pins: &[usize],
-    pre_image: Option<&str>,
+    ids: Option<&BlobIds>,
 ) -> (Cow<'h, [Hunk]>, Vec<Result<Located, Failure>>) {
     let laddered = locate_file(source, hunks, options, pins);
-    let Some(id) = pre_image.filter(|_| pins.is_empty()) else {
+    let Some(ids) = ids.filter(|_| pins.is_empty()) else {
         return laddered;
     };
-    let Some(exact) = at_header_lines(source, hunks) else {
-        return laddered;
-    };
-    if same_places(&laddered.1, &exact) || !is_blob(source.bytes(), id) {
-        return laddered;
+    if let Some(exact) = at_header_lines(source, hunks)
+        && !same_places(&laddered.1, &exact)
+        && is_blob(source.bytes(), &ids.old)
+    {
+        return (Cow::Borrowed(hunks), exact.into_iter().map(Ok).collect());
     }
-    (Cow::Borrowed(hunks), exact.into_iter().map(Ok).collect())
+    if let Some(done) = done_at_new_lines(source, hunks)
+        && !all_done(&laddered.1)
+        && ids.new != ids.old
+        && is_blob(source.bytes(), &ids.new)
+    {
+        return (Cow::Borrowed(hunks), done.into_iter().map(Ok).collect());
+    }
+    laddered
+}
+
+/// True when the ladder found every hunk already applied or a no-op.
+fn all_done(laddered: &[Result<Located, Failure>]) -> bool {
+    laddered.iter().all(|l| {
+        l.as_ref()
+            .is_ok_and(|l| matches!(l.status, HunkStatus::AlreadyApplied | HunkStatus::NoOp))
+    })
+}
+
+/// The dual of [`at_header_lines`] for a file that is the diff's *result*
+/// (its blob id is the `index` line's second id, as after `git apply`):
+/// each hunk's new side stands byte for byte at its new-side place, the
+/// old start moved by what the hunks before it added and removed (as
+/// `git diff` numbers `+c,d`), with the final-newline state the patch
+/// gives. Every hunk is then already applied: the ladder, which reads a
+/// wordless new side (`};`) as no evidence, would otherwise edit a
+/// neighbour that still looks like the old side. `None` when any of that
+/// fails.
+fn done_at_new_lines(source: &SourceText, hunks: &[Hunk]) -> Option<Vec<Located>> {
+    let n = source.len();
+    let mut delta = 0isize;
+    let mut prev_end = 0;
+    let mut out = Vec::with_capacity(hunks.len());
+    for (i, hunk) in hunks.iter().enumerate() {
+        if hunk.as_written.is_some() {
+            return None;
+        }
+        let (old_len, new_len) = (hunk.old_len(), hunk.new_lines().count());
+        let hint = hunk.line_hint?;
+        let old_start = if old_len == 0 {
+            hint
+        } else {
+            hint.checked_sub(1)?
+        };
+        let start = old_start.checked_add_signed(delta)?;
+        let end = start.checked_add(new_len)?;
+        if start < prev_end || end > n {
+            return None;
+        }
+        for (k, line) in hunk.new_lines().enumerate() {
+            if source.line(start + k) != line.text.as_bytes() {
+                return None;
+            }
+        }
+        let unterminated_end = end == n && !source.has_final_newline();
+        if new_len > 0 && end == n && hunk.new_missing_newline != unterminated_end {
+            return None;
+        }
+        let changes = hunk.lines.iter().any(|l| l.kind != LineKind::Context);
+        let status = if changes {
+            HunkStatus::AlreadyApplied
+        } else {
+            HunkStatus::NoOp
+        };
+        out.push(super::fixed(i, start, end, status));
+        delta += new_len as isize - old_len as isize;
+        prev_end = end;
+    }
+    Some(out)
 }
 
 /// True when the ladder applied every hunk where the numbers put it.

@@ -217,8 +217,12 @@ pub fn similar(
         return out;
     }
     for p in range.start..range.end.min(n - m + 1) {
+        // The closing-bracket rule holds here as in the other lenient
+        // tiers: a `}` paired with a `    }` only in a block shifted as a
+        // whole, or the similarity tier would delete an inner block's brace.
         if let Some(c) = score_block(keys, old, p, true)
             && c.similarity >= threshold
+            && (c.exact == m || brace_indent_consistent(keys, old, &c.slots))
         {
             out.push(c);
         }
