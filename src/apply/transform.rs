@@ -67,10 +67,39 @@ pub(super) fn transform(
                     Some(file.patch_line),
                 ));
             }
+            if let Some(problem) = unplaceable_reversal(file) {
+                return Err(problem);
+            }
             reverse_file(file);
         }
     }
     Ok(patch)
+}
+
+/// A hunk that only removes lines, with no context and no line number
+/// (a SEARCH/REPLACE block with an empty REPLACE, a numberless or Codex
+/// hunk of `-` lines), says where its lines stand only by the lines
+/// themselves. Reversed, it would add them with nothing saying where (an
+/// empty SEARCH appends at the end): refused, naming the hunk.
+fn unplaceable_reversal(file: &FilePatch) -> Option<Problem> {
+    if file.op != FileOp::Update {
+        return None;
+    }
+    let (index, hunk) = file.hunks.iter().enumerate().find(|(_, h)| {
+        h.line_hint.is_none()
+            && !h.lines.is_empty()
+            && h.lines.iter().all(|l| l.kind == LineKind::Remove)
+    })?;
+    Some(Problem::new(
+        ProblemCode::MalformedPatch,
+        format!(
+            "{}: hunk {} (patch line {}) cannot be reversed: it only removes lines and has no context or line number, so nothing says where they go back",
+            file.path,
+            index + 1,
+            hunk.patch_line
+        ),
+        Some(hunk.patch_line),
+    ))
 }
 
 /// Puts every path where it points in the tree: the file of an edit named
