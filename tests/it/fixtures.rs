@@ -13,7 +13,7 @@ use std::process::Command;
 use crate::support;
 use support::{BIN, WATCHDOG, output_within};
 
-fn read_tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+pub(crate) fn read_tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     let mut out = BTreeMap::new();
     if !root.exists() {
         return out;
@@ -33,7 +33,7 @@ fn read_tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
-fn copy_tree(from: &Path, to: &Path) {
+pub(crate) fn copy_tree(from: &Path, to: &Path) {
     for (rel, bytes) in read_tree(from) {
         let dest = to.join(rel);
         fs::create_dir_all(dest.parent().expect("has parent")).expect("mkdir");
@@ -41,7 +41,7 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-fn describe_difference(
+pub(crate) fn describe_difference(
     got: &BTreeMap<PathBuf, Vec<u8>>,
     want: &BTreeMap<PathBuf, Vec<u8>>,
 ) -> String {
@@ -66,18 +66,35 @@ fn describe_difference(
     msg
 }
 
-/// Runs one case; returns a description of what went wrong, if anything.
-fn run_case(case: &Path) -> Option<String> {
-    let work = tempfile::tempdir().expect("tempdir");
-    copy_tree(&case.join("before"), work.path());
-    let mut args: Vec<String> = fs::read_to_string(case.join("args"))
+/// The case's extra arguments (its `args` file, one per line).
+pub(crate) fn case_args(case: &Path) -> Vec<String> {
+    fs::read_to_string(case.join("args"))
         .map(|s| {
             s.lines()
                 .filter(|l| !l.is_empty())
                 .map(str::to_string)
                 .collect()
         })
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+/// Every case folder under `fixtures/`, sorted.
+pub(crate) fn all_cases() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut cases: Vec<PathBuf> = fs::read_dir(&root)
+        .expect("fixtures/ exists")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.join("patch").is_file())
+        .collect();
+    cases.sort();
+    cases
+}
+
+/// Runs one case; returns a description of what went wrong, if anything.
+fn run_case(case: &Path) -> Option<String> {
+    let work = tempfile::tempdir().expect("tempdir");
+    copy_tree(&case.join("before"), work.path());
+    let mut args = case_args(case);
     args.push(case.join("patch").display().to_string());
     let mut command = Command::new(BIN);
     command.args(&args).current_dir(work.path());
@@ -116,13 +133,7 @@ fn run_case(case: &Path) -> Option<String> {
 
 #[test]
 fn every_fixture_case_behaves_as_recorded() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-    let mut cases: Vec<PathBuf> = fs::read_dir(&root)
-        .expect("fixtures/ exists")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.join("patch").is_file())
-        .collect();
-    cases.sort();
+    let cases = all_cases();
     assert!(cases.len() >= 150, "only {} fixture cases", cases.len());
     let only = std::env::var("FIXTURE").ok();
     let mut failures = Vec::new();

@@ -30,6 +30,7 @@ mod differential;
 mod doc_examples;
 mod faults;
 mod feedback;
+mod fixture_oracles;
 mod fixtures;
 mod gen_docs;
 mod git;
