@@ -67,7 +67,9 @@ pub(super) fn transform(
                     Some(file.patch_line),
                 ));
             }
-            if let Some(problem) = unplaceable_reversal(file) {
+            if let Some(problem) =
+                unplaceable_reversal(file, targets).or_else(|| cut_removed_line(file))
+            {
                 return Err(problem);
             }
             reverse_file(file);
@@ -76,12 +78,49 @@ pub(super) fn transform(
     Ok(patch)
 }
 
+/// A removed line that ends in `...` (or `…`) may be a cut line, matched
+/// by its beginning (`log("starting job...` for the file's whole call):
+/// reversed it would be written as it stands, a fragment instead of the
+/// line it stood for. Its full text is not in the patch: refused, naming
+/// the line.
+fn cut_removed_line(file: &FilePatch) -> Option<Problem> {
+    file.hunks.iter().enumerate().find_map(|(index, hunk)| {
+        let offset = hunk
+            .lines
+            .iter()
+            .position(|l| l.kind == LineKind::Remove && ends_cut(&l.text))?;
+        Some(Problem::new(
+            ProblemCode::MalformedPatch,
+            format!(
+                "{}: hunk {} (patch line {}) cannot be reversed: its removed line `{}` ends in an ellipsis and may be cut short; its whole text is not in the patch",
+                file.path,
+                index + 1,
+                hunk.patch_line,
+                hunk.lines[offset].text.trim()
+            ),
+            Some(hunk.patch_line),
+        ))
+    })
+}
+
+/// True for a line that ends in `...`/`…` after some text (a lone `...`,
+/// an elision or Python's `Ellipsis`, is no cut).
+fn ends_cut(text: &str) -> bool {
+    let t = text.trim_end();
+    ["...", "\u{2026}"].iter().any(|e| {
+        t.strip_suffix(e)
+            .is_some_and(|head| !head.trim().is_empty())
+    })
+}
+
 /// A hunk that only removes lines, with no context and no line number
 /// (a SEARCH/REPLACE block with an empty REPLACE, a numberless or Codex
 /// hunk of `-` lines), says where its lines stand only by the lines
 /// themselves. Reversed, it would add them with nothing saying where (an
-/// empty SEARCH appends at the end): refused, naming the hunk.
-fn unplaceable_reversal(file: &FilePatch) -> Option<Problem> {
+/// empty SEARCH appends at the end): refused, naming the hunk, unless the
+/// file is empty now, where the only place is the whole file (the reversal
+/// of a deletion of every line).
+fn unplaceable_reversal(file: &FilePatch, targets: &dyn Targets) -> Option<Problem> {
     if file.op != FileOp::Update {
         return None;
     }
@@ -90,6 +129,11 @@ fn unplaceable_reversal(file: &FilePatch) -> Option<Problem> {
             && !h.lines.is_empty()
             && h.lines.iter().all(|l| l.kind == LineKind::Remove)
     })?;
+    if let Ok(Some(content)) = targets.read(&file.path)
+        && content.is_empty()
+    {
+        return None;
+    }
     Some(Problem::new(
         ProblemCode::MalformedPatch,
         format!(
@@ -317,6 +361,8 @@ fn reverse_hints(hunks: &mut [crate::model::Hunk]) {
         let old = hunk.lines.iter().filter(|l| l.is_old()).count();
         let new = hunk.lines.iter().filter(|l| l.is_new()).count();
         if let Some(start) = hunk.line_hint {
+            // Reversed, the old start as written is the new side's start.
+            hunk.new_start = hunk.new_start.map(|_| start);
             let moved = start as isize + delta;
             let first = match (old, new) {
                 (0, _) => moved + 1,

@@ -21,6 +21,12 @@ pub struct Hints {
     /// and [`line`](Self::line) point at different candidates, the hunk is
     /// ambiguous: a mis-numbered earlier hunk must not steer this one.
     pub raw_line: Option<usize>,
+    /// Expected first line (0-based) as the header's new-side start puts
+    /// it (`+c` less what the hunks before it add and remove). Where it
+    /// points at another candidate than the old start, the header says two
+    /// things (a model numbering in the result of the hunks before, or the
+    /// second diff of a series numbered after the first): ambiguous.
+    pub new_side_line: Option<usize>,
     /// Lines (0-based) of the innermost Codex anchor; the hunk lies at or after one.
     pub anchors: Option<Vec<usize>>,
     /// The hunk belongs at the end of the file.
@@ -120,7 +126,13 @@ pub fn choose(cands: &[Candidate], hints: &Hints, file_len: usize) -> Choice {
         .collect();
     picked.dedup();
     if let [one] = picked.as_slice() {
-        return Choice::One(*one);
+        let contradicted = hints
+            .new_side_line
+            .and_then(|line| pointed(cands, &pool, line))
+            .is_some_and(|other| other != *one);
+        if !contradicted {
+            return Choice::One(*one);
+        }
     }
     let mut starts: Vec<usize> = pool.iter().map(|&c| cands[c].start).collect();
     starts.sort_unstable();
@@ -128,11 +140,30 @@ pub fn choose(cands: &[Candidate], hints: &Hints, file_len: usize) -> Choice {
 }
 
 impl Hints {
-    /// The distinct line hints: as corrected, and as written.
+    /// The distinct line hints: as corrected, and as written. The new-side
+    /// start is not one of them: it may only contradict them
+    /// ([`choose`]), never pick a place they leave open.
     pub fn lines(&self) -> impl Iterator<Item = usize> {
         let raw = self.raw_line.filter(|r| Some(*r) != self.line);
         self.line.into_iter().chain(raw)
     }
+}
+
+/// True when the hunk's line hints point at different ones of the
+/// candidates starting at `starts` (for the message of an ambiguity that
+/// the numbers themselves make).
+pub fn hints_disagree(cands: &[Candidate], starts: &[usize], hints: &Hints) -> bool {
+    let pool: Vec<usize> = (0..cands.len())
+        .filter(|&c| starts.contains(&cands[c].start))
+        .collect();
+    let mut picked: Vec<usize> = hints
+        .lines()
+        .chain(hints.new_side_line)
+        .filter_map(|line| pointed(cands, &pool, line))
+        .collect();
+    picked.sort_unstable();
+    picked.dedup();
+    picked.len() > 1
 }
 
 /// The candidate of `pool` that `line` clearly points at, if any.

@@ -6,7 +6,7 @@
 
 use super::accept;
 use super::applied::{self, NewSideFound, already_applied, place_pure_addition};
-use super::choose::{Choice, Hints, choose};
+use super::choose::{Choice, Hints, choose, hints_disagree};
 use super::decide;
 use super::diagnose;
 use super::keys::{FileKeys, OldLine, old_side};
@@ -25,6 +25,7 @@ use std::ops::Range;
 /// user's `--at` pins.
 pub(super) fn hints_for(
     keys: &FileKeys,
+    hunks: &[Hunk],
     hunk: &Hunk,
     index: usize,
     state: &FileState,
@@ -46,10 +47,32 @@ pub(super) fn hints_for(
     Ok(Hints {
         line: hunk.line_hint.and_then(|l| hint_line(l, state.offset, n)),
         raw_line: hunk.line_hint.and_then(|l| hint_line(l, 0, n)),
+        new_side_line: new_side_old_start(hunks, index).and_then(|l| hint_line(l, 0, n)),
         anchors,
         at_eof: hunk.at_eof,
         pins: state.pins.clone(),
     })
+}
+
+/// The old start (1-based) that hunk `index`'s new-side start `+c` implies:
+/// `c` less what the hunks before it (of every section for this file) add
+/// and remove, as `git diff` numbers them, read the way the old start is
+/// (`-a,0` inserts after line `a`, its new side starting at `a + 1`; `+c,0`
+/// follows the line before the removed ones). Equal to the old start in a
+/// header that is consistent with the hunks before it.
+fn new_side_old_start(hunks: &[Hunk], index: usize) -> Option<usize> {
+    let hunk = hunks.get(index)?;
+    let c = hunk.new_start?;
+    let delta: isize = hunks[..index]
+        .iter()
+        .map(|h| h.new_lines().count() as isize - h.old_len() as isize)
+        .sum();
+    let start = match (hunk.old_len(), hunk.new_lines().count()) {
+        (0, _) => c as isize - 1,
+        (_, 0) => c as isize + 1,
+        _ => c as isize,
+    };
+    usize::try_from(start - delta).ok()
 }
 
 /// Places hunk `index` of `hunks` (`hunk`) in the file of `keys`, given
@@ -62,7 +85,7 @@ pub(super) fn locate_one(
     state: &mut FileState,
     options: &MatchOptions,
 ) -> Result<Located, Failure> {
-    let hints = hints_for(keys, hunk, index, state)?;
+    let hints = hints_for(keys, hunks, hunk, index, state)?;
     let old = old_side(hunk);
     if hunk.is_noop() && !old.is_empty() && !hunk.elision_piece {
         return Ok(fixed(index, 0, 0, HunkStatus::NoOp));
@@ -279,7 +302,15 @@ impl Ladder<'_, '_, '_> {
                         return self.settle(tier, cands.swap_remove(c), &new_side);
                     }
                     let score = cands.first().map_or(1.0, |c| c.similarity);
-                    return Err(ambiguous(index, &starts, Some((tier, score)), None));
+                    let why = hints_disagree(&cands, &starts, hints).then(|| {
+                        let list: Vec<String> = starts.iter().map(|s| (s + 1).to_string()).collect();
+                        format!(
+                            "the hunk matches {} places equally well (lines {}) and its line numbers point at different ones (the header's old start, its new start less what the hunks before add and remove, or the offset the hunks before were found at); fix the numbers or add context",
+                            starts.len(),
+                            list.join(", ")
+                        )
+                    });
+                    return Err(ambiguous(index, &starts, Some((tier, score)), why));
                 }
             }
         }

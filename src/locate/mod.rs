@@ -277,6 +277,7 @@ fn exact_near_hint(
 ) -> Option<Candidate> {
     let line = hints.line?;
     if hints.raw_line != Some(line)
+        || hints.new_side_line.is_some_and(|l| l != line)
         || hints.anchors.is_some()
         || hints.at_eof
         || !hints.pins.is_empty()

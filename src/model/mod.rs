@@ -193,6 +193,11 @@ pub struct Hunk {
     /// Only ever a hint; for a hunk with no old lines it is the line after which
     /// the new lines go (as in `@@ -10,0 +11,2 @@`).
     pub line_hint: Option<usize>,
+    /// A unified header's new-side start (`+c` of `@@ -a,b +c,d @@`), as
+    /// written: a second reading of where the hunk goes, once the lines
+    /// the hunks before it add and remove are taken back out.
+    #[serde(skip)]
+    pub new_start: Option<usize>,
     /// Codex `@@ <context>` anchors, outermost first: the hunk lies after them.
     pub anchors: Vec<String>,
     /// Codex `*** End of File`: the hunk belongs at the end of the file.

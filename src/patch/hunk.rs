@@ -25,8 +25,8 @@ pub(crate) fn is_hunk_header(line: &str) -> bool {
 
 /// What a hunk header says.
 enum HeaderKind {
-    /// `@@ -a,b +c,d @@`: old start `a` and the line counts `(b, d)`.
-    Numbered(usize, (usize, usize)),
+    /// `@@ -a,b +c,d @@`: the starts `(a, c)` and the line counts `(b, d)`.
+    Numbered((usize, usize), (usize, usize)),
     /// `@@`, `@@ @@`, `@@ text @@`.
     Numberless,
 }
@@ -59,7 +59,7 @@ fn parse_header(line: &str, at: usize) -> Result<HeaderKind, ParseError> {
     let new = toks.next().and_then(|t| parse_range(t, '+'));
     let close = toks.next().is_some_and(|t| t.starts_with("@@"));
     match (old, new, close) {
-        (Some((a, b)), Some((_, d)), true) => Ok(HeaderKind::Numbered(a, (b, d))),
+        (Some((a, b)), Some((c, d)), true) => Ok(HeaderKind::Numbered((a, c), (b, d))),
         _ => Err(malformed(
             at,
             format!("bad hunk header `{line}`: expected `@@ -START,COUNT +START,COUNT @@`"),
@@ -94,9 +94,9 @@ pub(crate) fn parse_hunk(
 ) -> Result<(Hunk, bool, usize), ParseError> {
     let header = src.line(i).unwrap_or("");
     let kind = parse_header(header, src.orig(i))?;
-    let (hint, counts) = match kind {
-        HeaderKind::Numbered(a, counts) => (Some(a), Some(counts)),
-        HeaderKind::Numberless => (None, None),
+    let (hint, new_start, counts) = match kind {
+        HeaderKind::Numbered((a, c), counts) => (Some(a), Some(c), Some(counts)),
+        HeaderKind::Numberless => (None, None, None),
     };
     let numbered = counts.is_some();
     let (hunk, next) = parse_body(src, i + 1, src.orig(i), counts, place)?;
@@ -104,6 +104,7 @@ pub(crate) fn parse_hunk(
     // The header's number wins over a stripped `N | ` prefix.
     if hint.is_some() {
         hunk.line_hint = hint;
+        hunk.new_start = new_start;
     }
     Ok((hunk, numbered, next))
 }

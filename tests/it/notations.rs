@@ -428,6 +428,13 @@ proptest! {
             prop_assert!(first.ok, "{}: refused\n{:?}\n{}", v.name, first.files, v.patch);
             prop_assert_eq!(text(&once), new.as_str(), "{}", v.name);
             let (back, undone) = plan(&v.patch, &once, &reverse);
+            // A removed line ending in `...` may be a cut line: `-R`
+            // refuses to write it back (docs/formats.md), and says so.
+            let cut = old.lines().any(|l| l.trim_end().len() > 3 && l.trim_end().ends_with("..."));
+            if cut && !back.ok {
+                prop_assert!(format!("{:?}", back.error).contains("ends in an ellipsis"), "{} -R: {:?}", v.name, back.error);
+                continue;
+            }
             prop_assert!(back.ok, "{} -R: refused\n{:?}\n--- new\n{new}--- patch\n{}", v.name, back.files, v.patch);
             prop_assert_eq!(text(&undone), old.as_str(), "{} -R: patch\n{}", v.name, v.patch);
         }
