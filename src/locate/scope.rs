@@ -116,12 +116,16 @@ pub(super) fn end_of_file_rival(
         return None;
     }
     let same = |j: usize, l: &OldLine| keys.compare(Tier::Resilient, j, l) != LineMatch::No;
-    let mut j = last;
+    // The next file line to compare, going up from the last one.
+    let mut next = Some(last);
     let mut omitted = 0;
     let mut first = last;
     for (k, line) in lines.iter().rev().enumerate() {
         loop {
+            let j = next?;
+            next = j.checked_sub(1);
             if filled(j) && same(j, line) {
+                first = j;
                 break;
             }
             if filled(j) {
@@ -130,12 +134,6 @@ pub(super) fn end_of_file_rival(
                 }
                 omitted += 1;
             }
-            j = j.checked_sub(1)?;
-        }
-        first = j;
-        j = j.checked_sub(1).unwrap_or(0);
-        if j == first && k + 1 < lines.len() {
-            return None;
         }
     }
     (first != chosen.start).then_some(first)
