@@ -41,6 +41,17 @@ fn is_closing(body: &[u8]) -> bool {
     matches!(body.first(), Some(b'}' | b')' | b']')) || body == b"end" || body.starts_with(b"end ")
 }
 
+/// A label (`public:`, `private:`, `out:`, `else:`): one word and a colon.
+/// C++ access specifiers and C labels often stand at the indentation of
+/// the class or function they are in; `else:` continues an `if`.
+fn is_label(body: &[u8]) -> bool {
+    body.split_last().is_some_and(|(&last, word)| {
+        last == b':'
+            && !word.is_empty()
+            && word.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_')
+    })
+}
+
 /// The end of the block anchor line `anchor` opens: the first line
 /// (0-based) after it that starts something at its indentation or above,
 /// or `None` when the line opens no block (the first non-blank line after
@@ -50,9 +61,9 @@ fn is_closing(body: &[u8]) -> bool {
 ///
 /// Indented deeper means the line's indentation extends the anchor's. A
 /// line whose indentation is the anchor's or a part of it starts something
-/// there unless it is blank, a closing line (`}`, `):`, `end`) or a comment
-/// or preprocessor line (`#ifdef` and `# TODO` often stand at column 0
-/// inside a function). Indentation that is neither (tabs against spaces)
+/// there unless it is blank, a closing line (`}`, `):`, `end`), a label
+/// (`public:`) or a comment or preprocessor line (`#ifdef` and `# TODO`
+/// often stand at column 0 inside a function). Indentation that is neither (tabs against spaces)
 /// starts nothing. A block running to the end of the file ends there.
 pub(super) fn block_end(keys: &FileKeys, anchor: usize) -> Option<usize> {
     let n = keys.len();
@@ -77,7 +88,7 @@ pub(super) fn block_end(keys: &FileKeys, anchor: usize) -> Option<usize> {
     let starts = |i: &usize| {
         let line = keys.line(*i);
         let b = body(line);
-        !b.is_empty() && outside(line) && !is_comment(b) && !is_closing(b)
+        !b.is_empty() && outside(line) && !is_comment(b) && !is_closing(b) && !is_label(b)
     };
     Some((i..n).find(starts).unwrap_or(n))
 }
