@@ -80,7 +80,11 @@ pub(super) fn locate<'h>(
     for (k, (h, r)) in found.iter().zip(&results).enumerate() {
         match (h.elision.as_deref().map(|e| &e.pieces), r) {
             (Some(Ok(pieces)), r) if not_found(r) => {
-                expanded.extend(pieces.iter().cloned());
+                // The first piece opens the block's section, if it did.
+                expanded.extend(pieces.iter().enumerate().map(|(i, p)| Hunk {
+                    starts_section: i == 0 && h.starts_section,
+                    ..p.clone()
+                }));
                 block.extend(pieces.iter().map(|_| Some(k)));
             }
             _ => {

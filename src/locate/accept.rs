@@ -102,6 +102,16 @@ fn no_rival_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
         );
         return Err(two_places(p.index, cand.start, rival, why));
     }
+    if p.hints.at_eof
+        && let Some(rival) = super::scope::end_of_file_rival(keys, old, cand)
+    {
+        let why = format!(
+            "the hunk matches at line {at} ({}), but it is marked `*** End of File` and its lines also stand at the end of the file from line {}, with a file line left out: check which one is meant",
+            tier.name(),
+            rival + 1
+        );
+        return Err(two_places(p.index, cand.start, rival, why));
+    }
     if p.hunk.line_hint.is_some()
         && let Some(twin) = decide::unvouched_twin(keys, old, tier, cand, p.hints, p.options)
     {

@@ -297,14 +297,15 @@ fn added_lines_stand(keys: &FileKeys, new: &[OldLine], added: &[bool], cand: &Ca
 }
 
 /// True when nothing the patch says about the hunk's place contradicts the
-/// candidate: a line hint must point at it, a Codex anchor must precede it.
+/// candidate: a line hint must point at it, it must lie in a Codex anchor's
+/// block.
 fn where_hinted(cand: &Candidate, hints: &Hints) -> bool {
     let near_line = |line: usize| points_at(cand.start.abs_diff(line), usize::MAX);
     let lines_ok = hints.lines().next().is_none() || hints.lines().any(near_line);
-    let anchors_ok = hints
-        .anchors
-        .as_ref()
-        .is_none_or(|a| a.iter().any(|&a| a <= cand.start));
+    let anchors_ok = hints.anchors.is_none()
+        || hints
+            .anchor_scopes()
+            .any(|(a, end)| super::scope::within(a, end, cand.start));
     lines_ok && anchors_ok
 }
 

@@ -29,6 +29,9 @@ pub struct Hints {
     pub new_side_line: Option<usize>,
     /// Lines (0-based) of the innermost Codex anchor; the hunk lies at or after one.
     pub anchors: Option<Vec<usize>>,
+    /// For each of [`anchors`](Self::anchors), the end (exclusive) of the
+    /// block its line opens; missing for an anchor that opens none.
+    pub anchor_ends: Vec<usize>,
     /// The hunk belongs at the end of the file.
     pub at_eof: bool,
     /// Lines (0-based) the user pinned hunks of this file to (`--at FILE:LINE`).
@@ -52,13 +55,13 @@ pub enum Choice {
 // tied; kept in one function so the order is visible.
 pub fn choose(cands: &[Candidate], hints: &Hints, file_len: usize) -> Choice {
     let mut pool: Vec<usize> = (0..cands.len()).collect();
-    if let Some(anchors) = &hints.anchors {
+    if hints.anchors.is_some() {
         let mut pointed: Vec<usize> = Vec::new();
-        for &a in anchors {
+        for (a, end) in hints.anchor_scopes() {
             let first_after = pool
                 .iter()
                 .copied()
-                .filter(|&c| cands[c].start >= a)
+                .filter(|&c| super::scope::within(a, end, cands[c].start))
                 .min_by_key(|&c| cands[c].start);
             if let Some(c) = first_after
                 && !pointed.contains(&c)
@@ -140,6 +143,29 @@ pub fn choose(cands: &[Candidate], hints: &Hints, file_len: usize) -> Choice {
 }
 
 impl Hints {
+    /// Each innermost anchor line with the end (exclusive) of its scope:
+    /// the block it opens, or the rest of the file when it opens none.
+    pub fn anchor_scopes(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.anchors
+            .iter()
+            .flatten()
+            .enumerate()
+            .map(|(i, &a)| (a, self.anchor_ends.get(i).copied().unwrap_or(usize::MAX)))
+    }
+
+    /// The first lines (0-based) of `starts` that lie after an anchor but
+    /// past the end of its block, and inside no anchor's block: places the
+    /// content points at and the anchors rule out.
+    pub fn past_anchor_scope(&self, starts: impl Iterator<Item = usize>) -> Vec<usize> {
+        starts
+            .filter(|&s| {
+                let mut scopes = self.anchor_scopes();
+                let after = self.anchor_scopes().any(|(a, _)| a <= s);
+                after && !scopes.any(|(a, end)| super::scope::within(a, end, s))
+            })
+            .collect()
+    }
+
     /// The distinct line hints: as corrected, and as written. The new-side
     /// start is not one of them: it may only contradict them
     /// ([`choose`]), never pick a place they leave open.

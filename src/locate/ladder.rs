@@ -11,6 +11,7 @@ use super::decide;
 use super::diagnose;
 use super::keys::{FileKeys, OldLine, old_side};
 use super::numbered::AdditionEvidence;
+use super::scope;
 use super::search::Candidate;
 use super::{
     Failure, FileState, HunkStatus, Located, MatchOptions, Reason, Tier, ambiguous,
@@ -35,20 +36,21 @@ pub(super) fn hints_for(
         None
     } else {
         Some(
-            resolve_anchors(keys, &hunk.anchors, state.prev_end).map_err(|a| {
-                failure(
-                    index,
-                    Reason::ContextNotFound,
-                    format!("the `@@ {a}` anchor is not in the file"),
-                )
-            })?,
+            resolve_anchors(keys, &hunk.anchors, state.prev_end)
+                .map_err(|why| failure(index, Reason::ContextNotFound, why))?,
         )
     };
+    let anchor_ends = anchors
+        .iter()
+        .flatten()
+        .map(|&a| scope::block_end(keys, a).unwrap_or(usize::MAX))
+        .collect();
     Ok(Hints {
         line: hunk.line_hint.and_then(|l| hint_line(l, state.offset, n)),
         raw_line: hunk.line_hint.and_then(|l| hint_line(l, 0, n)),
         new_side_line: new_side_old_start(hunks, index).and_then(|l| hint_line(l, 0, n)),
         anchors,
+        anchor_ends,
         at_eof: hunk.at_eof,
         pins: state.pins.clone(),
     })
@@ -230,8 +232,6 @@ impl Ladder<'_, '_, '_> {
     fn climb(&self) -> Result<Located, Failure> {
         let Ladder {
             keys,
-            hunks,
-            index,
             old,
             hints,
             options,
@@ -249,6 +249,9 @@ impl Ladder<'_, '_, '_> {
         // lenient reading of the old side at the same lines is the applied
         // state read again, and one elsewhere is a second reading.
         let mut new_side: Option<NewSideFound> = None;
+        // Where the strictest tier that found candidates after an anchor
+        // found them only past the block the anchor opens.
+        let mut beyond: Vec<usize> = Vec::new();
         // Old lines without a word (brackets, punctuation, blank lines) tell a
         // place only byte for byte: with any tolerance, `}` reads as `};` or as
         // the `}` of another block.
@@ -293,37 +296,119 @@ impl Ladder<'_, '_, '_> {
                 new_side = self.new_side_at(None);
             }
             match choose(&cands, hints, n) {
-                Choice::One(c) => return self.settle(tier, cands.swap_remove(c), &new_side),
-                Choice::Nothing => continue,
-                Choice::Ambiguous(starts) => {
-                    if let Some(pick) = in_order_pick(hunks, index, &starts)
-                        && let Some(c) = cands.iter().position(|c| c.start == pick)
-                    {
-                        return self.settle(tier, cands.swap_remove(c), &new_side);
-                    }
-                    let score = cands.first().map_or(1.0, |c| c.similarity);
-                    let why = hints_disagree(&cands, &starts, hints).then(|| {
-                        let list: Vec<String> = starts.iter().map(|s| (s + 1).to_string()).collect();
-                        format!(
-                            "the hunk matches {} places equally well (lines {}) and its line numbers point at different ones (the header's old start, its new start less what the hunks before add and remove, or the offset the hunks before were found at); fix the numbers or add context",
-                            starts.len(),
-                            list.join(", ")
-                        )
-                    });
-                    return Err(ambiguous(index, &starts, Some((tier, score)), why));
+                // A stricter tier's candidate past the anchor's block and a
+                // lenient one inside it: two readings (rule 1).
+                Choice::One(c)
+                    if !beyond.is_empty() && !new_side.as_ref().is_some_and(|f| f.hinted) =>
+                {
+                    return Err(self.past_anchor_block(&beyond, Some((tier, cands[c].start))));
                 }
+                Choice::One(c) => return self.settle(tier, cands.swap_remove(c), &new_side),
+                Choice::Nothing => {
+                    if beyond.is_empty() {
+                        beyond = hints.past_anchor_scope(cands.iter().map(|c| c.start));
+                    }
+                    continue;
+                }
+                Choice::Ambiguous(starts) => return self.tie(tier, cands, &starts, &new_side),
             }
         }
-        self.nothing_placed(&stale, new_side, wordless)
+        self.nothing_placed(&stale, new_side, &beyond, wordless)
     }
 
-    /// No tier placed the hunk (`stale`, `new_side` and `wordless` as the
-    /// climb left them): a stale site, the new side where a hint points, or
+    /// Candidates `cands` of `tier` that nothing separates (first lines
+    /// `starts`): the k-th of k identical hunks takes the k-th place,
+    /// otherwise the hunk is ambiguous.
+    fn tie(
+        &self,
+        tier: Tier,
+        mut cands: Vec<Candidate>,
+        starts: &[usize],
+        new_side: &Option<NewSideFound>,
+    ) -> Result<Located, Failure> {
+        if let Some(pick) = in_order_pick(self.hunks, self.index, starts)
+            && let Some(c) = cands.iter().position(|c| c.start == pick)
+        {
+            return self.settle(tier, cands.swap_remove(c), new_side);
+        }
+        let score = cands.first().map_or(1.0, |c| c.similarity);
+        let why = self.anchor_readings(starts).or_else(|| {
+            hints_disagree(&cands, starts, self.hints).then(|| {
+                let list: Vec<String> = starts.iter().map(|s| (s + 1).to_string()).collect();
+                format!(
+                    "the hunk matches {} places equally well (lines {}) and its line numbers point at different ones (the header's old start, its new start less what the hunks before add and remove, or the offset the hunks before were found at); fix the numbers or add context",
+                    starts.len(),
+                    list.join(", ")
+                )
+            })
+        });
+        Err(ambiguous(self.index, starts, Some((tier, score)), why))
+    }
+
+    /// Why `starts` are two readings when the innermost `@@` anchor stands
+    /// in several places and the hunk follows each (`None` otherwise).
+    fn anchor_readings(&self, starts: &[usize]) -> Option<String> {
+        let anchors = self.hints.anchors.as_ref().filter(|a| a.len() > 1)?;
+        let name = self.hunk.anchors.last()?;
+        let lines = |v: &[usize]| {
+            v.iter()
+                .map(|l| (l + 1).to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let outer = if self.hunk.anchors.len() > 1 {
+            " (in the block the anchor before it opens, exactly or with tolerance, and exactly past that block)"
+        } else {
+            ""
+        };
+        Some(format!(
+            "the `@@ {name}` anchor stands at lines {}{outer}, and the hunk follows each of them (lines {}): name a more specific anchor",
+            lines(anchors),
+            lines(starts)
+        ))
+    }
+
+    /// The hunk stands after its `@@` anchor only past the end of the block
+    /// the anchor opens (`beyond`), and perhaps with more tolerance inside
+    /// it (`inside`: tier and first line): the anchor and the content point
+    /// at different places.
+    fn past_anchor_block(&self, beyond: &[usize], inside: Option<(Tier, usize)>) -> Failure {
+        let first = beyond.first().copied().unwrap_or(0);
+        let (anchor, end) = self
+            .hints
+            .anchor_scopes()
+            .filter(|&(a, _)| a <= first)
+            .max()
+            .unwrap_or((0, first));
+        let name = self.hunk.anchors.last().map_or("", String::as_str);
+        let also = inside.map_or(String::new(), |(tier, at)| {
+            format!(
+                ", and inside it only with more tolerance ({}) at line {}",
+                tier.name(),
+                at + 1
+            )
+        });
+        let why = format!(
+            "the hunk stands at line {} after the `@@ {name}` anchor, but past the end of the block that anchor opens (lines {}-{}){also}: the anchor and the content point at different places",
+            first + 1,
+            anchor + 1,
+            end,
+        );
+        let mut starts: Vec<usize> = beyond.to_vec();
+        starts.push(inside.map_or(anchor, |(_, at)| at));
+        starts.sort_unstable();
+        starts.dedup();
+        ambiguous(self.index, &starts, None, Some(why))
+    }
+
+    /// No tier placed the hunk (`stale`, `new_side`, `beyond` and `wordless`
+    /// as the climb left them): a stale site, the new side where a hint points, or
     /// the reason nothing was found.
     fn nothing_placed(
         &self,
         stale: &[Range<usize>],
         mut new_side: Option<NewSideFound>,
+        beyond: &[usize],
         wordless: bool,
     ) -> Result<Located, Failure> {
         if !stale.is_empty() {
@@ -336,6 +421,9 @@ impl Ladder<'_, '_, '_> {
         }
         if let Some(found) = new_side.filter(|found| found.hinted) {
             return Ok(found.loc);
+        }
+        if !beyond.is_empty() {
+            return Err(self.past_anchor_block(beyond, None));
         }
         if wordless {
             return Err(failure(

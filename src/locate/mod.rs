@@ -46,6 +46,7 @@ mod outcome;
 mod placed;
 mod prefilter;
 mod proven;
+mod scope;
 mod search;
 mod unique;
 
@@ -386,39 +387,106 @@ fn similarity_range(
 
 /// Finds the lines (0-based) of the innermost anchor, each anchor searched
 /// at or after the previous one and after the previous hunk (Codex's
-/// sequential seek). Returns the anchor text that was not found on failure.
+/// sequential seek). An inner anchor is sought in the block the anchor
+/// before it opens (`scope::block_end`); found there only with tolerance
+/// while an exact occurrence stands past that block, both are readings.
+/// Returns why an anchor was not found on failure.
 fn resolve_anchors(keys: &FileKeys, anchors: &[String], from: usize) -> Result<Vec<usize>, String> {
     let mut positions = vec![from];
-    for anchor in anchors {
+    for (k, anchor) in anchors.iter().enumerate() {
         let probe = OldLine::new(LineKind::Context, anchor);
         let mut next = Vec::new();
-        for tier in [Tier::Exact, Tier::Resilient, Tier::Fuzzy] {
-            let lines = prefilter::lines_matching(keys, &probe, tier)
-                .unwrap_or_else(|| (0..keys.len()).collect());
-            for &p in &positions {
-                for j in lines.iter().copied().filter(|&j| j >= p) {
-                    if keys.compare(tier, j, &probe) != normalize::LineMatch::No {
-                        // Made distinct below (a scan here was quadratic
-                        // in the anchor's occurrences).
-                        next.push(j);
-                        if anchors.len() > 1 {
-                            break;
-                        }
-                    }
+        let mut outside = None;
+        if k == 0 {
+            next = first_anchor(keys, &probe, from, anchors.len() > 1);
+        } else {
+            for &outer in &positions {
+                match inner_anchor(keys, &probe, outer) {
+                    Ok(found) => next.extend(found),
+                    Err(beyond) => outside = outside.or(Some((outer, beyond))),
                 }
             }
-            if !next.is_empty() {
-                break;
-            }
+            next.sort_unstable();
+            next.dedup();
+        }
+        if let (true, Some((outer, beyond))) = (next.is_empty(), outside) {
+            let end = scope::block_end(keys, outer).unwrap_or(keys.len());
+            let past = beyond.map_or(String::new(), |j| {
+                format!("; it stands at line {}, past that block", j + 1)
+            });
+            return Err(format!(
+                "the `@@ {anchor}` anchor is not in the block `@@ {}` opens (lines {}-{}){past}",
+                anchors[k - 1],
+                outer + 1,
+                end
+            ));
         }
         if next.is_empty() {
-            return Err(anchor.clone());
+            return Err(format!("the `@@ {anchor}` anchor is not in the file"));
         }
-        next.sort_unstable();
-        next.dedup();
         positions = next;
     }
     Ok(positions)
+}
+
+/// The lines at or after `from` that hold the outermost anchor `probe`, in
+/// the strictest tier that finds any (only the first when `first_only`).
+fn first_anchor(keys: &FileKeys, probe: &OldLine, from: usize, first_only: bool) -> Vec<usize> {
+    let mut next = Vec::new();
+    for tier in [Tier::Exact, Tier::Resilient, Tier::Fuzzy] {
+        let lines = prefilter::lines_matching(keys, probe, tier)
+            .unwrap_or_else(|| (0..keys.len()).collect());
+        for j in lines.iter().copied().filter(|&j| j >= from) {
+            if keys.compare(tier, j, probe) != normalize::LineMatch::No {
+                next.push(j);
+                if first_only {
+                    break;
+                }
+            }
+        }
+        if !next.is_empty() {
+            break;
+        }
+    }
+    next.sort_unstable();
+    next.dedup();
+    next
+}
+
+/// The first line at or after `outer` holding the inner anchor `probe`
+/// within the block `outer` opens (the rest of the file when it opens
+/// none), in the strictest tier that finds one; with the first exact
+/// occurrence past the block too when the one inside is found only with
+/// tolerance. `Err` with the first occurrence past the block, if any, when
+/// the block holds none.
+fn inner_anchor(
+    keys: &FileKeys,
+    probe: &OldLine,
+    outer: usize,
+) -> Result<Vec<usize>, Option<usize>> {
+    let n = keys.len();
+    let end = scope::block_end(keys, outer).unwrap_or(n);
+    let first_in = |tier: Tier, range: std::ops::Range<usize>| {
+        let lines =
+            prefilter::lines_matching(keys, probe, tier).unwrap_or_else(|| (0..n).collect());
+        lines
+            .iter()
+            .copied()
+            .filter(|j| range.contains(j))
+            .find(|&j| keys.compare(tier, j, probe) != normalize::LineMatch::No)
+    };
+    let tiers = [Tier::Exact, Tier::Resilient, Tier::Fuzzy];
+    let inside = tiers
+        .iter()
+        .find_map(|&t| first_in(t, outer..end).map(|j| (t, j)));
+    match inside {
+        Some((Tier::Exact, j)) => Ok(vec![j]),
+        Some((_, j)) => Ok(std::iter::once(j)
+            .chain(first_in(Tier::Exact, end..n))
+            .collect()),
+        None if end == n => Ok(Vec::new()),
+        None => Err(tiers.iter().find_map(|&t| first_in(t, end..n))),
+    }
 }
 
 /// When several identical hunks each match one of several identical places,

@@ -297,6 +297,9 @@ fn update_body(
     let mut has_body = false;
     // How many of the chunk's last lines are bare blank lines (no ' ').
     let mut bare_tail = 0;
+    // The chunk's context lines that are elision lines (`# ... existing
+    // code ...`): their index in the chunk and patch line.
+    let mut elided: Vec<(usize, usize)> = Vec::new();
     while let Some(l) = src.line(j) {
         let at = src.orig(j);
         if bare && ends_bare_body(src, j) {
@@ -309,7 +312,7 @@ fn update_body(
                     Some(h) if has_body => h.at_eof = true,
                     _ => return Err(malformed(at, "`*** End of File` does not follow a chunk")),
                 }
-                finish(&mut cur, fp, std::mem::take(&mut bare_tail))?;
+                finish(&mut cur, fp, std::mem::take(&mut bare_tail), &mut elided)?;
                 has_body = false;
                 j += 1;
                 continue;
@@ -318,7 +321,7 @@ fn update_body(
         }
         if let Some(rest) = l.strip_prefix("@@") {
             if has_body {
-                finish(&mut cur, fp, std::mem::take(&mut bare_tail))?;
+                finish(&mut cur, fp, std::mem::take(&mut bare_tail), &mut elided)?;
                 has_body = false;
             }
             let h = cur.get_or_insert_with(|| Hunk {
@@ -332,6 +335,9 @@ fn update_body(
                 patch_line: at,
                 ..Hunk::default()
             });
+            if kind == LineKind::Context && super::elision::is_elision(text) {
+                elided.push((h.lines.len(), at));
+            }
             h.lines.push(HunkLine::new(kind, text));
             has_body = true;
             bare_tail = if l.trim().is_empty() && !l.starts_with(' ') {
@@ -342,7 +348,7 @@ fn update_body(
         }
         j += 1;
     }
-    finish(&mut cur, fp, std::mem::take(&mut bare_tail))?;
+    finish(&mut cur, fp, std::mem::take(&mut bare_tail), &mut elided)?;
     Ok(j)
 }
 
@@ -396,12 +402,15 @@ fn numbered_header(text: &str) -> Option<usize> {
 /// Closes the current chunk: drops its last `bare_tail` lines when they are
 /// bare blank lines (models leave them between chunks; a blank context line
 /// written with its ' ' marker is kept), unless they are all that places the
-/// chunk; strips line numbers.
+/// chunk; strips line numbers; notes how it reads around the context lines
+/// of `elided` that are elision lines (then empties `elided`).
 fn finish(
     cur: &mut Option<Hunk>,
     fp: &mut FilePatch,
     mut bare_tail: usize,
+    elided: &mut Vec<(usize, usize)>,
 ) -> Result<(), ParseError> {
+    let elided = std::mem::take(elided);
     let Some(mut h) = cur.take() else {
         return Ok(());
     };
@@ -427,6 +436,9 @@ fn finish(
             h.line_hint = Some(n);
         }
     }
+    // Read around its elision lines only when the chunk as written stands
+    // nowhere (`apply::elision`), as unified and numberless hunks are.
+    h.elision = super::elision::read_context(&h, &elided).map(Box::new);
     fp.hunks.push(h);
     Ok(())
 }

@@ -175,8 +175,9 @@ fn pieces(
     Ok(out)
 }
 
-/// The elision reading of a unified or numberless hunk whose context lines
-/// include elision lines: `marks` are (index in `hunk.lines`, patch line)
+/// The elision reading of a unified, numberless or Codex hunk whose context
+/// lines include elision lines (the first piece keeps the hunk's line
+/// number and `@@` anchors, the last its `*** End of File`): `marks` are (index in `hunk.lines`, patch line)
 /// of those context lines. A context line is on both sides, so it always
 /// pairs: the hunk reads as the pieces between them, each a hunk placed on
 /// its own, in order. Added lines beside an elision with no line to find on
@@ -222,6 +223,12 @@ pub(crate) fn read_context(hunk: &Hunk, marks: &[(usize, usize)]) -> Option<Elis
                 lines: lines.to_vec(),
                 patch_line: start.1,
                 line_hint: if k == 0 { hunk.line_hint } else { None },
+                anchors: if k == 0 {
+                    hunk.anchors.clone()
+                } else {
+                    Vec::new()
+                },
+                at_eof: last && hunk.at_eof,
                 old_missing_newline: last && hunk.old_missing_newline,
                 new_missing_newline: last && hunk.new_missing_newline,
                 elision_piece: true,
