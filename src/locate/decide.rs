@@ -222,11 +222,25 @@ pub(super) fn paired_line_stands_elsewhere(
                 && l.text.chars().any(char::is_alphanumeric)
                 && matches!(s, Slot::Line(_, LineMatch::No))
         })
-        .find_map(|(l, _)| {
-            (0..keys.len()).find(|&j| {
-                !(cand.start..cand.end).contains(&j) && keys.line(j) == l.text.as_bytes()
-            })
-        })
+        .find_map(|(l, _)| first_standing_outside(keys, l, cand.start..cand.end))
+}
+
+/// The first file line outside `span` that is `line` byte for byte: in a
+/// small file through its lines ordered once by their bytes, in a large one
+/// through the prefilter (a whole line equal to it holds its exact-tier
+/// needle), so that a patch of many such hunks does not scan the file for
+/// each.
+fn first_standing_outside(keys: &FileKeys, line: &OldLine, span: Range<usize>) -> Option<usize> {
+    let text = line.text.as_bytes();
+    let outside = |j: &usize| !span.contains(j);
+    if let Some(equal) = keys.lines_equal_to(text) {
+        return equal.iter().copied().find(outside);
+    }
+    let equal_outside = |j: &usize| outside(j) && keys.line(*j) == text;
+    match prefilter::lines_matching(keys, line, Tier::Exact) {
+        Some(hits) => hits.iter().copied().find(equal_outside),
+        None => (0..keys.len()).find(equal_outside),
+    }
 }
 
 /// Candidates of `tier` starting in `range`. A large file's lines are

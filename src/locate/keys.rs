@@ -40,6 +40,9 @@ pub struct FileKeys<'s> {
     counts: OnceCell<TokenCounts>,
     /// Which pieces of the file hold characters a raw search cannot see.
     unseen_pieces: OnceCell<Vec<bool>>,
+    /// A small file's line numbers ordered by the lines' bytes (then by
+    /// number), made on first use.
+    by_bytes: OnceCell<Vec<usize>>,
 }
 
 impl<'s> FileKeys<'s> {
@@ -61,6 +64,7 @@ impl<'s> FileKeys<'s> {
             announcer: RefCell::default(),
             counts: OnceCell::new(),
             unseen_pieces: OnceCell::new(),
+            by_bytes: OnceCell::new(),
         }
     }
 
@@ -183,6 +187,25 @@ impl<'s> FileKeys<'s> {
                 .map(|i| self.source.line(i))
                 .collect()
         })
+    }
+
+    /// The lines (0-based, ascending) whose bytes are `bytes`, in a small
+    /// file: found through one ordering of the file's lines made on first
+    /// use, not by a pass over the file per question. `None` in a large
+    /// file, whose ordering would take memory that grows with it.
+    pub fn lines_equal_to(&self, bytes: &[u8]) -> Option<&[usize]> {
+        if !self.dense {
+            return None;
+        }
+        let lines = self.lines();
+        let order = self.by_bytes.get_or_init(|| {
+            let mut order: Vec<usize> = (0..lines.len()).collect();
+            order.sort_unstable_by(|&a, &b| lines[a].cmp(lines[b]).then(a.cmp(&b)));
+            order
+        });
+        let from = order.partition_point(|&j| lines[j] < bytes);
+        let to = from + order[from..].partition_point(|&j| lines[j] == bytes);
+        Some(&order[from..to])
     }
 
     /// Line `i`'s bytes.
