@@ -3,12 +3,13 @@
 
 use super::Tier;
 use super::normalize::{LineMatch, fuzzy_key, heading_level, keys_match, resilient_key};
-use super::prefilter::{Announcements, Needle, TokenCounts};
+use super::prefilter::{Announcements, Needle, TokenCounts, resilient_token, word_token};
 use crate::model::{Hunk, LineKind};
 use crate::source::SourceText;
 use std::borrow::Cow;
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
+use std::ops::Range;
 use std::rc::Rc;
 
 /// Makes the needles to announce (see [`FileKeys::announce_later`]).
@@ -280,6 +281,11 @@ pub struct OldLine<'h> {
     pub blank: bool,
     resilient: OnceCell<String>,
     fuzzy: OnceCell<String>,
+    /// Where the longest word of `fuzzy` and the longest token of
+    /// `resilient` lie: each tier's needle asks for them, and a long line
+    /// would be split again on every ask.
+    word: OnceCell<Option<Range<usize>>>,
+    token: OnceCell<Option<Range<usize>>>,
 }
 
 impl<'h> OldLine<'h> {
@@ -291,6 +297,8 @@ impl<'h> OldLine<'h> {
             blank: text.trim().is_empty(),
             resilient: OnceCell::new(),
             fuzzy: OnceCell::new(),
+            word: OnceCell::new(),
+            token: OnceCell::new(),
         }
     }
 
@@ -303,6 +311,31 @@ impl<'h> OldLine<'h> {
     pub fn fuzzy(&self) -> &str {
         self.fuzzy.get_or_init(|| fuzzy_key(self.text))
     }
+
+    /// The longest word of the fuzzy key (`prefilter::word_token`), found once.
+    pub fn longest_word(&self) -> Option<&str> {
+        let key = self.fuzzy();
+        let at = self
+            .word
+            .get_or_init(|| word_token(key).map(|w| within(key, w)));
+        at.clone().map(|r| &key[r])
+    }
+
+    /// The longest token of the resilient key
+    /// (`prefilter::resilient_token`), found once.
+    pub fn longest_resilient_token(&self) -> Option<&str> {
+        let key = self.resilient();
+        let at = self
+            .token
+            .get_or_init(|| resilient_token(key).map(|t| within(key, t)));
+        at.clone().map(|r| &key[r])
+    }
+}
+
+/// Where `part`, a slice of `whole`, lies in it.
+fn within(whole: &str, part: &str) -> Range<usize> {
+    let start = (part.as_ptr() as usize).saturating_sub(whole.as_ptr() as usize);
+    start..start + part.len()
 }
 
 /// The old side (context and removed lines) of a hunk, with keys.

@@ -76,8 +76,7 @@ impl Needle {
 /// The usual needle of a line: the caseless run inside its longest word,
 /// else its tier's longest token.
 fn usual<'l>(line: &'l OldLine, tier: Tier) -> Option<Candidate<'l>> {
-    let fuzzy = line.fuzzy();
-    if let Some(word) = word_token(fuzzy)
+    if let Some(word) = line.longest_word()
         && let Some(fragment) = caseless_fragment(word)
     {
         return Some(Candidate {
@@ -93,13 +92,9 @@ fn usual<'l>(line: &'l OldLine, tier: Tier) -> Option<Candidate<'l>> {
             Some(line.text).filter(|t| !t.is_empty()),
             false,
         ),
-        Tier::Resilient => (
-            TokenKind::Resilient,
-            resilient_token(line.resilient()),
-            false,
-        ),
+        Tier::Resilient => (TokenKind::Resilient, line.longest_resilient_token(), false),
         Tier::Fuzzy | Tier::Structural | Tier::Similarity => {
-            (TokenKind::Word, word_token(fuzzy), true)
+            (TokenKind::Word, line.longest_word(), true)
         }
     };
     token.map(|token| Candidate {
@@ -273,8 +268,8 @@ pub fn anchor_lines<'a, 'h>(
         .filter_map(|(i, l)| {
             let len = match tier {
                 Tier::Exact => l.text.trim().len(),
-                Tier::Resilient => resilient_token(l.resilient())?.len(),
-                _ => word_token(l.fuzzy())?.len(),
+                Tier::Resilient => l.longest_resilient_token()?.len(),
+                _ => l.longest_word()?.len(),
             };
             (len >= MIN_TOKEN).then(|| ((sharing(l, tier, counts), usize::MAX - len, i), l))
         })
@@ -363,12 +358,12 @@ fn words(key: &str) -> impl Iterator<Item = &str> {
 }
 
 /// The longest of [`resilient_tokens`] (the last of equals).
-fn resilient_token(key: &str) -> Option<&str> {
+pub(super) fn resilient_token(key: &str) -> Option<&str> {
     resilient_tokens(key).max_by_key(|t| t.len())
 }
 
 /// The longest of [`words`] (the last of equals).
-fn word_token(key: &str) -> Option<&str> {
+pub(super) fn word_token(key: &str) -> Option<&str> {
     words(key).max_by_key(|t| t.len())
 }
 
