@@ -230,8 +230,16 @@ fn fragment_match(file_key: &str, patch_key: &str, removed: bool) -> bool {
 /// by spaces next to punctuation: `def f( a ):` and `def f(a):`. A space
 /// between two word characters still counts (`"a b"` is not `"ab"`).
 pub fn same_tokens(file_key: &str, patch_key: &str) -> bool {
-    let solid = |k: &str| k.chars().filter(|c| *c != ' ').collect::<Vec<char>>();
-    if file_key == patch_key || file_key.is_empty() || solid(file_key) != solid(patch_key) {
+    // Compared as they are read: nothing is allocated for the many file
+    // lines that differ (every start line of a fuzzy search).
+    let same_solid = || {
+        let unspaced = |c: &char| *c != ' ';
+        file_key
+            .chars()
+            .filter(unspaced)
+            .eq(patch_key.chars().filter(unspaced))
+    };
+    if file_key == patch_key || file_key.is_empty() || !same_solid() {
         return file_key == patch_key;
     }
     token_key(file_key) == token_key(patch_key)
