@@ -35,16 +35,26 @@ Cases (H hunks, one changed line each, on a file of 8 H lines unless said):
               up and down (the offset carried from the hunk before never fits):
               each is placed away from its number, so whether its new side
               stands at the number is checked (`accept::not_done_where_numbered`)
+  case-fix    numbered hunks that change the case of a word (`compute_` to
+              `Compute_`) under an inner context line whose case drifted
+              (`// STEP N` for `// step N`): placed by the fuzzy tier, which
+              then reads the new side with its own tolerance
+              (`applied::new_side_read_leniently`, `decide::lenient_done`);
+              re-applied, that reading finds it, and every hunk is refused as
+              ambiguous (exit 1, file unchanged: "already applied, or to be
+              applied there?"), each refusal trying its `--at` suggestions
+              (`apply/pin_check.rs`)
 Each case runs on the original file (fresh: every hunk applies) and on the
 patched file (re-applied: every hunk already applied, the pre-commit case).
 
-Every command runs in a fresh copy, `--runs` times (median reported), and
+Every command runs in a fresh copy, `--runs` times (the best reported: the
+machine may be shared, and the best run is the one least slowed), and
 its result is checked: ours must give the expected file (fresh) or leave it
 unchanged (re-applied). The peers' outcome is printed beside their time
 (`git apply` refuses a re-applied patch; `patch -N` skips it).
 
 Usage: benches/costs.py [--bin PATH] [--base N] [--scales 1,4,16] [--runs 3]
-                        [--cases a,b] [--no-peers]
+                        [--cases a,b] [--states fresh,re-applied] [--no-peers]
 Inputs and scratch copies (each a git repository of its own) go to
 <target>/perf-inputs/costs/.
 """
@@ -52,7 +62,6 @@ Inputs and scratch copies (each a git repository of its own) go to
 import argparse
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -77,6 +86,8 @@ def line(i, case="numbered"):
 
 
 def changed(i, case="numbered"):
+    if case == "case-fix":
+        return line(i, case).replace("compute_", "Compute_", 1)
     return line(i, case).replace(f", {i})", f", {i}) + 1", 1)
 
 
@@ -133,6 +144,8 @@ def make(case, k, base):
                 out.append(" " + before[j][:-1] + "  \n")
             elif case == "similar" and j == t - 2:
                 out.append(" " + before[j].replace("// step", "// stage"))
+            elif case == "case-fix" and j == t - 2:
+                out.append(" " + before[j].replace("// step", "// STEP"))
             else:
                 out.append(" " + before[j])
     return "".join(before), "".join(after), "".join(out), hunks, n
@@ -151,7 +164,7 @@ def timed(cmd, cwd):
 
 
 def measure(cmd, start_text, want, runs, scratch):
-    """Median time, exit code, peak RSS and whether the result is `want`."""
+    """Best time, exit code, peak RSS and whether the result is `want`."""
     samples = []
     for _ in range(runs):
         d = tempfile.mkdtemp(dir=scratch)
@@ -164,7 +177,7 @@ def measure(cmd, start_text, want, runs, scratch):
             ok = f.read() == want
         samples.append((took, code, rss, ok))
         shutil.rmtree(d)
-    took = statistics.median(s[0] for s in samples)
+    took = min(s[0] for s in samples)
     return took, samples[0][1], max(s[2] for s in samples), all(s[3] for s in samples)
 
 
@@ -174,9 +187,12 @@ def main():
     ap.add_argument("--base", type=int, default=1000, help="hunks/2 at 1x (default 1000: 2,000 hunks)")
     ap.add_argument("--scales", default="1,4,16")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--states", default="fresh,re-applied",
+                    help="which runs: fresh, re-applied, or both (default)")
     ap.add_argument("--no-peers", action="store_true", help="time ours only (the peers' columns stay empty)")
     ap.add_argument("--cases", default="numbered,numberless,drifted,shared,backticks,codex,codex-same-anchor,sr-drift,long-lines,lenient,misnumbered",
-                    help="default: every case but `similar` (minutes at 16x)")
+                    help="default: every case but `similar` (minutes at 16x) and `case-fix` (its "
+                         "re-applied refusals cost hunks squared: minutes from 1x)")
     args = ap.parse_args()
     binary = os.path.abspath(args.bin)
     scratch = os.path.join(TARGET, "perf-inputs", "costs")
@@ -194,12 +210,14 @@ def main():
             lenient = case in ("drifted", "lenient", "similar")
             git = ["git", "apply"] + (["--ignore-whitespace"] if lenient else []) + [pfile]
             gnu = ["patch", "-p1", "-s", "-N", "--no-backup-if-mismatch", "-r", "-"] + (["-l"] if lenient else []) + ["-i", pfile]
-            for state, start, want in [("fresh", before, after), ("re-applied", after, after)]:
+            states = [("fresh", before, after), ("re-applied", after, after)]
+            for state, start, want in [s for s in states if s[0] in args.states.split(",")]:
                 ours = measure([binary, "-q", pfile], start, want, args.runs, scratch)
                 peers = [] if args.no_peers else [measure(c, start, want, args.runs, scratch) for c in (git, gnu)]
                 # Re-applied, a hunk with a context line written differently
-                # is refused: its new side does not stand as written.
-                want_code = 1 if (case, state) == ("similar", "re-applied") else 0
+                # is refused: its new side does not stand as written; a case
+                # fix read with the tolerance that found it is two readings.
+                want_code = 1 if state == "re-applied" and case in ("similar", "case-fix") else 0
                 if not ours[3] or ours[1] != want_code:
                     failed = True
 
