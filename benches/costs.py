@@ -152,19 +152,21 @@ def make(case, k, base):
 
 
 def timed(cmd, cwd):
-    """(seconds, exit code, peak RSS in KiB) of one run."""
+    """(seconds, exit code, peak RSS in KiB, CPU seconds) of one run."""
     stats = os.path.join(cwd, ".time")
-    full = ["/usr/bin/time", "-o", stats, "-f", "%M"] + cmd
+    full = ["/usr/bin/time", "-o", stats, "-f", "%M %U %S"] + cmd
     start = time.perf_counter()
     proc = subprocess.run(full, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     took = time.perf_counter() - start
     with open(stats) as f:
-        rss = int(f.read().split()[-1])
-    return took, proc.returncode, rss
+        rss, user, system = f.read().split()[-3:]
+    return took, proc.returncode, int(rss), float(user) + float(system)
 
 
 def measure(cmd, start_text, want, runs, scratch):
-    """Best time, exit code, peak RSS and whether the result is `want`."""
+    """Best wall time, exit code, peak RSS, whether the result is `want`, and
+    the best CPU time (user + system: less moved by other work on a shared
+    machine than the wall time)."""
     samples = []
     for _ in range(runs):
         d = tempfile.mkdtemp(dir=scratch)
@@ -172,13 +174,14 @@ def measure(cmd, start_text, want, runs, scratch):
         subprocess.run(["git", "init", "-q", d], check=True)
         with open(os.path.join(d, "f.rs"), "w") as f:
             f.write(start_text)
-        took, code, rss = timed(cmd, d)
+        took, code, rss, cpu = timed(cmd, d)
         with open(os.path.join(d, "f.rs")) as f:
             ok = f.read() == want
-        samples.append((took, code, rss, ok))
+        samples.append((took, code, rss, ok, cpu))
         shutil.rmtree(d)
     took = min(s[0] for s in samples)
-    return took, samples[0][1], max(s[2] for s in samples), all(s[3] for s in samples)
+    cpu = min(s[4] for s in samples)
+    return took, samples[0][1], max(s[2] for s in samples), all(s[3] for s in samples), cpu
 
 
 def main():
@@ -198,8 +201,8 @@ def main():
     scratch = os.path.join(TARGET, "perf-inputs", "costs")
     os.makedirs(scratch, exist_ok=True)
     print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load {os.getloadavg()}, binary {binary}")
-    print("| case | scale | hunks | file lines | state | ours | peak RSS | git apply | GNU patch | ours / git apply | ours / patch |")
-    print("| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| case | scale | hunks | file lines | state | ours | ours CPU | peak RSS | git apply | GNU patch | ours / git apply | ours / patch |")
+    print("| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     failed = False
     for case in args.cases.split(","):
         for k in [int(s) for s in args.scales.split(",")]:
@@ -225,9 +228,10 @@ def main():
                     note = "" if m[1] == 0 and m[3] else f" (exit {m[1]}{'' if m[3] else ', other result'})"
                     return f"{m[0]:.3f} s{note}"
 
-                ratios = [f"{ours[0] / p[0]:.2f}" if p[0] > 0 else "-" for p in peers] or ["", ""]
+                # A ratio only where the peer gave the same file (it applied).
+                ratios = [f"{ours[0] / p[0]:.2f}" if p[0] > 0 and p[1] == 0 and p[3] else "" for p in peers] or ["", ""]
                 cells = [cell(p) for p in peers] or ["", ""]
-                print(f"| {case} | {k}x | {hunks:,} | {n:,} | {state} | {cell(ours)} | {ours[2] / 1024:.0f} MiB "
+                print(f"| {case} | {k}x | {hunks:,} | {n:,} | {state} | {cell(ours)} | {ours[4]:.2f} s | {ours[2] / 1024:.0f} MiB "
                       f"| {cells[0]} | {cells[1]} | {ratios[0]} | {ratios[1]} |", flush=True)
     sys.exit(1 if failed else 0)
 
