@@ -355,3 +355,35 @@ pub fn new_side(hunk: &Hunk) -> Vec<OldLine<'_>> {
         .map(|l| OldLine::new(LineKind::Context, &l.text))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small file answers from its lines ordered once by their bytes
+    /// (every equal line, ascending); a large one leaves it to the prefilter.
+    #[test]
+    fn lines_equal_to_finds_every_equal_line_in_order() {
+        let text = "b\na\nb\n\nc\nb\na\n";
+        let source = SourceText::new(text.as_bytes());
+        let small = FileKeys::new(&source, 100);
+        assert_eq!(small.lines_equal_to(b"b"), Some(&[0, 2, 5][..]));
+        assert_eq!(small.lines_equal_to(b"a"), Some(&[1, 6][..]));
+        assert_eq!(small.lines_equal_to(b""), Some(&[3][..]));
+        assert_eq!(small.lines_equal_to(b"d"), Some(&[][..]));
+        assert_eq!(FileKeys::new(&source, 0).lines_equal_to(b"b"), None);
+    }
+
+    #[test]
+    fn longest_word_and_token_are_those_of_the_keys() {
+        let line = OldLine::new(LineKind::Context, "  let total_count = sum(items);");
+        assert_eq!(line.longest_word(), word_token(line.fuzzy()));
+        assert_eq!(
+            line.longest_resilient_token(),
+            resilient_token(line.resilient())
+        );
+        assert_eq!(line.longest_word(), Some("total_count"));
+        let blank = OldLine::new(LineKind::Context, "  } ");
+        assert_eq!(blank.longest_word(), None);
+    }
+}
