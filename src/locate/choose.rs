@@ -32,6 +32,11 @@ pub struct Hints {
     /// For each of [`anchors`](Self::anchors), the end (exclusive) of the
     /// block its line opens; missing for an anchor that opens none.
     pub anchor_ends: Vec<usize>,
+    /// The blocks (first line, end; 0-based) that lines equal to the
+    /// header's section heading open. A candidate inside none of them,
+    /// picked by the line number while another is inside one, is
+    /// contradicted by the heading: ambiguous.
+    pub section_blocks: Vec<(usize, usize)>,
     /// The hunk belongs at the end of the file.
     pub at_eof: bool,
     /// Lines (0-based) the user pinned hunks of this file to (`--at FILE:LINE`).
@@ -132,7 +137,8 @@ pub fn choose(cands: &[Candidate], hints: &Hints, file_len: usize) -> Choice {
         let contradicted = hints
             .new_side_line
             .and_then(|line| pointed(cands, &pool, line))
-            .is_some_and(|other| other != *one);
+            .is_some_and(|other| other != *one)
+            || hints.heading_contradicts(cands, &pool, *one);
         if !contradicted {
             return Choice::One(*one);
         }
@@ -166,6 +172,18 @@ impl Hints {
             .collect()
     }
 
+    /// True when the section heading names another candidate of `pool`
+    /// than `one`: `one` lies in no block a line equal to the heading
+    /// opens, and another candidate does.
+    pub fn heading_contradicts(&self, cands: &[Candidate], pool: &[usize], one: usize) -> bool {
+        let named = |c: usize| {
+            self.section_blocks
+                .iter()
+                .any(|&(a, end)| super::scope::within(a, end, cands[c].start))
+        };
+        !self.section_blocks.is_empty() && !named(one) && pool.iter().any(|&c| c != one && named(c))
+    }
+
     /// The distinct line hints: as corrected, and as written. The new-side
     /// start is not one of them: it may only contradict them
     /// ([`choose`]), never pick a place they leave open.
@@ -190,6 +208,20 @@ pub fn hints_disagree(cands: &[Candidate], starts: &[usize], hints: &Hints) -> b
     picked.sort_unstable();
     picked.dedup();
     picked.len() > 1
+}
+
+/// True when the line hints pick one of the candidates starting at
+/// `starts` and the section heading names another (for the message).
+pub fn heading_disagrees(cands: &[Candidate], starts: &[usize], hints: &Hints) -> bool {
+    let pool: Vec<usize> = (0..cands.len())
+        .filter(|&c| starts.contains(&cands[c].start))
+        .collect();
+    let mut picked: Vec<usize> = hints
+        .lines()
+        .filter_map(|line| pointed(cands, &pool, line))
+        .collect();
+    picked.dedup();
+    matches!(picked.as_slice(), [one] if hints.heading_contradicts(cands, &pool, *one))
 }
 
 /// The candidate of `pool` that `line` clearly points at, if any.

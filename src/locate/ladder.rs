@@ -6,7 +6,7 @@
 
 use super::accept;
 use super::applied::{self, NewSideFound, already_applied, place_pure_addition};
-use super::choose::{Choice, Hints, choose, hints_disagree};
+use super::choose::{Choice, Hints, choose, heading_disagrees, hints_disagree};
 use super::decide;
 use super::diagnose;
 use super::keys::{FileKeys, OldLine, old_side};
@@ -17,7 +17,7 @@ use super::{
     Failure, FileState, HunkStatus, Located, MatchOptions, Reason, Tier, ambiguous,
     exact_near_hint, failure, fixed, hint_line, in_order_pick, resolve_anchors, search_tier,
 };
-use crate::model::Hunk;
+use crate::model::{Hunk, LineKind};
 use std::ops::Range;
 
 /// What the patch says about the hunk's place: its line number as written
@@ -51,9 +51,30 @@ pub(super) fn hints_for(
         new_side_line: new_side_old_start(hunks, index).and_then(|l| hint_line(l, 0, n)),
         anchors,
         anchor_ends,
+        section_blocks: section_blocks(keys, &hunk.section),
         at_eof: hunk.at_eof,
         pins: state.pins.clone(),
     })
+}
+
+/// The blocks that the lines equal (but for indentation and trailing
+/// whitespace) to a numbered header's section heading open: first line and
+/// end, 0-based. Found through the prefilter's exact-tier lines, so a
+/// heading costs what an anchor costs. Empty without a heading.
+fn section_blocks(keys: &FileKeys, heading: &str) -> Vec<(usize, usize)> {
+    if heading.is_empty() {
+        return Vec::new();
+    }
+    let probe = OldLine::new(LineKind::Context, heading);
+    let lines: Vec<usize> = match super::prefilter::lines_matching(keys, &probe, Tier::Resilient) {
+        Some(hits) => hits.to_vec(),
+        None => (0..keys.len()).collect(),
+    };
+    lines
+        .into_iter()
+        .filter(|&j| keys.line(j).trim_ascii() == heading.as_bytes())
+        .filter_map(|j| super::scope::block_end(keys, j).map(|end| (j, end)))
+        .collect()
 }
 
 /// The old start (1-based) that hunk `index`'s new-side start `+c` implies:
@@ -339,6 +360,17 @@ impl Ladder<'_, '_, '_> {
                     "the hunk matches {} places equally well (lines {}) and its line numbers point at different ones (the header's old start, its new start less what the hunks before add and remove, or the offset the hunks before were found at); fix the numbers or add context",
                     starts.len(),
                     list.join(", ")
+                )
+            })
+        });
+        let why = why.or_else(|| {
+            heading_disagrees(&cands, starts, self.hints).then(|| {
+                let list: Vec<String> = starts.iter().map(|s| (s + 1).to_string()).collect();
+                format!(
+                    "the hunk matches {} places equally well (lines {}); its line number points at one, and its section heading `{}` names the block of another; fix the number or add context",
+                    starts.len(),
+                    list.join(", "),
+                    self.hunk.section
                 )
             })
         });

@@ -198,6 +198,11 @@ pub struct Hunk {
     /// the hunks before it add and remove are taken back out.
     #[serde(skip)]
     pub new_start: Option<usize>,
+    /// The text after a numbered header's closing `@@` (git's section
+    /// heading, `@@ -5,2 +5,3 @@ def save(self):`), trimmed; empty when
+    /// there is none. It names the block the hunk lies in.
+    #[serde(skip)]
+    pub section: String,
     /// Codex `@@ <context>` anchors, outermost first: the hunk lies after them.
     pub anchors: Vec<String>,
     /// Codex `*** End of File`: the hunk belongs at the end of the file.

@@ -67,6 +67,16 @@ fn parse_header(line: &str, at: usize) -> Result<HeaderKind, ParseError> {
     }
 }
 
+/// The section heading after a numbered header's closing `@@`, trimmed
+/// (`@@ -5,2 +5,3 @@ def save(self):` gives `def save(self):`).
+fn section_heading(header: &str) -> &str {
+    header
+        .get(2..)
+        .and_then(|rest| rest.find("@@").map(|k| &rest[k + 2..]))
+        .unwrap_or("")
+        .trim()
+}
+
 /// A `42 | -code` line (number before the marker): returns the marker and the
 /// line rewritten as `42 | code` so the common prefix stripping handles it.
 fn before_form(line: &str) -> Option<(char, String)> {
@@ -105,6 +115,7 @@ pub(crate) fn parse_hunk(
     if hint.is_some() {
         hunk.line_hint = hint;
         hunk.new_start = new_start;
+        hunk.section = section_heading(header).to_string();
     }
     Ok((hunk, numbered, next))
 }
