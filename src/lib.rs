@@ -55,7 +55,7 @@ mod target;
 mod test_hooks;
 mod write;
 
-pub use apply::{ApplyOptions, FileResult, PatchPlan, PlannedFile, plan_patch};
+pub use apply::{ApplyOptions, FileResult, PatchPlan, PathRule, Pin, PlannedFile, plan_patch};
 pub use error::ParseError;
 pub use git::GitError;
 pub use hook::{HookEntry, HookMode, HookRun, run_hook};

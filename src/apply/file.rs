@@ -326,8 +326,8 @@ pub(super) fn update(
     let pins: Vec<usize> = options
         .pins
         .iter()
-        .filter(|(path, _)| *path == file.path)
-        .map(|(_, line)| line.saturating_sub(1))
+        .filter(|pin| pin.path() == file.path)
+        .map(|pin| pin.line().saturating_sub(1))
         .collect();
     if let Some(problem) = elision::replace_only_problem(&file.path, &file.hunks, &source) {
         return Err(problem);

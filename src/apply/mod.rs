@@ -7,65 +7,26 @@ pub(crate) mod checks;
 mod done;
 mod elision;
 mod file;
+mod options;
 mod pin_check;
 mod reach;
 mod sequence;
 mod transform;
 
 use crate::content::Content;
-use crate::locate::MatchOptions;
 use crate::model::{FilePatch, LineText};
 use crate::outcome::{FileReport, FileStatus, Problem, ProblemCode};
-use crate::patch::{ParseOptions, PatchText, parse_patch_text};
+use crate::patch::{PatchText, parse_patch_text};
 use crate::plan::FilePlan;
 use crate::progress::{NoProgress, Progress, Stage, Workload};
 use crate::render::render_to_vec;
 use crate::source::{LineIndex, SourceText};
 use crate::target::{Targets, WorktreeTargets};
 use file::plan_one;
+pub use options::{ApplyOptions, PathRule, Pin};
 use std::borrow::Cow;
 use std::path::Path;
 use transform::{merge_same_paths, transform};
-
-/// Everything that steers one run.
-///
-/// The default detects the notation, strips `a/` and `b/`, and allows every
-/// matching tier. Here the strictest tier refuses what the default applies:
-///
-/// ```
-/// use git_fuzzy_apply::{MatchOptions, Tier};
-/// use git_fuzzy_apply::{apply_to_text, ApplyOptions};
-///
-/// let file = b"if ready:\n    start()\n";
-/// // The context line lost its indentation.
-/// let patch = b"--- a/run.py\n+++ b/run.py\n@@\n if ready:\n-start()\n+    start(fast=True)\n";
-/// assert!(apply_to_text(patch, file, &ApplyOptions::default()).is_ok());
-///
-/// let exact = ApplyOptions {
-///     matching: MatchOptions { max_tier: Tier::Exact, ..MatchOptions::default() },
-///     ..ApplyOptions::default()
-/// };
-/// assert!(apply_to_text(patch, file, &exact).is_err());
-/// ```
-#[derive(Debug, Clone, Default)]
-pub struct ApplyOptions {
-    /// Parsing options (format, `-p`, `--target`).
-    pub parse: ParseOptions,
-    /// Matching options (similarity threshold, strictest tier).
-    pub matching: MatchOptions,
-    /// `--directory`: prepended to every path of the patch.
-    pub directory: Option<String>,
-    /// `--include`/`--exclude` rules in order: `(include?, glob)`; the first
-    /// that matches a path decides; with any include rule, unmatched paths
-    /// are skipped (as `git apply` does).
-    pub path_rules: Vec<(bool, String)>,
-    /// `-R`: apply the patch in reverse.
-    pub reverse: bool,
-    /// `--partial`: plan the hunks that apply even when others fail.
-    pub partial: bool,
-    /// `--at FILE:LINE`: pin a hunk of FILE whose candidates include LINE (1-based) to it.
-    pub pins: Vec<(String, usize)>,
-}
 
 /// What one target becomes.
 ///
