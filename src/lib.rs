@@ -31,6 +31,7 @@
 
 #![warn(missing_docs)]
 #![warn(unnameable_types)]
+#![warn(unreachable_pub)]
 
 mod apply;
 mod content;
@@ -39,6 +40,10 @@ mod git;
 mod hook;
 mod invocation;
 mod journal;
+// Not yet narrowed to `pub(crate)`: `locate/keys.rs`, `locate/choose.rs`
+// and `locate/search/align.rs`, which the placement work was editing when
+// the lint went on; drop this `allow` once they are narrowed.
+#[allow(unreachable_pub)]
 mod locate;
 mod lock;
 pub mod model;

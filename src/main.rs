@@ -1,6 +1,8 @@
 //! The `git-fuzzy-apply` command: argument parsing and printing; the library
 //! does the work.
 
+#![warn(unreachable_pub)]
+
 use anstream::{AutoStream, ColorChoice};
 use clap::error::ErrorKind;
 use clap::{ArgMatches, FromArgMatches};

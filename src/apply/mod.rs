@@ -64,7 +64,7 @@ pub struct FileResult {
 /// The content of a result: given outright, or the original with edits
 /// spliced in (rendered only when written, straight into the file).
 #[derive(Debug)]
-pub enum NewContent {
+pub(crate) enum NewContent {
     /// The bytes themselves (deleted files, converted added files, index blobs).
     Bytes(Vec<u8>),
     /// An added file's lines, each ended by a newline but the last when
@@ -296,7 +296,7 @@ pub fn plan_patch(
 /// [`plan_patch`], telling `progress` about the planning stage: its
 /// [`Workload`] (the size of each target only when the observer
 /// [is active](Progress::is_active)), then each file as it is planned.
-pub fn plan_patch_with(
+pub(crate) fn plan_patch_with(
     patch: &PatchText,
     targets: &dyn Targets,
     options: &ApplyOptions,

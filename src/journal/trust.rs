@@ -128,7 +128,7 @@ fn confined(rel: &Path, root: &Path) -> Result<(), String> {
 
 /// What a run that must not write reports about the journal at `path`:
 /// a recovery pending, a journal ignored, or nothing.
-pub fn pending(path: &Path, expected: Expected) -> Option<Recovery> {
+pub(crate) fn pending(path: &Path, expected: Expected) -> Option<Recovery> {
     match read(path, expected) {
         Ok(Found::None) => None,
         Ok(Found::Trusted(_)) | Err(_) => Some(Recovery::Pending {

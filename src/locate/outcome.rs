@@ -290,7 +290,7 @@ impl MatchOptions {
 /// What became of a hunk that did not fail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum HunkStatus {
+pub(crate) enum HunkStatus {
     /// It will change the file.
     Applied,
     /// Its result is already in the file: skipped.
@@ -301,7 +301,7 @@ pub enum HunkStatus {
 
 /// Where a hunk goes in the original file.
 #[derive(Debug, Clone)]
-pub struct Located {
+pub(crate) struct Located {
     /// Index of the hunk in the file patch.
     pub hunk: usize,
     /// First file line the hunk covers (0-based); the insertion point for a pure addition.
@@ -410,7 +410,7 @@ pub struct NearMatch {
 
 /// A hunk that could not be placed, and what the file looks like near its intent.
 #[derive(Debug, Clone)]
-pub struct Failure {
+pub(crate) struct Failure {
     /// Index of the hunk in the file patch.
     pub hunk: usize,
     /// Why.

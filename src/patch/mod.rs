@@ -359,12 +359,12 @@ pub(crate) mod test_util {
     use crate::model::{Hunk, LineKind, Patch};
 
     /// Parses with default options.
-    pub fn parse(text: &str) -> Result<Patch, ParseError> {
+    pub(crate) fn parse(text: &str) -> Result<Patch, ParseError> {
         parse_patch(text.as_bytes(), &ParseOptions::default())
     }
 
     /// Parses with a `--target`.
-    pub fn parse_target(text: &str, target: &str) -> Result<Patch, ParseError> {
+    pub(crate) fn parse_target(text: &str, target: &str) -> Result<Patch, ParseError> {
         let opts = ParseOptions {
             target: Some(target.into()),
             ..ParseOptions::default()
@@ -373,7 +373,7 @@ pub(crate) mod test_util {
     }
 
     /// A hunk as `" ctx"`, `"-old"`, `"+new"` strings.
-    pub fn show(h: &Hunk) -> Vec<String> {
+    pub(crate) fn show(h: &Hunk) -> Vec<String> {
         h.lines
             .iter()
             .map(|l| {
@@ -388,7 +388,7 @@ pub(crate) mod test_util {
     }
 
     /// The line and message of a Malformed error (panics otherwise: tests only).
-    pub fn malformed(r: Result<Patch, ParseError>) -> (usize, String) {
+    pub(crate) fn malformed(r: Result<Patch, ParseError>) -> (usize, String) {
         match r {
             Err(ParseError::Malformed { line, message }) => (line, message),
             other => panic!("expected Malformed, got {other:?}"),
