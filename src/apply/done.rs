@@ -14,7 +14,8 @@ use crate::outcome::{FileReport, FileStatus, HunkOutcome, LineRange};
 use crate::target::Targets;
 
 use super::ApplyOptions;
-use super::file::{Planned, hunk_report};
+use super::file::Planned;
+use super::hunks::hunk_report;
 
 /// True when `existing` is exactly what adding `file` would write.
 pub(super) fn added_already(file: &FilePatch, existing: &Content) -> bool {

@@ -7,6 +7,7 @@ pub(crate) mod checks;
 mod done;
 mod elision;
 mod file;
+mod hunks;
 mod options;
 mod pin_check;
 mod reach;
