@@ -82,6 +82,7 @@ pub enum HookMode {
 /// assert!(entry.moved_to.as_ref().unwrap().ends_with("applied/fix.diff"));
 /// ```
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct HookEntry {
     /// The patch file.
     pub patch: PathBuf,
@@ -106,6 +107,7 @@ pub struct HookEntry {
 /// assert_eq!((run.mode, run.entries.len()), (HookMode::Check, 1));
 /// ```
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct HookRun {
     /// How the hook ran.
     pub mode: HookMode,

@@ -65,8 +65,8 @@ pub use error::ParseError;
 pub use git::GitError;
 pub use hook::{HookEntry, HookMode, HookRun, run_hook};
 pub use invocation::{
-    Destination, Invocation, Outcome, Recovery, RunError, recover, run, run_patch_text,
-    run_with_progress,
+    ConflictReport, Destination, Invocation, Outcome, Recovery, RunError, recover, run,
+    run_patch_text, run_with_progress,
 };
 pub use journal::{JournalError, LeftAlone};
 pub use locate::{MatchOptions, Normalization, Reason, Tier};

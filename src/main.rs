@@ -342,12 +342,12 @@ fn print(cli: &Cli, outcome: &Outcome, patch: &[u8]) -> io::Result<()> {
     for path in &outcome.rejects {
         writeln!(stderr, "rejected hunks written to {}", path.display())?;
     }
-    if let Some((md, json)) = &outcome.conflict_report {
+    if let Some(report) = &outcome.conflict_report {
         writeln!(
             stderr,
             "conflict report: {} ({})",
-            md.display(),
-            json.display()
+            report.markdown.display(),
+            report.json.display()
         )?;
     }
     Ok(())

@@ -45,6 +45,7 @@ use transform::{merge_same_paths, transform};
 /// assert!(result.content_changed && result.changes_anything());
 /// ```
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct FileResult {
     /// Path before the patch (`None` for an added file).
     pub old_path: Option<String>,
@@ -181,6 +182,7 @@ impl FileResult {
 /// assert_eq!(plan.results().count(), 1);
 /// ```
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct PatchPlan {
     /// A problem with the patch or the run as a whole (it could not be
     /// read, a pin names no place, …).
@@ -204,6 +206,7 @@ pub struct PatchPlan {
 /// assert!(file.result.is_none());
 /// ```
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct PlannedFile {
     /// Its status, error and hunks, as the report shows them.
     pub report: FileReport,

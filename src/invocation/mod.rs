@@ -46,11 +46,12 @@ use write::{Place, conflict_report, write_results};
 /// let outcome = run(dir.path(), b"--- a/gone.txt\n+++ b/gone.txt\n@@\n-a\n+b\n", &inv).unwrap();
 /// assert!(!outcome.written && outcome.rejects.is_empty() && outcome.recovered.is_none());
 /// // A failed run leaves a conflict report, in Markdown and JSON.
-/// let (markdown, json) = outcome.conflict_report.unwrap();
-/// assert!(std::fs::read_to_string(markdown).unwrap().contains("gone.txt"));
-/// assert!(json.exists());
+/// let report = outcome.conflict_report.unwrap();
+/// assert!(std::fs::read_to_string(report.markdown).unwrap().contains("gone.txt"));
+/// assert!(report.json.exists());
 /// ```
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Outcome {
     /// The plan: every file, what happened to it and what it becomes.
     pub plan: PatchPlan,
@@ -59,12 +60,34 @@ pub struct Outcome {
     pub report: Report,
     /// True when files (or the index) were written.
     pub written: bool,
-    /// The conflict report written, as `(markdown, json)`.
-    pub conflict_report: Option<(PathBuf, PathBuf)>,
+    /// The conflict report written, when the run did not apply.
+    pub conflict_report: Option<ConflictReport>,
     /// `.rej` files written.
     pub rejects: Vec<PathBuf>,
     /// What was done about an earlier run that was interrupted.
     pub recovered: Option<Recovery>,
+}
+
+/// Where the conflict report of a run that did not apply was written:
+/// `<base>.md` and `<base>.json` side by side (`base` is `--report`, or
+/// `.git/fuzzy-apply/last-report`).
+///
+/// ```
+/// use git_fuzzy_apply::{run, ConflictReport, Invocation};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let inv = Invocation::default().with_report_path(dir.path().join("last"));
+/// let outcome = run(dir.path(), b"--- a/gone.txt\n+++ b/gone.txt\n@@\n-a\n+b\n", &inv).unwrap();
+/// let ConflictReport { markdown, json, .. } = outcome.conflict_report.unwrap();
+/// assert_eq!((markdown, json), (dir.path().join("last.md"), dir.path().join("last.json")));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ConflictReport {
+    /// The Markdown report, for people.
+    pub markdown: PathBuf,
+    /// The JSON report, for tools (`docs/json.md`).
+    pub json: PathBuf,
 }
 
 /// Why a run stopped before or while writing.

@@ -140,8 +140,8 @@ impl Invocation {
     /// let inv = Invocation::default().with_report_path(dir.path().join("report"));
     /// assert_eq!(inv.report_path(), Some(dir.path().join("report").as_path()));
     /// let outcome = run(dir.path(), b"--- a/gone.txt\n+++ b/gone.txt\n@@\n-a\n+b\n", &inv).unwrap();
-    /// let (markdown, _json) = outcome.conflict_report.unwrap();
-    /// assert_eq!((markdown.parent(), markdown.file_stem()), (Some(dir.path()), Some("report".as_ref())));
+    /// let markdown = outcome.conflict_report.unwrap().markdown;
+    /// assert_eq!(markdown, dir.path().join("report.md"));
     /// ```
     pub fn with_report_path(mut self, path: impl Into<PathBuf>) -> Self {
         self.report_path = Some(path.into());
