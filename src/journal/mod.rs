@@ -389,6 +389,15 @@ pub enum JournalError {
     },
 }
 
+/// A journal that cannot be read or acted on: recovery stops and says
+/// which, leaving the files as they are.
+fn unrecoverable(path: &Path, message: String) -> JournalError {
+    JournalError::Unrecoverable {
+        path: path.to_path_buf(),
+        message,
+    }
+}
+
 /// Writes `data` to `path` durably (temporary file, fsync, rename, fsync dir).
 pub(crate) fn write(path: &Path, data: &JournalData) -> io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));

@@ -4,7 +4,10 @@
 
 use super::Expected;
 use super::trust::{Found, read};
-use super::{JournalData, JournalEntry, JournalError, LeftAlone, Recovery, index_checksum, remove};
+use super::{
+    JournalData, JournalEntry, JournalError, LeftAlone, Recovery, index_checksum, remove,
+    unrecoverable,
+};
 use crate::test_hooks::{Step, fail};
 use std::fs;
 use std::io;
@@ -42,13 +45,6 @@ pub(crate) fn recover(path: &Path, expected: Expected) -> Result<Option<Recovery
     .map_err(|e| unrecoverable(path, e.to_string()))?;
     remove(path).map_err(|e| unrecoverable(path, e.to_string()))?;
     Ok(Some(outcome))
-}
-
-pub(super) fn unrecoverable(path: &Path, message: String) -> JournalError {
-    JournalError::Unrecoverable {
-        path: path.to_path_buf(),
-        message,
-    }
 }
 
 /// Renames `from` to `to`, the write step `step`.

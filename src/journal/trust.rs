@@ -1,8 +1,7 @@
 //! Whether a journal found on disk may be acted on: written by this tool,
 //! for this very tree, naming nothing outside it.
 
-use super::recovery::unrecoverable;
-use super::{Expected, JournalData, JournalError, Recovery, TreeId, VERSION};
+use super::{Expected, JournalData, JournalError, Recovery, TreeId, VERSION, unrecoverable};
 use std::fs;
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
