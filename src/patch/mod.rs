@@ -232,10 +232,11 @@ pub fn parse_patch_text(text: &PatchText, options: &ParseOptions) -> Result<Patc
     let segments = cleanup::prepare(text)?;
     let mut files = Vec::new();
     for segment in segments {
-        let ctx = detect::Ctx {
-            format: options.format,
-            strip: options.strip,
+        // A segment that names its file (a JSON request's `path`) overrides
+        // `--target` within it.
+        let ctx = ParseOptions {
             target: segment.path.or_else(|| options.target.clone()),
+            ..options.clone()
         };
         detect::scan(&segment.src, &ctx, &mut files)?;
     }

@@ -1,8 +1,8 @@
 //! Unified diffs: numbered (`@@ -a,b +c,d @@`) and numberless (`@@`, `@@ @@`)
 //! hunks, `diff --git` extended headers, `---`/`+++` headers, headerless hunks.
 
+use super::ParseOptions;
 use super::cleanup::Src;
-use super::detect::Ctx;
 use super::hunk::{
     HunkPlace, is_body_line, is_hunk_header, is_numberless_header, parse_body, parse_hunk,
 };
@@ -122,7 +122,7 @@ struct Header {
 pub(crate) fn parse_file(
     src: &Src,
     (i, in_fence): (usize, bool),
-    ctx: &Ctx,
+    ctx: &ParseOptions,
 ) -> Result<(FilePatch, usize), ParseError> {
     let at = src.orig(i);
     let mut header = Header {
@@ -187,7 +187,7 @@ pub(crate) fn parse_file(
 fn read_git_header(
     src: &Src,
     mut j: usize,
-    ctx: &Ctx,
+    ctx: &ParseOptions,
     header: &mut Header,
 ) -> Result<usize, ParseError> {
     let Some(rest) = src.line(j).and_then(|l| l.strip_prefix("diff --git ")) else {
@@ -246,7 +246,7 @@ fn read_git_header(
 fn read_file_header(
     src: &Src,
     j: usize,
-    ctx: &Ctx,
+    ctx: &ParseOptions,
     header: &mut Header,
 ) -> Result<usize, ParseError> {
     let Some((old_rest, new_rest)) = header_rests(src, j) else {
