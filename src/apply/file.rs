@@ -14,9 +14,7 @@ use crate::target::Targets;
 
 use super::hunks::{count_lines, expected, hunk_report, hunk_text, record_hunks, result_ranges};
 use super::sequence::{InOrder, merge_in_order, place_in_order};
-use super::{ApplyOptions, FileResult, NewContent, PlannedFile, done, elision, pin_check};
-
-pub(super) type Planned = Option<FileResult>;
+use super::{ApplyOptions, FileResult, NewContent, Planned, PlannedFile, done, elision, pin_check};
 
 pub(super) fn plan_one(
     file: FilePatch,
@@ -115,7 +113,10 @@ fn plan_one_inner(
         }
         (FileOp::Delete, None) => Ok(done::report_done(&file, report)),
         (FileOp::Update, None) if file.move_to.is_some() => {
-            match done::moved_already(&file, targets, options, report) {
+            let plan_update = |f: &FilePatch, old, mode, r: &mut FileReport| {
+                update(f, targets, old, mode, options, r)
+            };
+            match done::moved_already(&file, targets, report, plan_update) {
                 Some(planned) => Ok(planned),
                 None => Err(Problem::new(
                     ProblemCode::FileNotFound,

@@ -29,6 +29,10 @@ use std::borrow::Cow;
 use std::path::Path;
 use transform::{merge_same_paths, transform};
 
+/// What planning one file gives: its result, or `None` when nothing is to
+/// be written for it (already done, or refused with its report filled in).
+type Planned = Option<FileResult>;
+
 /// What one target becomes.
 ///
 /// ```
