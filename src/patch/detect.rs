@@ -87,20 +87,27 @@ pub(crate) fn scan(
             files.push(fp);
             i = next.max(i + 1);
         } else {
-            match open_fence {
-                Some((f, _)) if fence::closes(f, l) => open_fence = None,
-                Some(_) => {}
-                None => {
-                    if let Some(o) = fence::opening(l) {
-                        open_fence = Some((o.fence, i));
-                        fence_count += 1;
-                    }
-                }
-            }
+            track_fence(&mut open_fence, &mut fence_count, l, i);
             i += 1;
         }
     }
     Ok(())
+}
+
+/// Follows the fence the scan stands in over line `i` (`l`), which no
+/// parser took: a line that closes the open fence leaves it; outside any
+/// fence, an opening line enters one, and `count` counts it.
+fn track_fence(open: &mut Option<(fence::Fence, usize)>, count: &mut usize, l: &str, i: usize) {
+    match *open {
+        Some((f, _)) if fence::closes(f, l) => *open = None,
+        Some(_) => {}
+        None => {
+            if let Some(o) = fence::opening(l) {
+                *open = Some((o.fence, i));
+                *count += 1;
+            }
+        }
+    }
 }
 
 /// The error for a `=======` at line `i` with no `<<<<<<< SEARCH` before
