@@ -329,10 +329,9 @@ fn print(cli: &Cli, outcome: &Outcome, patch: &[u8]) -> io::Result<()> {
         stdout.write_all(human::summary(report, cli.verbose).as_bytes())?;
     }
     // Styled here; the stream drops the styles when colour is off.
-    let style = ErrorStyle {
-        color: true,
-        rerun: Some(rerun(&cli.patches)),
-    };
+    let style = ErrorStyle::default()
+        .with_color(true)
+        .with_rerun(rerun(&cli.patches));
     let errors = human::errors_with(report, &style);
     if errors.is_empty() && outcome.rejects.is_empty() && outcome.conflict_report.is_none() {
         return Ok(());
