@@ -33,6 +33,15 @@ mod unified;
 use crate::error::ParseError;
 use crate::model::{FileOp, LineKind, Patch, PatchFormat};
 
+/// A malformed-patch error at patch line `line` (1-based): the one helper
+/// the parsers share.
+fn malformed(line: usize, message: impl Into<String>) -> ParseError {
+    ParseError::Malformed {
+        line,
+        message: message.into(),
+    }
+}
+
 /// Options that steer parsing. The default detects the notation and
 /// strips `a/` and `b/`; each `with_…` setter changes one choice.
 ///

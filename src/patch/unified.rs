@@ -6,16 +6,10 @@ use super::cleanup::Src;
 use super::hunk::{
     HunkPlace, is_body_line, is_hunk_header, is_numberless_header, parse_body, parse_hunk,
 };
+use super::malformed;
 use super::{bare, paths};
 use crate::error::ParseError;
 use crate::model::{BareName, BlobIds, FileOp, FilePatch, PatchFormat};
-
-fn malformed(line: usize, message: impl Into<String>) -> ParseError {
-    ParseError::Malformed {
-        line,
-        message: message.into(),
-    }
-}
 
 /// True when a unified diff (git header, file header or hunk) starts at line `i`.
 pub(crate) fn starts_at(src: &Src, i: usize) -> bool {
