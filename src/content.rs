@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 /// Files at least this large are memory-mapped instead of read.
-pub const MAP_THRESHOLD: u64 = 4 * 1024 * 1024;
+pub(crate) const MAP_THRESHOLD: u64 = 4 * 1024 * 1024;
 
 /// The bytes of a target file.
-pub enum Content {
+pub(crate) enum Content {
     /// Read into memory.
     Owned(Vec<u8>),
     /// Read into memory from a file that had `stamp`. Unless it changed
@@ -50,7 +50,7 @@ pub enum Content {
 impl Content {
     /// Reads `path`, mapping it when it is large.
     #[cfg(test)]
-    pub fn load(path: &Path) -> io::Result<Content> {
+    pub(crate) fn load(path: &Path) -> io::Result<Content> {
         let file = File::open(path)?;
         let meta = file.metadata()?;
         Content::load_opened(path, file, &meta)
@@ -59,7 +59,7 @@ impl Content {
     /// [`Content::load`] for a file whose metadata was just asked (saves a
     /// `stat`). Safe against a change in between: the stamp taken from
     /// `meta` no longer matches such a file, so it is not overwritten.
-    pub fn load_stated(path: &Path, meta: &std::fs::Metadata) -> io::Result<Content> {
+    pub(crate) fn load_stated(path: &Path, meta: &std::fs::Metadata) -> io::Result<Content> {
         Content::load_opened(path, File::open(path)?, meta)
     }
 
@@ -98,7 +98,7 @@ impl Content {
     }
 
     /// The bytes as lines, with the index made when a large file was mapped.
-    pub fn source(&self) -> SourceText<'_> {
+    pub(crate) fn source(&self) -> SourceText<'_> {
         match self {
             Content::Mapped { map, index, .. } => SourceText::with_index(map, index),
             _ => SourceText::new(self),
@@ -106,7 +106,7 @@ impl Content {
     }
 
     /// The file a mapping came from (`None` for owned bytes).
-    pub fn mapped_path(&self) -> Option<(&Path, Stamp)> {
+    pub(crate) fn mapped_path(&self) -> Option<(&Path, Stamp)> {
         match self {
             Content::Owned(_) | Content::Read { .. } => None,
             Content::Mapped { path, stamp, .. } => Some((path, *stamp)),
@@ -116,7 +116,7 @@ impl Content {
     /// The stamp that tells whether the file changed since it was read,
     /// when one can (a file changed just before it was read cannot be
     /// judged by its stamp: its bytes are compared instead).
-    pub fn stamp(&self) -> Option<Stamp> {
+    pub(crate) fn stamp(&self) -> Option<Stamp> {
         match self {
             Content::Owned(_) | Content::Read { recent: true, .. } => None,
             Content::Read { stamp, .. } | Content::Mapped { stamp, .. } => Some(*stamp),
@@ -128,14 +128,14 @@ impl Content {
     /// `chmod` changes the status-change time). `None` for bytes that did
     /// not come from a file, and for a file changed just before it was read,
     /// whose stamp is not checked: its bits are asked again when written.
-    pub fn permissions(&self) -> Option<u32> {
+    pub(crate) fn permissions(&self) -> Option<u32> {
         self.stamp().map(|stamp| stamp.permissions)
     }
 }
 
 /// The first `limit + 1` bytes of the file at `path` (enough to tell whether
 /// it still holds exactly `limit` known bytes), without asking its size.
-pub fn read_capped(path: &Path, limit: usize) -> io::Result<Vec<u8>> {
+pub(crate) fn read_capped(path: &Path, limit: usize) -> io::Result<Vec<u8>> {
     let file = File::open(path)?;
     let mut bytes = Vec::with_capacity(limit + 1);
     io::Read::read_to_end(&mut io::Read::take(&file, limit as u64 + 1), &mut bytes)?;
@@ -198,7 +198,7 @@ mod tests {
 /// made by someone else before it is overwritten. Every write to a file sets
 /// its change time (`ctime`), which no program can set back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stamp {
+pub(crate) struct Stamp {
     /// Length in bytes.
     pub len: u64,
     /// Modification time.
@@ -213,12 +213,12 @@ pub struct Stamp {
 
 impl Stamp {
     /// The stamp of `path` now, if it exists.
-    pub fn of(path: &Path) -> Option<Stamp> {
+    pub(crate) fn of(path: &Path) -> Option<Stamp> {
         fs::metadata(path).ok().map(|m| Stamp::from_metadata(&m))
     }
 
     /// The stamp in `meta`.
-    pub fn from_metadata(meta: &fs::Metadata) -> Stamp {
+    pub(crate) fn from_metadata(meta: &fs::Metadata) -> Stamp {
         use std::os::unix::fs::MetadataExt;
         Stamp {
             len: meta.len(),
@@ -230,7 +230,7 @@ impl Stamp {
     }
 
     /// The mode git records for a file with these permissions.
-    pub fn git_mode(&self) -> u32 {
+    pub(crate) fn git_mode(&self) -> u32 {
         if self.permissions & 0o111 != 0 {
             0o100755
         } else {
@@ -241,7 +241,7 @@ impl Stamp {
     /// True when the file changed so recently before this stamp was taken
     /// (`at`) that a change within the same clock tick could leave the stamp
     /// as it is: such a file must be compared by content (git's "racy" rule).
-    pub fn is_racy(&self, at: SystemTime) -> bool {
+    pub(crate) fn is_racy(&self, at: SystemTime) -> bool {
         let changed = SystemTime::UNIX_EPOCH
             .checked_add(std::time::Duration::new(
                 self.changed.0.max(0) as u64,

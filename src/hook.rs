@@ -38,10 +38,10 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// The extensions of the files the hook takes for patches.
-pub const PATCH_EXTENSIONS: [&str; 2] = ["patch", "diff"];
+pub(crate) const PATCH_EXTENSIONS: [&str; 2] = ["patch", "diff"];
 
 /// The folder applied patches are moved into, inside the patch folder.
-pub const APPLIED_DIR: &str = "applied";
+pub(crate) const APPLIED_DIR: &str = "applied";
 
 /// What the hook does with waiting patches.
 ///
@@ -82,6 +82,7 @@ pub enum HookMode {
 /// assert!(entry.moved_to.as_ref().unwrap().ends_with("applied/fix.diff"));
 /// ```
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct HookEntry {
     /// The patch file.
     pub patch: PathBuf,
@@ -106,6 +107,7 @@ pub struct HookEntry {
 /// assert_eq!((run.mode, run.entries.len()), (HookMode::Check, 1));
 /// ```
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct HookRun {
     /// How the hook ran.
     pub mode: HookMode,
@@ -225,7 +227,7 @@ impl HookRun {
 /// True when `path` is a file the hook takes for a patch: a regular file
 /// (or a link to one) whose name is not hidden and ends in `.patch` or
 /// `.diff`.
-pub fn is_patch_file(path: &Path) -> bool {
+pub(crate) fn is_patch_file(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
         return false;
     };
@@ -237,7 +239,7 @@ pub fn is_patch_file(path: &Path) -> bool {
 
 /// The patches waiting in `dir`, in name order; none when `dir` does not
 /// exist.
-pub fn waiting_patches(dir: &Path) -> io::Result<Vec<PathBuf>> {
+pub(crate) fn waiting_patches(dir: &Path) -> io::Result<Vec<PathBuf>> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),

@@ -31,6 +31,7 @@
 
 #![warn(missing_docs)]
 #![warn(unnameable_types)]
+#![warn(unreachable_pub)]
 
 mod apply;
 mod content;
@@ -39,6 +40,10 @@ mod git;
 mod hook;
 mod invocation;
 mod journal;
+// Not yet narrowed to `pub(crate)`: `locate/keys.rs`, `locate/choose.rs`
+// and `locate/search/align.rs`, which the placement work was editing when
+// the lint went on; drop this `allow` once they are narrowed.
+#[allow(unreachable_pub)]
 mod locate;
 mod lock;
 pub mod model;
@@ -55,13 +60,13 @@ mod target;
 mod test_hooks;
 mod write;
 
-pub use apply::{ApplyOptions, FileResult, PatchPlan, PlannedFile, plan_patch};
+pub use apply::{ApplyOptions, FileResult, PatchPlan, PathRule, Pin, PlannedFile, plan_patch};
 pub use error::ParseError;
 pub use git::GitError;
 pub use hook::{HookEntry, HookMode, HookRun, run_hook};
 pub use invocation::{
-    Destination, Invocation, Outcome, Recovery, RunError, recover, run, run_patch_text,
-    run_with_progress,
+    ConflictReport, Destination, Invocation, Outcome, Recovery, RunError, recover, run,
+    run_patch_text, run_with_progress,
 };
 pub use journal::{JournalError, LeftAlone};
 pub use locate::{MatchOptions, Normalization, Reason, Tier};

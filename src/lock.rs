@@ -53,7 +53,7 @@ struct Record {
 
 /// A held run lock; released (and its file removed) when dropped.
 #[derive(Debug)]
-pub struct RunLock {
+pub(crate) struct RunLock {
     file: fs::File,
     path: PathBuf,
     /// What the previous holder wrote, if it did not end cleanly.
@@ -116,7 +116,7 @@ fn holder(path: &Path) -> Option<u32> {
 impl RunLock {
     /// Takes the run lock `path` (creating it and its directory), or fails
     /// at once with [`JournalError::Busy`] when a live run holds it.
-    pub fn acquire(path: &Path) -> Result<RunLock, JournalError> {
+    pub(crate) fn acquire(path: &Path) -> Result<RunLock, JournalError> {
         test_hooks::fail(Step::LockCreate, path).map_err(lock_error(path))?;
         if let Some(dir) = path.parent() {
             fs::create_dir_all(dir).map_err(lock_error(path))?;
@@ -185,7 +185,7 @@ impl RunLock {
 
     /// Notes that this run now holds git's lock file `index_lock`, so that
     /// the next run can tell it from another git's should this one die.
-    pub fn note_index_lock(&mut self, index_lock: &Path) -> Result<(), JournalError> {
+    pub(crate) fn note_index_lock(&mut self, index_lock: &Path) -> Result<(), JournalError> {
         let record = Record {
             pid: std::process::id(),
             index_lock: LockFileId::of(index_lock),
@@ -197,7 +197,7 @@ impl RunLock {
     /// Removes `index_lock` if the previous holder of this lock, a run that
     /// did not end cleanly, created it and it is still that very file.
     /// True when it was removed.
-    pub fn remove_index_lock_left_by_dead_run(&self, index_lock: &Path) -> io::Result<bool> {
+    pub(crate) fn remove_index_lock_left_by_dead_run(&self, index_lock: &Path) -> io::Result<bool> {
         let left = self.previous.as_ref().and_then(|r| r.index_lock.as_ref());
         match left {
             Some(id)
@@ -229,7 +229,7 @@ impl Drop for RunLock {
 
 /// True when a live run holds the run lock `path` (checked without
 /// creating anything: for runs that must not write).
-pub fn held_by_live_run(path: &Path) -> bool {
+pub(crate) fn held_by_live_run(path: &Path) -> bool {
     use std::os::unix::fs::OpenOptionsExt;
     let opened = fs::OpenOptions::new()
         .read(true)

@@ -1,6 +1,8 @@
 //! The `git-fuzzy-apply` command: argument parsing and printing; the library
 //! does the work.
 
+#![warn(unreachable_pub)]
+
 use anstream::{AutoStream, ColorChoice};
 use clap::error::ErrorKind;
 use clap::{ArgMatches, FromArgMatches};
@@ -11,7 +13,7 @@ use git_fuzzy_apply::report::human::{self, ErrorStyle, shell_word};
 use git_fuzzy_apply::report::{Problem, ProblemCode, Report, feedback, stat, unified};
 use git_fuzzy_apply::{
     ApplyOptions, Destination, HookMode, Invocation, MatchOptions, Outcome, ParseOptions,
-    PatchText, RunError, Tier, recover, run_hook, run_patch_text,
+    PatchText, PathRule, Pin, RunError, Tier, recover, run_hook, run_patch_text,
 };
 use std::ffi::OsString;
 use std::io::{self, IsTerminal, Read, Write};
@@ -214,74 +216,89 @@ fn invocation(cli: &Cli, matches: &ArgMatches) -> Result<Invocation, String> {
     if let Some(refusal) = cli.git_apply.refusal() {
         return Err(refusal);
     }
-    let mut pins = Vec::new();
+    let mut apply = ApplyOptions::default()
+        .with_parse(parse_options(cli))
+        .with_matching(match_options(cli))
+        .with_reverse(cli.reverse)
+        .with_partial(cli.partial);
     for at in &cli.at {
         let (file, line) = at
             .rsplit_once(':')
-            .and_then(|(f, l)| Some((f.to_string(), l.parse::<usize>().ok()?)))
+            .and_then(|(f, l)| Some((f, l.parse::<usize>().ok()?)))
             .ok_or_else(|| format!("--at {at}: expected FILE:LINE"))?;
-        pins.push((file, line));
+        apply = apply.with_pin(Pin::new(file, line));
     }
-    let mut rules: Vec<(usize, bool, String)> = Vec::new();
-    for (id, include) in [("include", true), ("exclude", false)] {
+    if let Some(directory) = &cli.directory {
+        apply = apply.with_directory(directory);
+    }
+    // The rules in the order given, includes and excludes interleaved.
+    let mut rules: Vec<(usize, PathRule)> = Vec::new();
+    for (id, rule) in [
+        ("include", PathRule::Include as fn(String) -> PathRule),
+        ("exclude", PathRule::Exclude),
+    ] {
         if let (Some(values), Some(indices)) =
             (matches.get_many::<String>(id), matches.indices_of(id))
         {
-            rules.extend(indices.zip(values).map(|(i, v)| (i, include, v.clone())));
+            rules.extend(indices.zip(values).map(|(i, v)| (i, rule(v.clone()))));
         }
     }
     rules.sort_by_key(|r| r.0);
-    Ok(Invocation {
-        apply: ApplyOptions {
-            parse: ParseOptions {
-                format: match cli.format {
-                    FormatArg::Auto => None,
-                    FormatArg::Unified => Some(PatchFormat::UnifiedDiff),
-                    FormatArg::Numberless => Some(PatchFormat::NumberlessDiff),
-                    FormatArg::Codex => Some(PatchFormat::CodexEnvelope),
-                    FormatArg::SearchReplace => Some(PatchFormat::SearchReplace),
-                },
-                strip: cli.strip,
-                target: cli.target.clone(),
-            },
-            matching: MatchOptions {
-                similarity_threshold: cli.threshold,
-                max_tier: match cli.max_tier {
-                    // --ignore-whitespace asks for the resilient tier.
-                    TierArg::Exact if cli.git_apply.ignore_whitespace => Tier::Resilient,
-                    TierArg::Exact => Tier::Exact,
-                    TierArg::Resilient => Tier::Resilient,
-                    TierArg::Fuzzy => Tier::Fuzzy,
-                    TierArg::Structural => Tier::Structural,
-                    TierArg::Similarity => Tier::Similarity,
-                },
-                similarity_scan_limit: cli
-                    .scan_limit
-                    .unwrap_or(MatchOptions::default().similarity_scan_limit),
-                ..MatchOptions::default()
-            },
-            directory: cli.directory.clone(),
-            path_rules: rules
-                .into_iter()
-                .map(|(_, inc, glob)| (inc, glob))
-                .collect(),
-            reverse: cli.reverse,
-            partial: cli.partial,
-            pins,
-        },
-        destination: if cli.index {
+    for (_, rule) in rules {
+        apply = apply.with_path_rule(rule);
+    }
+    let mut invocation = Invocation::default()
+        .with_apply(apply)
+        .with_destination(if cli.index {
             Destination::Index
         } else if cli.cached {
             Destination::Cached
         } else {
             Destination::Worktree
-        },
-        dry_run: cli.check || cli.emit_unified || cli.stat || cli.numstat || cli.summary,
-        reject: cli.reject,
-        report_path: cli.report.clone(),
-        allow_empty: cli.git_apply.allow_empty,
-        rerun: Some(rerun(&cli.patches)),
-    })
+        })
+        .with_dry_run(cli.check || cli.emit_unified || cli.stat || cli.numstat || cli.summary)
+        .with_reject(cli.reject)
+        .with_allow_empty(cli.git_apply.allow_empty)
+        .with_rerun(rerun(&cli.patches));
+    if let Some(report) = &cli.report {
+        invocation = invocation.with_report_path(report);
+    }
+    Ok(invocation)
+}
+
+/// `--format`, `-p` and `--target`.
+fn parse_options(cli: &Cli) -> ParseOptions {
+    let parse = ParseOptions::default()
+        .with_format(match cli.format {
+            FormatArg::Auto => None,
+            FormatArg::Unified => Some(PatchFormat::UnifiedDiff),
+            FormatArg::Numberless => Some(PatchFormat::NumberlessDiff),
+            FormatArg::Codex => Some(PatchFormat::CodexEnvelope),
+            FormatArg::SearchReplace => Some(PatchFormat::SearchReplace),
+        })
+        .with_strip(cli.strip);
+    match &cli.target {
+        Some(target) => parse.with_target(target),
+        None => parse,
+    }
+}
+
+/// `--threshold`, `--max-tier` (`--ignore-whitespace`) and `--scan-limit`.
+fn match_options(cli: &Cli) -> MatchOptions {
+    let defaults = MatchOptions::default();
+    let scan_limit = cli.scan_limit.unwrap_or(defaults.similarity_scan_limit());
+    defaults
+        .with_similarity_threshold(cli.threshold)
+        .with_max_tier(match cli.max_tier {
+            // --ignore-whitespace asks for the resilient tier.
+            TierArg::Exact if cli.git_apply.ignore_whitespace => Tier::Resilient,
+            TierArg::Exact => Tier::Exact,
+            TierArg::Resilient => Tier::Resilient,
+            TierArg::Fuzzy => Tier::Fuzzy,
+            TierArg::Structural => Tier::Structural,
+            TierArg::Similarity => Tier::Similarity,
+        })
+        .with_similarity_scan_limit(scan_limit)
 }
 
 fn print(cli: &Cli, outcome: &Outcome, patch: &[u8]) -> io::Result<()> {
@@ -312,10 +329,9 @@ fn print(cli: &Cli, outcome: &Outcome, patch: &[u8]) -> io::Result<()> {
         stdout.write_all(human::summary(report, cli.verbose).as_bytes())?;
     }
     // Styled here; the stream drops the styles when colour is off.
-    let style = ErrorStyle {
-        color: true,
-        rerun: Some(rerun(&cli.patches)),
-    };
+    let style = ErrorStyle::default()
+        .with_color(true)
+        .with_rerun(rerun(&cli.patches));
     let errors = human::errors_with(report, &style);
     if errors.is_empty() && outcome.rejects.is_empty() && outcome.conflict_report.is_none() {
         return Ok(());
@@ -325,12 +341,12 @@ fn print(cli: &Cli, outcome: &Outcome, patch: &[u8]) -> io::Result<()> {
     for path in &outcome.rejects {
         writeln!(stderr, "rejected hunks written to {}", path.display())?;
     }
-    if let Some((md, json)) = &outcome.conflict_report {
+    if let Some(report) = &outcome.conflict_report {
         writeln!(
             stderr,
             "conflict report: {} ({})",
-            md.display(),
-            json.display()
+            report.markdown.display(),
+            report.json.display()
         )?;
     }
     Ok(())

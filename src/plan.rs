@@ -16,7 +16,7 @@ use crate::source::SourceText;
 
 /// One line of an edit's replacement.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum NewLine {
+pub(crate) enum NewLine {
     /// The file's line with this index (0-based), byte for byte.
     Keep(usize),
     /// A new line (content without terminator).
@@ -25,7 +25,7 @@ pub enum NewLine {
 
 /// Replace file lines `start..end` by `lines`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Edit {
+pub(crate) struct Edit {
     /// First replaced line (0-based); the insertion point when `start == end`.
     pub start: usize,
     /// One past the last replaced line.
@@ -38,7 +38,7 @@ pub struct Edit {
 
 /// All edits to one file, sorted, plus the final-newline decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FilePlan {
+pub(crate) struct FilePlan {
     /// Edits sorted by position; they never overlap.
     pub edits: Vec<Edit>,
     /// Whether the result ends with a line terminator.
@@ -51,7 +51,7 @@ pub struct FilePlan {
 impl FilePlan {
     /// True when applying the plan to `source` gives different bytes: an
     /// edit that does more than keep its own lines, or another final newline.
-    pub fn changes(&self, source: &SourceText) -> bool {
+    pub(crate) fn changes(&self, source: &SourceText) -> bool {
         let keeps_itself = |e: &Edit| {
             e.lines.len() == e.end - e.start
                 && e.lines
@@ -67,7 +67,7 @@ impl FilePlan {
 /// Builds the plan of one file from its hunks and where they were located.
 /// `located` may be in any order; hunks that change nothing are skipped.
 /// Returns the plan and, per located hunk, any normalisation the planner added.
-pub fn plan_file(source: &SourceText, hunks: &[Hunk], located: &mut [Located]) -> FilePlan {
+pub(crate) fn plan_file(source: &SourceText, hunks: &[Hunk], located: &mut [Located]) -> FilePlan {
     let n = source.len();
     let mut final_newline = source.has_final_newline() || source.is_empty();
     let mut edits = Vec::new();

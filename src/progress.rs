@@ -107,7 +107,7 @@ impl Stage {
 /// std::fs::write(dir.path().join("a.txt"), "12345\n").unwrap();
 /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-12345\n+6\n";
 /// let sizes = Sizes(Mutex::new(None));
-/// let check = git_fuzzy_apply::Invocation { dry_run: true, ..Default::default() };
+/// let check = git_fuzzy_apply::Invocation::default().with_dry_run(true);
 /// git_fuzzy_apply::run_with_progress(dir.path(), patch, &check, &sizes).unwrap();
 /// assert_eq!(*sizes.0.lock().unwrap(), Some(Workload { files: 1, bytes: 6 }));
 /// ```
@@ -198,7 +198,7 @@ pub trait Progress: Sync {
     /// let dir = tempfile::tempdir().unwrap();
     /// let patch = b"--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+a\n";
     /// let done = Done(Mutex::new(Vec::new()));
-    /// let check = git_fuzzy_apply::Invocation { dry_run: true, ..Default::default() };
+    /// let check = git_fuzzy_apply::Invocation::default().with_dry_run(true);
     /// git_fuzzy_apply::run_with_progress(dir.path(), patch, &check, &done).unwrap();
     /// assert_eq!(*done.0.lock().unwrap(), ["a.txt"]);
     /// ```
@@ -213,7 +213,7 @@ pub trait Progress: Sync {
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// let patch = b"--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+a\n";
-/// let check = Invocation { dry_run: true, ..Invocation::default() };
+/// let check = Invocation::default().with_dry_run(true);
 /// // `run` is `run_with_progress` with `NoProgress`.
 /// let quiet = run_with_progress(dir.path(), patch, &check, &NoProgress).unwrap();
 /// assert_eq!(quiet.report.ok, run(dir.path(), patch, &check).unwrap().report.ok);

@@ -13,13 +13,13 @@ use std::io::{self, Write};
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Writes the edited file to `out`.
-pub fn render(source: &SourceText, plan: &FilePlan, out: &mut impl Write) -> io::Result<()> {
+pub(crate) fn render(source: &SourceText, plan: &FilePlan, out: &mut impl Write) -> io::Result<()> {
     render_with(source, plan, out, None)
 }
 
 /// Where [`render_with`] copies long unchanged runs from.
 #[derive(Clone, Copy)]
-pub struct Bulk<'a> {
+pub(crate) struct Bulk<'a> {
     /// The file the source was read from: the kernel copies runs from it to
     /// the output without passing them through this process
     /// (`copy_file_range`).
@@ -31,7 +31,7 @@ pub struct Bulk<'a> {
 
 /// Writes the edited file to `out`; unchanged runs are copied from `bulk`
 /// when given.
-pub fn render_with<W: Write>(
+pub(crate) fn render_with<W: Write>(
     source: &SourceText,
     plan: &FilePlan,
     out: &mut W,
@@ -86,7 +86,7 @@ fn line_end(source: &SourceText, plan: &FilePlan) -> &'static [u8] {
 }
 
 /// Renders into a new buffer.
-pub fn render_to_vec(source: &SourceText, plan: &FilePlan) -> Vec<u8> {
+pub(crate) fn render_to_vec(source: &SourceText, plan: &FilePlan) -> Vec<u8> {
     let mut out = Vec::with_capacity(source.bytes().len() + 256);
     // Writing to a Vec cannot fail.
     let _ = render(source, plan, &mut out);
@@ -97,7 +97,7 @@ pub fn render_to_vec(source: &SourceText, plan: &FilePlan) -> Vec<u8> {
 const BULK_COPY_MIN: usize = 64 * 1024;
 
 /// Long runs are copied in pieces of this size.
-pub const BULK_CHUNK: u64 = 64 * 1024 * 1024;
+pub(crate) const BULK_CHUNK: u64 = 64 * 1024 * 1024;
 
 /// Writes lines, holding back each line's terminator until the next line (or
 /// the end) decides whether it is needed.

@@ -46,7 +46,7 @@ fn locked<T>(mutex: &'static Mutex<T>) -> std::sync::MutexGuard<'static, T> {
 /// A file removed if the process is interrupted, until this is dropped.
 #[derive(Debug)]
 #[must_use = "the file is forgotten when this is dropped"]
-pub struct Registration(u64);
+pub(crate) struct Registration(u64);
 
 impl Drop for Registration {
     fn drop(&mut self) {
@@ -56,7 +56,7 @@ impl Drop for Registration {
 
 /// Removes `path` if a signal ends the process while the registration lives
 /// (and the file there is still the one there now).
-pub fn register(path: &Path) -> Registration {
+pub(crate) fn register(path: &Path) -> Registration {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let id = NEXT.fetch_add(1, Ordering::Relaxed);
     locked(&FILES).push((id, path.to_path_buf(), identity(path)));
@@ -65,7 +65,7 @@ pub fn register(path: &Path) -> Registration {
 
 /// While this lives, a signal waits before ending the process.
 #[must_use = "the section ends when this is dropped"]
-pub struct Critical {
+pub(crate) struct Critical {
     _guard: std::sync::MutexGuard<'static, ()>,
 }
 
@@ -76,7 +76,7 @@ impl std::fmt::Debug for Critical {
 }
 
 /// Enters a section that a signal must not cut (replacing files).
-pub fn critical() -> Critical {
+pub(crate) fn critical() -> Critical {
     Critical {
         _guard: locked(&CRITICAL),
     }

@@ -19,7 +19,7 @@ use std::sync::Mutex;
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Bytes per block of a sparse index.
-pub const SPARSE_BLOCK: usize = 1 << 20;
+pub(crate) const SPARSE_BLOCK: usize = 1 << 20;
 
 /// Densely indexed blocks a sparse source keeps at a time: at least this
 /// many, and two per thread of the pool searching it (each search thread maps
@@ -33,7 +33,7 @@ fn cached_blocks() -> usize {
 
 /// The byte range of one line and of its terminator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LineSpan {
+pub(crate) struct LineSpan {
     /// First byte of the line's content.
     pub start: usize,
     /// One past the last content byte (the terminator starts here).
@@ -44,7 +44,7 @@ pub struct LineSpan {
 
 /// A target file as lines over borrowed bytes.
 #[derive(Debug, Clone)]
-pub struct SourceText<'a> {
+pub(crate) struct SourceText<'a> {
     bytes: &'a [u8],
     has_bom: bool,
     lines: Lines<'a>,
@@ -203,7 +203,7 @@ impl SparseLines<'_> {
 /// A source's line index without the bytes, to be joined to them again
 /// later without a second pass ([`SourceText::with_index`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LineIndex {
+pub(crate) struct LineIndex {
     has_bom: bool,
     offsets: Offsets,
     crlf_lines: usize,
@@ -219,13 +219,13 @@ enum Offsets {
 impl LineIndex {
     /// Builds a sparse index of `bytes`: how many lines start before each
     /// [`SPARSE_BLOCK`] bytes, counted with `memchr` on all cores.
-    pub fn sparse(bytes: &[u8]) -> LineIndex {
+    pub(crate) fn sparse(bytes: &[u8]) -> LineIndex {
         sparse_with_block(bytes, SPARSE_BLOCK)
     }
 
     /// Number of lines.
     #[cfg(test)]
-    pub fn lines(&self) -> usize {
+    pub(crate) fn lines(&self) -> usize {
         match &self.offsets {
             Offsets::Dense(starts) => starts.len(),
             Offsets::Sparse { before, .. } => before.last().copied().unwrap_or(0),
@@ -271,7 +271,7 @@ fn sparse_with_block(bytes: &[u8], block: usize) -> LineIndex {
 
 impl<'a> SourceText<'a> {
     /// Gives up the bytes and keeps the index.
-    pub fn into_index(self) -> LineIndex {
+    pub(crate) fn into_index(self) -> LineIndex {
         let offsets = match self.lines {
             Lines::Dense(starts) => Offsets::Dense(starts.into_owned()),
             Lines::Sparse(sparse) => Offsets::Sparse {
@@ -290,7 +290,7 @@ impl<'a> SourceText<'a> {
     /// Joins an index made by [`SourceText::into_index`] or
     /// [`LineIndex::sparse`] to the same bytes; indexes them afresh if they
     /// are not the same length.
-    pub fn with_index(bytes: &'a [u8], index: &'a LineIndex) -> Self {
+    pub(crate) fn with_index(bytes: &'a [u8], index: &'a LineIndex) -> Self {
         if index.len != bytes.len() {
             return SourceText::new(bytes);
         }
@@ -312,7 +312,7 @@ impl<'a> SourceText<'a> {
     }
 
     /// Indexes the lines of `bytes` (one pass with `memchr`).
-    pub fn new(bytes: &'a [u8]) -> Self {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
         let has_bom = bytes.starts_with(BOM);
         let body_start = if has_bom { BOM.len() } else { 0 };
         let mut starts = Vec::with_capacity(bytes.len() / 40 + 1);
@@ -338,12 +338,12 @@ impl<'a> SourceText<'a> {
     }
 
     /// The whole buffer, BOM included.
-    pub fn bytes(&self) -> &'a [u8] {
+    pub(crate) fn bytes(&self) -> &'a [u8] {
         self.bytes
     }
 
     /// Number of lines.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match &self.lines {
             Lines::Dense(starts) => starts.len(),
             Lines::Sparse(sparse) => sparse.count(),
@@ -351,12 +351,12 @@ impl<'a> SourceText<'a> {
     }
 
     /// True when the file has no lines.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// The span of line `index` (0-based).
-    pub fn span(&self, index: usize) -> LineSpan {
+    pub(crate) fn span(&self, index: usize) -> LineSpan {
         let (start, end) = match &self.lines {
             Lines::Dense(starts) => (
                 starts[index],
@@ -379,7 +379,7 @@ impl<'a> SourceText<'a> {
     }
 
     /// The line (0-based) holding byte `offset`.
-    pub fn line_of_offset(&self, offset: usize) -> usize {
+    pub(crate) fn line_of_offset(&self, offset: usize) -> usize {
         match &self.lines {
             Lines::Dense(starts) => starts.partition_point(|&s| s <= offset).saturating_sub(1),
             Lines::Sparse(sparse) => sparse.line_of_offset(self.bytes, offset),
@@ -387,34 +387,34 @@ impl<'a> SourceText<'a> {
     }
 
     /// Content of line `index` (0-based), without terminator.
-    pub fn line(&self, index: usize) -> &'a [u8] {
+    pub(crate) fn line(&self, index: usize) -> &'a [u8] {
         let span = self.span(index);
         &self.bytes[span.start..span.content_end]
     }
 
     /// Content of line `index` as text (lossy only where the file is not UTF-8).
-    pub fn line_text(&self, index: usize) -> Cow<'a, str> {
+    pub(crate) fn line_text(&self, index: usize) -> Cow<'a, str> {
         String::from_utf8_lossy(self.line(index))
     }
 
     /// The terminator of line `index`: `\n`, `\r\n` or empty on an unterminated last line.
-    pub fn terminator(&self, index: usize) -> &'a [u8] {
+    pub(crate) fn terminator(&self, index: usize) -> &'a [u8] {
         let span = self.span(index);
         &self.bytes[span.content_end..span.end]
     }
 
     /// True when the file starts with a UTF-8 byte-order mark.
-    pub fn has_bom(&self) -> bool {
+    pub(crate) fn has_bom(&self) -> bool {
         self.has_bom
     }
 
     /// True when the file is empty or its last line ends with a newline.
-    pub fn has_final_newline(&self) -> bool {
+    pub(crate) fn has_final_newline(&self) -> bool {
         self.is_empty() || self.bytes.last() == Some(&b'\n')
     }
 
     /// The terminator new lines should get: CRLF when most lines use it, else LF.
-    pub fn dominant_eol(&self) -> &'static [u8] {
+    pub(crate) fn dominant_eol(&self) -> &'static [u8] {
         let terminated = self.len() - usize::from(!self.has_final_newline());
         if self.crlf_lines > 0 && self.crlf_lines * 2 >= terminated {
             b"\r\n"
@@ -425,7 +425,7 @@ impl<'a> SourceText<'a> {
 }
 
 /// True when `bytes` looks binary: a NUL byte in the first 8000 bytes, as git decides.
-pub fn looks_binary(bytes: &[u8]) -> bool {
+pub(crate) fn looks_binary(bytes: &[u8]) -> bool {
     let head = &bytes[..bytes.len().min(8000)];
     memchr::memchr(0, head).is_some()
 }

@@ -3,7 +3,7 @@
 //! never touches the file system itself.
 
 use crate::content::Content;
-pub use crate::content::Stamp;
+pub(crate) use crate::content::Stamp;
 use std::collections::HashMap;
 use std::fs;
 use std::io;
@@ -14,7 +14,7 @@ use std::sync::Mutex;
 /// it into the file's problem (`path_outside_tree`, `not_a_file`,
 /// `io_error`, `git_error`), keeping the cause.
 #[derive(Debug, thiserror::Error)]
-pub enum TargetError {
+pub(crate) enum TargetError {
     /// The path leads out of the tree, into `.git/`, or is not usable.
     #[error("{0}")]
     Outside(String),
@@ -42,7 +42,7 @@ pub enum TargetError {
 
 /// A source of target file contents, addressed by `/`-separated paths
 /// relative to the top of the tree.
-pub trait Targets {
+pub(crate) trait Targets {
     /// The current content of `path`, or `None` when it does not exist.
     /// Fails for paths that may not be touched (outside the tree, a
     /// directory, a device, …).
@@ -87,7 +87,7 @@ pub trait Targets {
 }
 
 /// At most this many files are named by [`Targets::named_elsewhere`].
-pub const NAMED_ELSEWHERE: usize = 5;
+pub(crate) const NAMED_ELSEWHERE: usize = 5;
 
 /// At most this many directory entries are read by the working tree's
 /// [`Targets::named_elsewhere`] (a large tree is not walked whole).
@@ -141,7 +141,7 @@ fn walk_named(root: &Path, path: &str) -> Vec<String> {
 
 /// Files in a directory on disk.
 #[derive(Debug)]
-pub struct WorktreeTargets {
+pub(crate) struct WorktreeTargets {
     root: PathBuf,
     canonical_root: PathBuf,
     /// Real (link-free) paths of the directories already resolved: a patch
@@ -155,7 +155,7 @@ pub struct WorktreeTargets {
 
 impl WorktreeTargets {
     /// Targets under `root`.
-    pub fn new(root: impl Into<PathBuf>) -> io::Result<Self> {
+    pub(crate) fn new(root: impl Into<PathBuf>) -> io::Result<Self> {
         let root = root.into();
         let canonical_root = fs::canonicalize(&root)?;
         Ok(WorktreeTargets {
@@ -193,7 +193,7 @@ impl WorktreeTargets {
     /// The on-disk path of `rel`, after checking it stays inside the tree:
     /// no absolute path, no `..`, nothing under `.git/`, and no symbolic
     /// link on the way (see [`WorktreeTargets::resolve_checked`]).
-    pub fn resolve(&self, rel: &str) -> Result<PathBuf, String> {
+    pub(crate) fn resolve(&self, rel: &str) -> Result<PathBuf, String> {
         self.resolve_checked(rel).map_err(|e| e.to_string())
     }
 
@@ -203,7 +203,7 @@ impl WorktreeTargets {
     /// [`TargetError::NotAFile`] (as `git apply`, which calls it the wrong type or a
     /// path beyond a symbolic link): writing through it would replace the
     /// link by a file, or reach one file under two names.
-    pub fn resolve_checked(&self, rel: &str) -> Result<PathBuf, TargetError> {
+    pub(crate) fn resolve_checked(&self, rel: &str) -> Result<PathBuf, TargetError> {
         let known = locked(&self.resolved).get(rel).cloned();
         if let Some(path) = known {
             return Ok(path);
@@ -347,7 +347,7 @@ fn locked<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// Joins a patch path to `root`, refusing empty paths, NUL, absolute paths,
 /// `..` and any `.git` component.
-pub fn join_inside(root: &Path, rel: &str) -> Result<PathBuf, String> {
+pub(crate) fn join_inside(root: &Path, rel: &str) -> Result<PathBuf, String> {
     if rel.is_empty() || rel.contains('\0') {
         return Err(format!("{rel:?}: not a usable path"));
     }

@@ -16,7 +16,7 @@ const LARGE_BYTES: u64 = 64 << 20;
 
 /// Where the command's output goes, as far as a progress bar cares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Terminal {
+pub(crate) struct Terminal {
     /// Standard error is a terminal.
     pub stderr_is_tty: bool,
     /// `-q`: print nothing but errors.
@@ -40,7 +40,7 @@ fn should_show(workload: Workload, terminal: Terminal) -> bool {
 /// neither `quiet` nor `json` is set; later stages follow that decision.
 /// [`clear`](TerminalProgress::clear) it before printing the report.
 #[derive(Debug)]
-pub struct TerminalProgress {
+pub(crate) struct TerminalProgress {
     terminal: Terminal,
     bar: ProgressBar,
     /// Decided at the first stage: `Some(true)` once the bar is shown.
@@ -49,7 +49,7 @@ pub struct TerminalProgress {
 
 impl TerminalProgress {
     /// A bar for output going to `terminal`; hidden until a stage starts.
-    pub fn new(terminal: Terminal) -> Self {
+    pub(crate) fn new(terminal: Terminal) -> Self {
         TerminalProgress {
             terminal,
             bar: ProgressBar::hidden(),
@@ -58,7 +58,7 @@ impl TerminalProgress {
     }
 
     /// Removes the bar from the terminal.
-    pub fn clear(&self) {
+    pub(crate) fn clear(&self) {
         self.bar.finish_and_clear();
     }
 }

@@ -29,18 +29,18 @@ macro_rules! steps {
         /// A step that changes the disk. Each kind is named so that a sweep
         /// that fails every step in turn can tell that it reached every kind.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum Step {
+        pub(crate) enum Step {
             $($(#[doc = $doc])* $step,)*
         }
 
         impl Step {
             /// Every step.
             #[cfg_attr(not(test), allow(dead_code))]
-            pub const ALL: &[Step] = &[$(Step::$step,)*];
+            pub(crate) const ALL: &[Step] = &[$(Step::$step,)*];
 
             /// The step's name in messages (`test fault at write step N (NAME)`).
             #[cfg_attr(not(any(test, feature = "test-hooks")), allow(dead_code))]
-            pub fn name(self) -> &'static str {
+            pub(crate) fn name(self) -> &'static str {
                 match self {
                     $(Step::$step => $name,)*
                 }
@@ -112,18 +112,18 @@ steps! {
 /// A named point of a run where a test may kill or pause it.
 #[cfg(not(any(test, feature = "test-hooks")))]
 #[inline(always)]
-pub fn checkpoint(_name: &str) {}
+pub(crate) fn checkpoint(_name: &str) {}
 
 /// Before the write step `step` on `path`: an error when a test makes it
 /// fail, else nothing.
 #[cfg(not(any(test, feature = "test-hooks")))]
 #[inline(always)]
-pub fn fail(_step: Step, _path: &std::path::Path) -> std::io::Result<()> {
+pub(crate) fn fail(_step: Step, _path: &std::path::Path) -> std::io::Result<()> {
     Ok(())
 }
 
 #[cfg(any(test, feature = "test-hooks"))]
-pub use on::{checkpoint, fail};
+pub(crate) use on::{checkpoint, fail};
 
 #[cfg(test)]
 pub(crate) use on::{FailWhile, fail_while};
@@ -173,7 +173,7 @@ mod on {
     }
 
     /// A named point of a run where a test may kill or pause it.
-    pub fn checkpoint(name: &str) {
+    pub(crate) fn checkpoint(name: &str) {
         static PASSED: AtomicUsize = AtomicUsize::new(0);
         let hooks = hooks();
         if let Some((at, file)) = &hooks.pause
@@ -204,7 +204,7 @@ mod on {
 
     /// Before the write step `step` on `path`: an error when a test makes
     /// it fail, else nothing.
-    pub fn fail(step: Step, path: &Path) -> io::Result<()> {
+    pub(crate) fn fail(step: Step, path: &Path) -> io::Result<()> {
         static STEPS: AtomicUsize = AtomicUsize::new(0);
         #[cfg(test)]
         if rules::matches(step, path) {
@@ -230,7 +230,7 @@ mod on {
     }
 
     #[cfg(test)]
-    pub use rules::{FailWhile, fail_while};
+    pub(crate) use rules::{FailWhile, fail_while};
 
     /// Faults the library's unit tests ask for in code: each test names
     /// paths in a temporary directory of its own, so tests running at once
@@ -246,11 +246,13 @@ mod on {
         static RULES: Mutex<Vec<(usize, Rule)>> = Mutex::new(Vec::new());
 
         /// A fault rule in force until this is dropped.
-        pub struct FailWhile(usize);
+        pub(crate) struct FailWhile(usize);
 
         /// Makes every write step for which `rule` is true fail with
         /// `ENOSPC`, until the returned guard is dropped.
-        pub fn fail_while(rule: impl Fn(Step, &Path) -> bool + Send + Sync + 'static) -> FailWhile {
+        pub(crate) fn fail_while(
+            rule: impl Fn(Step, &Path) -> bool + Send + Sync + 'static,
+        ) -> FailWhile {
             use std::sync::atomic::{AtomicUsize, Ordering};
             static NEXT: AtomicUsize = AtomicUsize::new(0);
             let id = NEXT.fetch_add(1, Ordering::Relaxed);

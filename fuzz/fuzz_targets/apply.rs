@@ -25,19 +25,17 @@ fn options(byte: u8) -> ApplyOptions {
         3 => Tier::Fuzzy,
         _ => Tier::Structural,
     };
-    ApplyOptions {
-        parse: ParseOptions {
-            format,
-            strip: None,
-            target: Some("t.txt".into()),
-        },
-        matching: MatchOptions {
-            similarity_threshold: if byte >= 128 { 0.5 } else { 0.9 },
-            max_tier,
-            ..MatchOptions::default()
-        },
-        ..ApplyOptions::default()
-    }
+    ApplyOptions::default()
+        .with_parse(
+            ParseOptions::default()
+                .with_format(format)
+                .with_target("t.txt"),
+        )
+        .with_matching(
+            MatchOptions::default()
+                .with_similarity_threshold(if byte >= 128 { 0.5 } else { 0.9 })
+                .with_max_tier(max_tier),
+        )
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -216,17 +216,15 @@ fn done_already(report: &Report) -> bool {
 }
 
 fn invocation(flags: u8, report: PathBuf) -> Invocation {
-    Invocation {
-        apply: ApplyOptions {
-            reverse: flags & 1 != 0,
-            partial: flags & 2 != 0,
-            ..ApplyOptions::default()
-        },
-        reject: flags & 4 != 0,
-        dry_run: flags & 8 != 0,
-        report_path: Some(report),
-        ..Invocation::default()
-    }
+    Invocation::default()
+        .with_apply(
+            ApplyOptions::default()
+                .with_reverse(flags & 1 != 0)
+                .with_partial(flags & 2 != 0),
+        )
+        .with_reject(flags & 4 != 0)
+        .with_dry_run(flags & 8 != 0)
+        .with_report_path(report)
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -265,7 +263,7 @@ fuzz_target!(|data: &[u8]| {
     let binary = after
         .values()
         .any(|e| matches!(e, Entry::File(bytes, _) if bytes.iter().take(8000).any(|&b| b == 0)));
-    if inv.reject || !first.report.ok || !recognisable(patch, inv.apply.reverse) || binary {
+    if inv.reject() || !first.report.ok || !recognisable(patch, inv.apply().reverse()) || binary {
         return;
     }
     let again = run(&root, patch, &inv).expect("the second run runs");
@@ -282,7 +280,7 @@ fuzz_target!(|data: &[u8]| {
         .any(|h| h.tier.is_some_and(|t| t > Tier::Resilient));
     // A new side standing twice after the first run is not a located
     // applied state: refusing it is the documented outcome too.
-    let repeated = new_side_repeated(&root, patch, inv.apply.reverse);
+    let repeated = new_side_repeated(&root, patch, inv.apply().reverse());
     // The old side read with tolerance at another place than the new side
     // stands is two readings (rule 7): refused as ambiguous, nothing written.
     let ambiguous = again.report.files.iter().flat_map(|f| &f.hunks).any(|h| {

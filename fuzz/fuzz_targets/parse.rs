@@ -19,19 +19,15 @@ const FORMATS: [Option<PatchFormat>; 5] = [
 
 fuzz_target!(|data: &[u8]| {
     for format in FORMATS {
-        let plain = ParseOptions {
-            format,
-            ..ParseOptions::default()
-        };
+        let plain = ParseOptions::default().with_format(format);
         if let Ok(patch) = parse_patch(data, &plain) {
             // A successful parse always names at least one file.
             assert!(!patch.files.is_empty(), "Ok with no files");
         }
-        let steered = ParseOptions {
-            format,
-            strip: Some(1),
-            target: Some("t.txt".into()),
-        };
+        let steered = ParseOptions::default()
+            .with_format(format)
+            .with_strip(1)
+            .with_target("t.txt");
         let _ = parse_patch(data, &steered);
     }
 });

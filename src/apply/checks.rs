@@ -3,12 +3,12 @@
 //! FILE goes (or could go), and `--allow-empty` turns a patch with no edits
 //! into a success.
 
-use super::PatchPlan;
+use super::{PatchPlan, Pin};
 use crate::outcome::{FileReport, HunkOutcome, Problem, ProblemCode};
 
 /// The checks of a plan against the command line: the pins, and
 /// `--allow-empty` when `allow_empty`.
-pub(crate) fn check(plan: &mut PatchPlan, pins: &[(String, usize)], allow_empty: bool) {
+pub(crate) fn check(plan: &mut PatchPlan, pins: &[Pin], allow_empty: bool) {
     check_pins(plan, pins);
     if allow_empty {
         forgive_empty(plan);
@@ -19,17 +19,18 @@ pub(crate) fn check(plan: &mut PatchPlan, pins: &[(String, usize)], allow_empty:
 /// FILE, or none of FILE's hunks is placed at LINE or has LINE among its
 /// candidates. A pin that is silently ignored would let a hunk go where the
 /// user said it must not.
-fn check_pins(plan: &mut PatchPlan, pins: &[(String, usize)]) {
-    for (path, line) in pins {
+fn check_pins(plan: &mut PatchPlan, pins: &[Pin]) {
+    for pin in pins {
+        let (path, line) = (pin.path(), pin.line());
         let files: Vec<&FileReport> = plan
             .files
             .iter()
             .map(|f| &f.report)
-            .filter(|f| f.path == *path)
+            .filter(|f| f.path == path)
             .collect();
         let message = if files.is_empty() {
             format!("--at {path}:{line}: the patch does not edit {path}")
-        } else if files.iter().any(|f| names_a_candidate(f, *line)) {
+        } else if files.iter().any(|f| names_a_candidate(f, line)) {
             continue;
         } else {
             format!(
@@ -108,10 +109,10 @@ mod tests {
     fn a_pin_on_the_placed_line_passes_and_elsewhere_fails() {
         let patch = "--- a/a.txt\n+++ b/a.txt\n@@\n-b\n+B\n";
         let mut ok = report("a\nb\n", patch);
-        check(&mut ok, &[("a.txt".into(), 2)], false);
+        check(&mut ok, &[Pin::new("a.txt", 2)], false);
         assert!(ok.ok() && ok.error.is_none());
         let mut off = report("a\nb\n", patch);
-        check(&mut off, &[("a.txt".into(), 1)], false);
+        check(&mut off, &[Pin::new("a.txt", 1)], false);
         let error = off.error.unwrap();
         assert_eq!(error.code, ProblemCode::UnmatchedPin);
         assert!(
@@ -120,7 +121,7 @@ mod tests {
             error.message
         );
         let mut other = report("a\nb\n", patch);
-        check(&mut other, &[("b.txt".into(), 1)], false);
+        check(&mut other, &[Pin::new("b.txt", 1)], false);
         assert!(other.error.unwrap().message.contains("does not edit b.txt"));
     }
 

@@ -13,8 +13,9 @@ use crate::model::{FilePatch, LineKind};
 use crate::outcome::{FileReport, FileStatus, HunkOutcome, LineRange};
 use crate::target::Targets;
 
-use super::ApplyOptions;
-use super::file::{Planned, hunk_report};
+use super::Planned;
+use super::hunks::hunk_report;
+use crate::outcome::Problem;
 
 /// True when `existing` is exactly what adding `file` would write.
 pub(super) fn added_already(file: &FilePatch, existing: &Content) -> bool {
@@ -54,12 +55,15 @@ pub(super) fn report_done(file: &FilePatch, report: &mut FileReport) -> Planned 
 
 /// For a move whose source is gone: `Some` (the report filled in, nothing
 /// planned) when the destination exists and every hunk stands there
-/// already applied; `None` otherwise (the source is then missing).
+/// already applied; `None` otherwise (the source is then missing). `update`
+/// plans an update of a file's existing content, with its git mode (the
+/// planner's own, handed in so that this module does not call back into
+/// `file.rs`).
 pub(super) fn moved_already(
     file: &FilePatch,
     targets: &dyn Targets,
-    options: &ApplyOptions,
     report: &mut FileReport,
+    update: impl FnOnce(&FilePatch, Content, Option<u32>, &mut FileReport) -> Result<Planned, Problem>,
 ) -> Option<Planned> {
     let to = file.move_to.as_ref().filter(|to| **to != file.path)?;
     let existing = targets.read(to).ok()??;
@@ -70,15 +74,7 @@ pub(super) fn moved_already(
     };
     let mut trial = report.clone();
     let mode = targets.mode(to);
-    let planned = super::file::update(
-        &at_destination,
-        targets,
-        existing,
-        mode,
-        options,
-        &mut trial,
-    )
-    .ok()?;
+    let planned = update(&at_destination, existing, mode, &mut trial).ok()?;
     let done = trial
         .hunks
         .iter()

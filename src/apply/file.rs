@@ -2,21 +2,19 @@
 //! and report every hunk (added files take over their lines instead).
 
 use crate::content::Content;
-use crate::locate::{Failure, HunkStatus, Located, NearMatch};
+use crate::locate::{Failure, Located};
 use crate::model::{FileOp, FilePatch, Hunk, LineKind, PatchFormat};
 use crate::outcome::{
-    CandidateView, FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, LineRange,
-    Problem, ProblemCode, quote,
+    FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, LineRange, Problem, ProblemCode,
+    quote,
 };
 use crate::plan::{FilePlan, plan_file};
 use crate::source::{SourceText, looks_binary};
 use crate::target::Targets;
-use std::borrow::Cow;
 
+use super::hunks::{count_lines, expected, hunk_report, hunk_text, record_hunks, result_ranges};
 use super::sequence::{InOrder, merge_in_order, place_in_order};
-use super::{ApplyOptions, FileResult, NewContent, PlannedFile, done, elision, pin_check};
-
-pub(super) type Planned = Option<FileResult>;
+use super::{ApplyOptions, FileResult, NewContent, Planned, PlannedFile, done, elision, pin_check};
 
 pub(super) fn plan_one(
     file: FilePatch,
@@ -94,6 +92,8 @@ fn nul_in_added_line(file: &FilePatch) -> Option<Problem> {
     ))
 }
 
+/// What `file` becomes, by its operation and whether its target exists:
+/// found already done, created, copied, deleted, updated, or refused.
 fn plan_one_inner(
     file: FilePatch,
     targets: &dyn Targets,
@@ -113,7 +113,10 @@ fn plan_one_inner(
         }
         (FileOp::Delete, None) => Ok(done::report_done(&file, report)),
         (FileOp::Update, None) if file.move_to.is_some() => {
-            match done::moved_already(&file, targets, options, report) {
+            let plan_update = |f: &FilePatch, old, mode, r: &mut FileReport| {
+                update(f, targets, old, mode, options, r)
+            };
+            match done::moved_already(&file, targets, report, plan_update) {
                 Some(planned) => Ok(planned),
                 None => Err(Problem::new(
                     ProblemCode::FileNotFound,
@@ -153,24 +156,7 @@ fn plan_one_inner(
             format!("{}: no such file", file.path),
             line,
         )),
-        (FileOp::Delete, Some(old)) => {
-            if let Some((hunk, line)) = deletion_mismatch(&file, &old) {
-                refuse_deletion(&file, hunk, line, &old, report);
-                return Ok(None);
-            }
-            report.removed = old.source().len();
-            report.status = FileStatus::Patched;
-            let mode = known_mode(&old, targets, &file.path);
-            Ok(Some(FileResult {
-                old_path: Some(file.path.clone()),
-                new_path: None,
-                content_changed: !old.is_empty(),
-                old,
-                new: NewContent::Bytes(Vec::new()),
-                mode,
-                new_mode: None,
-            }))
-        }
+        (FileOp::Delete, Some(old)) => Ok(delete(&file, old, targets, report)),
         (FileOp::Update, Some(old)) => {
             let mode = known_mode(&old, targets, &file.path);
             update(&file, targets, old, mode, options, report)
@@ -230,6 +216,32 @@ fn copy(
         old_path: None,
         ..result
     }))
+}
+
+/// A deletion of an existing file: planned when the file is exactly what
+/// the patch removes, else refused with the first difference.
+fn delete(
+    file: &FilePatch,
+    old: Content,
+    targets: &dyn Targets,
+    report: &mut FileReport,
+) -> Planned {
+    if let Some((hunk, line)) = deletion_mismatch(file, &old) {
+        refuse_deletion(file, hunk, line, &old, report);
+        return None;
+    }
+    report.removed = old.source().len();
+    report.status = FileStatus::Patched;
+    let mode = known_mode(&old, targets, &file.path);
+    Some(FileResult {
+        old_path: Some(file.path.clone()),
+        new_path: None,
+        content_changed: !old.is_empty(),
+        old,
+        new: NewContent::Bytes(Vec::new()),
+        mode,
+        new_mode: None,
+    })
 }
 
 /// Where a file differs from what its deletion patch removes: the hunk and
@@ -303,6 +315,9 @@ fn refuse_deletion(
     report.status = FileStatus::Failed;
 }
 
+/// An update of the existing `old` (moved when the patch says so): every
+/// hunk located and reported, the edits planned; `None` when a hunk failed
+/// and the run is not `--partial`.
 pub(super) fn update(
     file: &FilePatch,
     targets: &dyn Targets,
@@ -326,8 +341,8 @@ pub(super) fn update(
     let pins: Vec<usize> = options
         .pins
         .iter()
-        .filter(|(path, _)| *path == file.path)
-        .map(|(_, line)| line.saturating_sub(1))
+        .filter(|pin| pin.path() == file.path)
+        .map(|pin| pin.line().saturating_sub(1))
         .collect();
     if let Some(problem) = elision::replace_only_problem(&file.path, &file.hunks, &source) {
         return Err(problem);
@@ -382,67 +397,6 @@ pub(super) fn update(
     }))
 }
 
-/// Reports every hunk: placed (its place and tier) or failed (why, with
-/// the candidates, those `settles` says `--at` places it at, and the
-/// closest block of `source`). Returns the placed.
-fn record_hunks(
-    hunks: &[Hunk],
-    results: Vec<Result<Located, Failure>>,
-    source: &SourceText,
-    report: &mut FileReport,
-    settles: impl Fn(usize, &Hunk, &Failure) -> Vec<usize>,
-) -> Vec<Located> {
-    let mut located = Vec::new();
-    for (i, (hunk, result)) in hunks.iter().zip(results).enumerate() {
-        match result {
-            Ok(loc) => {
-                report.hunks.push(hunk_report(i, hunk, Some(&loc), None));
-                located.push(loc);
-            }
-            Err(failure) => {
-                debug_assert_eq!(failure.hunk, i, "failures come in hunk order");
-                let at_settles = settles(i, hunk, &failure);
-                let fail = hunk_failure(hunk, failure, source, at_settles);
-                report.hunks.push(hunk_report(i, hunk, None, Some(fail)));
-            }
-        }
-    }
-    located
-}
-
-/// The details of a hunk that could not be placed, its quoted lines capped.
-fn hunk_failure(
-    hunk: &Hunk,
-    failure: Failure,
-    source: &SourceText,
-    at_settles: Vec<usize>,
-) -> HunkFailure {
-    let old_len = hunk.old_len();
-    let candidate_context = failure
-        .candidates
-        .iter()
-        .take(10)
-        .map(|&line| CandidateView {
-            line,
-            tier: failure.tie.map(|t| t.0),
-            score: failure.tie.map_or(1.0, |t| t.1),
-            lines: (line.saturating_sub(3)..(line + old_len + 2).min(source.len()))
-                .map(|j| (j + 1, quote::line(&source.line_text(j)).into_owned()))
-                .collect(),
-        })
-        .collect();
-    HunkFailure {
-        code: failure.reason,
-        message: quote::message(failure.message),
-        expected: expected(hunk),
-        candidates: failure.candidates,
-        at_settles,
-        candidate_context,
-        near_match: failure.near.map(capped_near),
-        hunk_text: hunk_text(hunk),
-    }
-}
-
 /// The edits of the placed hunks: the ordinary ones planned together, the
 /// ones placed in order with their own (merged) edits. Returns the plan and
 /// every placed hunk.
@@ -460,20 +414,6 @@ fn plan_edits(
     let mut located = ordinary;
     located.extend(sequential);
     (plan, located)
-}
-
-/// Adds the lines the applied hunks add and remove to the file's counts.
-fn count_lines(hunks: &[Hunk], located: &[Located], report: &mut FileReport) {
-    for loc in located.iter().filter(|l| l.status == HunkStatus::Applied) {
-        if let Some(h) = hunks.get(loc.hunk) {
-            report.added += h.lines.iter().filter(|l| l.kind == LineKind::Add).count();
-            report.removed += h
-                .lines
-                .iter()
-                .filter(|l| l.kind == LineKind::Remove)
-                .count();
-        }
-    }
 }
 
 /// Refuses a move onto a path that exists.
@@ -502,96 +442,6 @@ fn known_mode(old: &Content, targets: &dyn Targets, path: &str) -> Option<u32> {
     old.stamp()
         .map(|s| s.git_mode())
         .or_else(|| targets.mode(path))
-}
-
-pub(super) fn hunk_report(
-    index: usize,
-    hunk: &Hunk,
-    loc: Option<&crate::locate::Located>,
-    failure: Option<HunkFailure>,
-) -> HunkReport {
-    HunkReport {
-        index: index + 1,
-        patch_line: hunk.patch_line,
-        status: loc.map_or(HunkOutcome::Failed, |l| HunkOutcome::of(l.status)),
-        tier: loc.and_then(|l| l.tier),
-        normalizations: loc.map(|l| l.normalizations.clone()).unwrap_or_default(),
-        lines: loc
-            .filter(|l| l.status != HunkStatus::NoOp)
-            .map(|l| LineRange {
-                start: l.start + 1,
-                end: l.end,
-            }),
-        similarity: loc
-            .map(|l| l.similarity)
-            .or_else(|| failure.as_ref().and_then(closest_score))
-            .unwrap_or(0.0),
-        new_lines: None,
-        failure,
-    }
-}
-
-/// The score of the closest place a failed hunk had: its near match's
-/// similarity, or the score the candidates of an ambiguous hunk tied at.
-fn closest_score(failure: &HunkFailure) -> Option<f64> {
-    match &failure.near_match {
-        Some(near) => Some(near.similarity),
-        None => failure.candidate_context.first().map(|c| c.score),
-    }
-}
-
-/// Records where each applied hunk's result lies in the patched file: its
-/// edit's start moved by the lines every earlier edit added or removed.
-fn result_ranges(plan: &FilePlan, report: &mut FileReport) {
-    let (mut grown, mut shrunk) = (0usize, 0usize);
-    for edit in &plan.edits {
-        let start = (edit.start + grown).saturating_sub(shrunk);
-        if let Some(h) = report.hunks.get_mut(edit.hunk) {
-            h.new_lines = Some(LineRange {
-                start: start + 1,
-                end: start + edit.lines.len(),
-            });
-        }
-        grown += edit.lines.len();
-        shrunk += edit.end - edit.start;
-    }
-}
-
-/// The lines a failed hunk expected to find, each capped for the reports.
-fn expected(hunk: &Hunk) -> Vec<String> {
-    hunk.old_lines()
-        .map(|l| quote::line(&l.text).into_owned())
-        .collect()
-}
-
-/// A near match with its quoted lines capped for the reports.
-fn capped_near(mut near: Box<NearMatch>) -> Box<NearMatch> {
-    for line in &mut near.lines {
-        if let Cow::Owned(capped) = quote::line(line) {
-            *line = capped;
-        }
-    }
-    if let Some((text, _)) = &mut near.first_difference
-        && let Cow::Owned(capped) = quote::line(text)
-    {
-        *text = capped;
-    }
-    near
-}
-
-/// The hunk as a unified-diff body.
-fn hunk_text(hunk: &Hunk) -> String {
-    let mut out = String::new();
-    for line in &hunk.lines {
-        out.push(match line.kind {
-            LineKind::Context => ' ',
-            LineKind::Remove => '-',
-            LineKind::Add => '+',
-        });
-        out.push_str(&line.text);
-        out.push('\n');
-    }
-    out
 }
 
 /// The result of adding a file: its content is the new side of its hunks

@@ -7,65 +7,31 @@ pub(crate) mod checks;
 mod done;
 mod elision;
 mod file;
+mod hunks;
+mod options;
 mod pin_check;
 mod reach;
 mod sequence;
 mod transform;
 
 use crate::content::Content;
-use crate::locate::MatchOptions;
 use crate::model::{FilePatch, LineText};
 use crate::outcome::{FileReport, FileStatus, Problem, ProblemCode};
-use crate::patch::{ParseOptions, PatchText, parse_patch_text};
+use crate::patch::{PatchText, parse_patch_text};
 use crate::plan::FilePlan;
 use crate::progress::{NoProgress, Progress, Stage, Workload};
 use crate::render::render_to_vec;
 use crate::source::{LineIndex, SourceText};
 use crate::target::{Targets, WorktreeTargets};
 use file::plan_one;
+pub use options::{ApplyOptions, PathRule, Pin};
 use std::borrow::Cow;
 use std::path::Path;
 use transform::{merge_same_paths, transform};
 
-/// Everything that steers one run.
-///
-/// The default detects the notation, strips `a/` and `b/`, and allows every
-/// matching tier. Here the strictest tier refuses what the default applies:
-///
-/// ```
-/// use git_fuzzy_apply::{MatchOptions, Tier};
-/// use git_fuzzy_apply::{apply_to_text, ApplyOptions};
-///
-/// let file = b"if ready:\n    start()\n";
-/// // The context line lost its indentation.
-/// let patch = b"--- a/run.py\n+++ b/run.py\n@@\n if ready:\n-start()\n+    start(fast=True)\n";
-/// assert!(apply_to_text(patch, file, &ApplyOptions::default()).is_ok());
-///
-/// let exact = ApplyOptions {
-///     matching: MatchOptions { max_tier: Tier::Exact, ..MatchOptions::default() },
-///     ..ApplyOptions::default()
-/// };
-/// assert!(apply_to_text(patch, file, &exact).is_err());
-/// ```
-#[derive(Debug, Clone, Default)]
-pub struct ApplyOptions {
-    /// Parsing options (format, `-p`, `--target`).
-    pub parse: ParseOptions,
-    /// Matching options (similarity threshold, strictest tier).
-    pub matching: MatchOptions,
-    /// `--directory`: prepended to every path of the patch.
-    pub directory: Option<String>,
-    /// `--include`/`--exclude` rules in order: `(include?, glob)`; the first
-    /// that matches a path decides; with any include rule, unmatched paths
-    /// are skipped (as `git apply` does).
-    pub path_rules: Vec<(bool, String)>,
-    /// `-R`: apply the patch in reverse.
-    pub reverse: bool,
-    /// `--partial`: plan the hunks that apply even when others fail.
-    pub partial: bool,
-    /// `--at FILE:LINE`: pin a hunk of FILE whose candidates include LINE (1-based) to it.
-    pub pins: Vec<(String, usize)>,
-}
+/// What planning one file gives: its result, or `None` when nothing is to
+/// be written for it (already done, or refused with its report filled in).
+type Planned = Option<FileResult>;
 
 /// What one target becomes.
 ///
@@ -83,6 +49,7 @@ pub struct ApplyOptions {
 /// assert!(result.content_changed && result.changes_anything());
 /// ```
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct FileResult {
     /// Path before the patch (`None` for an added file).
     pub old_path: Option<String>,
@@ -103,7 +70,7 @@ pub struct FileResult {
 /// The content of a result: given outright, or the original with edits
 /// spliced in (rendered only when written, straight into the file).
 #[derive(Debug)]
-pub enum NewContent {
+pub(crate) enum NewContent {
     /// The bytes themselves (deleted files, converted added files, index blobs).
     Bytes(Vec<u8>),
     /// An added file's lines, each ended by a newline but the last when
@@ -219,6 +186,7 @@ impl FileResult {
 /// assert_eq!(plan.results().count(), 1);
 /// ```
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct PatchPlan {
     /// A problem with the patch or the run as a whole (it could not be
     /// read, a pin names no place, …).
@@ -242,6 +210,7 @@ pub struct PatchPlan {
 /// assert!(file.result.is_none());
 /// ```
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct PlannedFile {
     /// Its status, error and hunks, as the report shows them.
     pub report: FileReport,
@@ -335,7 +304,7 @@ pub fn plan_patch(
 /// [`plan_patch`], telling `progress` about the planning stage: its
 /// [`Workload`] (the size of each target only when the observer
 /// [is active](Progress::is_active)), then each file as it is planned.
-pub fn plan_patch_with(
+pub(crate) fn plan_patch_with(
     patch: &PatchText,
     targets: &dyn Targets,
     options: &ApplyOptions,

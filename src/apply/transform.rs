@@ -8,7 +8,7 @@ use crate::model::{FileOp, FilePatch, LineKind, Patch};
 use crate::outcome::{Problem, ProblemCode};
 use crate::target::Targets;
 
-use super::ApplyOptions;
+use super::{ApplyOptions, PathRule};
 
 /// Decides the files named by bare words, makes absolute paths that lie
 /// inside the tree relative, then applies `--directory`,
@@ -26,19 +26,19 @@ pub(super) fn transform(
         }
     }
     if !options.path_rules.is_empty() {
-        let any_include = options.path_rules.iter().any(|(inc, _)| *inc);
+        let any_include = options.path_rules.iter().any(PathRule::includes);
         patch.files.retain(|f| {
             options
                 .path_rules
                 .iter()
-                .find(|(_, glob)| {
+                .find(|rule| {
                     gix::glob::wildmatch(
-                        glob.as_str().into(),
+                        rule.glob().into(),
                         f.path.as_str().into(),
                         gix::glob::wildmatch::Mode::empty(),
                     )
                 })
-                .map_or(!any_include, |(inc, _)| *inc)
+                .map_or(!any_include, PathRule::includes)
         });
     }
     if options.reverse {

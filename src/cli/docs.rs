@@ -11,7 +11,7 @@ use std::io::{self, Write};
 
 /// The shells completions are written for by `examples/gen-docs.rs`.
 #[allow(dead_code)] // the binary renders one shell at a time; examples/gen-docs.rs all
-pub const SHELLS: [Shell; 3] = [Shell::Bash, Shell::Zsh, Shell::Fish];
+pub(crate) const SHELLS: [Shell; 3] = [Shell::Bash, Shell::Zsh, Shell::Fish];
 
 /// Appended to the bash completion: git's own completion completes
 /// `git fuzzy-apply …` by calling `_git_fuzzy_apply`, with the words of the
@@ -32,7 +32,7 @@ _git_fuzzy_apply() {
 
 /// Renders the man page: clap's sections, then EXAMPLES and EXIT STATUS
 /// from the same tables `--help` shows.
-pub fn render_man(w: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn render_man(w: &mut dyn Write) -> io::Result<()> {
     let man = Man::new(command()).title("GIT-FUZZY-APPLY");
     man.render_title(w)?;
     man.render_name_section(w)?;
@@ -54,7 +54,7 @@ pub fn render_man(w: &mut dyn Write) -> io::Result<()> {
 
 /// Renders the completion script for `shell`; the bash one also completes
 /// `git fuzzy-apply …` through git's own completion.
-pub fn render_completions(shell: Shell, w: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn render_completions(shell: Shell, w: &mut dyn Write) -> io::Result<()> {
     let mut cmd = command();
     let name = cmd.get_name().to_string();
     let mut script = Vec::new();
@@ -69,13 +69,16 @@ pub fn render_completions(shell: Shell, w: &mut dyn Write) -> io::Result<()> {
 /// The file name a completion script for `shell` is installed under
 /// (`git-fuzzy-apply.bash`, `_git-fuzzy-apply`, `git-fuzzy-apply.fish`).
 #[allow(dead_code)] // used by examples/gen-docs.rs
-pub fn completion_file_name(shell: Shell) -> String {
+pub(crate) fn completion_file_name(shell: Shell) -> String {
     use clap_complete::Generator;
     shell.file_name(command().get_name())
 }
 
 /// Escapes text for a roff line: backslashes, hyphens (so `--check` stays
 /// two ASCII hyphens) and a leading dot or quote.
+// Public: `examples/gen-docs.rs` includes this module and re-exports it for
+// its tests.
+#[allow(unreachable_pub)]
 pub fn roff_text(text: &str) -> String {
     let escaped = text.replace('\\', "\\e").replace('-', "\\-");
     if escaped.starts_with(['.', '\'']) {

@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 /// patch; a few are refused with what to use instead (see
 /// [`GitApplyArgs::refusal`]).
 #[derive(Args, Debug, Clone, Default)]
-pub struct GitApplyArgs {
+pub(crate) struct GitApplyArgs {
     /// Whitespace errors: nowarn and warn change nothing; fix, strip, error and error-all are refused.
     #[arg(
         long,
@@ -63,7 +63,7 @@ pub struct GitApplyArgs {
 impl GitApplyArgs {
     /// Why the options given cannot be honoured, and what to use instead;
     /// `None` when all of them can.
-    pub fn refusal(&self) -> Option<String> {
+    pub(crate) fn refusal(&self) -> Option<String> {
         if self.three_way {
             return Some(
                 "--3way is not supported: a hunk that does not apply is refused with a conflict \
@@ -101,7 +101,7 @@ impl GitApplyArgs {
 
 /// The actions `--whitespace` names, as in `git apply`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum WhitespaceArg {
+pub(crate) enum WhitespaceArg {
     /// Do not warn.
     Nowarn,
     /// Warn (nothing is reported here).
@@ -118,7 +118,7 @@ pub enum WhitespaceArg {
 
 impl WhitespaceArg {
     /// The action as written on the command line.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             WhitespaceArg::Nowarn => "nowarn",
             WhitespaceArg::Warn => "warn",

@@ -38,7 +38,7 @@ Examples:
 
 /// Worked examples: a command line and what it does. Shown by `--help` and in
 /// the man page's EXAMPLES section.
-pub const EXAMPLES: &[(&str, &str)] = &[
+pub(crate) const EXAMPLES: &[(&str, &str)] = &[
     (
         "git fuzzy-apply reply.md",
         "Apply a model's reply (prose and patches) to the working tree.",
@@ -67,7 +67,7 @@ pub const EXAMPLES: &[(&str, &str)] = &[
 
 /// Exit statuses and their meaning. Shown by `--help` and in the man page's
 /// EXIT STATUS section.
-pub const EXIT_STATUS: &[(&str, &str)] = &[
+pub(crate) const EXIT_STATUS: &[(&str, &str)] = &[
     ("0", "everything applied (or was already applied)"),
     (
         "1",

@@ -10,16 +10,16 @@
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
-pub mod docs;
+pub(crate) mod docs;
 mod git_apply;
 mod help;
 
-pub use git_apply::GitApplyArgs;
+pub(crate) use git_apply::GitApplyArgs;
 use help::{
     AFTER_HELP, HEADING_INPUT, HEADING_MATCHING, HEADING_OUTPUT, HEADING_WHERE, LONG_ABOUT,
     after_long_help,
 };
-pub use help::{EXAMPLES, EXIT_STATUS};
+pub(crate) use help::{EXAMPLES, EXIT_STATUS};
 
 /// The parsed command line of `git-fuzzy-apply`.
 ///
@@ -37,7 +37,7 @@ pub use help::{EXAMPLES, EXIT_STATUS};
     args_conflicts_with_subcommands = true,
     disable_help_subcommand = true
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// A subcommand instead of applying a patch: `hook`, `man`, `completions`.
     #[command(subcommand)]
     pub action: Option<Action>,
@@ -284,7 +284,7 @@ pub struct Cli {
 
 /// What `--color` accepts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Default)]
-pub enum ColorArg {
+pub(crate) enum ColorArg {
     /// Colour on a terminal, unless NO_COLOR or git's color.ui says otherwise.
     #[default]
     Auto,
@@ -296,7 +296,7 @@ pub enum ColorArg {
 
 /// The subcommands: things the binary does besides applying a patch.
 #[derive(Subcommand, Debug, Clone)]
-pub enum Action {
+pub(crate) enum Action {
     /// Apply patches waiting in .agent-patches/ and fail once for review (pre-commit hook).
     #[command(
         long_about = "Apply the patches waiting in DIR (default .agent-patches) to the working \
@@ -320,7 +320,7 @@ pub enum Action {
 
 /// The options of `git-fuzzy-apply hook`.
 #[derive(Args, Debug, Clone)]
-pub struct HookArgs {
+pub(crate) struct HookArgs {
     /// Apply nothing: exit 1 when a patch is waiting, saying whether it would apply (for CI).
     #[arg(long)]
     pub check: bool,
@@ -336,7 +336,7 @@ pub struct HookArgs {
 
 /// The notations `--format` accepts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
+pub(crate) enum FormatArg {
     /// Detect every part of the input on its own.
     Auto,
     /// Unified diffs (`---`, `+++`, `@@ -l,n +l,n @@`).
@@ -351,7 +351,7 @@ pub enum FormatArg {
 
 /// The matching tiers `--max-tier` accepts, strictest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum TierArg {
+pub(crate) enum TierArg {
     /// Byte-for-byte context.
     Exact,
     /// Whitespace, headings and truncated lines may differ.
@@ -366,7 +366,7 @@ pub enum TierArg {
 
 /// The [`clap::Command`] of `git-fuzzy-apply`, for parsing with the option
 /// order kept, and for rendering the man page and shell completions.
-pub fn command() -> clap::Command {
+pub(crate) fn command() -> clap::Command {
     Cli::command()
 }
 

@@ -55,7 +55,7 @@ pub enum GitError {
 /// Why `--index` cannot go on: a file the patch reads is not in the index
 /// or differs from it, or it could not be compared.
 #[derive(Debug, thiserror::Error)]
-pub enum IndexCheckError {
+pub(crate) enum IndexCheckError {
     /// The file is not in the index.
     #[error("{0}: does not exist in the index (--index needs it staged)")]
     NotInIndex(String),
@@ -92,7 +92,7 @@ fn gix_err<E: std::error::Error + Send + Sync + 'static>(
 }
 
 /// Converts file contents as git stores them to what the working tree holds.
-pub struct WorktreeConverter<'repo> {
+pub(crate) struct WorktreeConverter<'repo> {
     pipeline: gix::filter::Pipeline<'repo>,
 }
 
@@ -101,7 +101,11 @@ impl WorktreeConverter<'_> {
     /// `eol`/`text` attributes, `core.autocrlf`, `working-tree-encoding`,
     /// `ident` and the smudge side of filter drivers, as `git apply` and
     /// `git checkout` do. `None` when nothing converts them.
-    pub fn convert(&mut self, path: &str, bytes: &[u8]) -> Result<Option<Vec<u8>>, GitError> {
+    pub(crate) fn convert(
+        &mut self,
+        path: &str,
+        bytes: &[u8],
+    ) -> Result<Option<Vec<u8>>, GitError> {
         use gix::filter::plumbing::pipeline::convert::ToWorktreeOutcome;
         let mut out = self
             .pipeline
@@ -128,7 +132,7 @@ impl WorktreeConverter<'_> {
 }
 
 /// A discovered repository with a working tree.
-pub struct Repo {
+pub(crate) struct Repo {
     repo: gix::Repository,
     workdir: PathBuf,
 }
@@ -136,31 +140,31 @@ pub struct Repo {
 impl Repo {
     /// Finds the repository containing `dir`; `None` outside any repository
     /// or in a bare one.
-    pub fn discover(dir: &Path) -> Option<Repo> {
+    pub(crate) fn discover(dir: &Path) -> Option<Repo> {
         let repo = gix::discover(dir).ok()?;
         let workdir = repo.workdir()?.to_path_buf();
         Some(Repo { repo, workdir })
     }
 
     /// The top of the working tree.
-    pub fn workdir(&self) -> &Path {
+    pub(crate) fn workdir(&self) -> &Path {
         &self.workdir
     }
 
     /// The index file (`.git/index`).
-    pub fn index_path(&self) -> PathBuf {
+    pub(crate) fn index_path(&self) -> PathBuf {
         self.repo.index_path()
     }
 
     /// The `.git` directory.
-    pub fn git_dir(&self) -> &Path {
+    pub(crate) fn git_dir(&self) -> &Path {
         self.repo.git_dir()
     }
 
     /// Takes `index.lock`, so that no other git changes the index while we
     /// work. Released on drop, and removed should a signal end the process
     /// (see [`crate::signals`]).
-    pub fn lock_index(&self) -> Result<IndexLock, GitError> {
+    pub(crate) fn lock_index(&self) -> Result<IndexLock, GitError> {
         let path = self.repo.index_path();
         let lock_path = path.with_extension("lock");
         crate::test_hooks::fail(Step::IndexLock, &lock_path).map_err(|source| {
@@ -184,7 +188,7 @@ impl Repo {
     }
 
     /// Reads the index (an empty one if there is none yet).
-    pub fn index(&self) -> Result<gix::index::File, GitError> {
+    pub(crate) fn index(&self) -> Result<gix::index::File, GitError> {
         match self
             .repo
             .try_index()
@@ -201,7 +205,7 @@ impl Repo {
     /// A converter from what git stores to what the working tree holds
     /// (`.gitattributes`, `core.autocrlf`, filter drivers), built once for
     /// many files.
-    pub fn worktree_converter(&self) -> Result<WorktreeConverter<'_>, GitError> {
+    pub(crate) fn worktree_converter(&self) -> Result<WorktreeConverter<'_>, GitError> {
         let (pipeline, _) = self
             .repo
             .filter_pipeline(None)
@@ -211,7 +215,7 @@ impl Repo {
 
     /// For `--index`: every file the patch reads must be in the index and
     /// identical to it in the working tree, as `git apply --index` demands.
-    pub fn check_worktree_matches_index(
+    pub(crate) fn check_worktree_matches_index(
         &self,
         index: &gix::index::File,
         paths: &[&str],
@@ -320,7 +324,7 @@ impl Repo {
     /// removed for deleted ones, moved for renames. With `worktree_written`,
     /// the new files' stat data is taken from disk so `git status` sees them
     /// clean; otherwise (`--cached`) the blobs are the results themselves.
-    pub fn stage<'a>(
+    pub(crate) fn stage<'a>(
         &self,
         index: &mut gix::index::File,
         results: impl IntoIterator<Item = &'a FileResult>,
@@ -448,14 +452,14 @@ fn writable(dir: &Path) -> std::io::Result<()> {
 }
 
 /// A held `index.lock`.
-pub struct IndexLock {
+pub(crate) struct IndexLock {
     lock: gix::lock::File,
     _registration: crate::signals::Registration,
 }
 
 impl IndexLock {
     /// The lock file.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.lock.lock_path()
     }
 }
@@ -485,7 +489,7 @@ impl IndexLock {
 }
 
 /// Target contents from the index (`--cached`): the blob staged at each path.
-pub struct IndexTargets<'r> {
+pub(crate) struct IndexTargets<'r> {
     repo: &'r Repo,
     index: &'r gix::index::File,
     /// The working tree of `repo`: index paths are relative to its top, so
@@ -496,7 +500,7 @@ pub struct IndexTargets<'r> {
 impl<'r> IndexTargets<'r> {
     /// Reads targets from `index` of `repo`, whose working tree is `tree`
     /// (only its top is used, to make absolute paths relative).
-    pub fn new(
+    pub(crate) fn new(
         repo: &'r Repo,
         index: &'r gix::index::File,
         tree: &'r crate::target::WorktreeTargets,

@@ -26,71 +26,14 @@ use std::path::{Path, PathBuf};
 
 pub use crate::journal::Recovery;
 
+mod options;
 mod tree;
 mod write;
 
+pub use options::{Destination, Invocation};
+
 use tree::{Held, find_tree, journal_spec, lock_and_recover, take_locks};
 use write::{Place, conflict_report, write_results};
-
-/// Where results go.
-///
-/// ```
-/// use git_fuzzy_apply::{run, Destination, Invocation};
-/// use git_fuzzy_apply::report::ProblemCode;
-///
-/// let dir = tempfile::tempdir().unwrap();
-/// std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
-/// // Staging needs a repository; this directory is none.
-/// let stage = Invocation { destination: Destination::Index, ..Invocation::default() };
-/// let outcome = run(dir.path(), b"--- a/a.txt\n+++ b/a.txt\n@@\n-a\n+b\n", &stage).unwrap();
-/// assert_eq!(outcome.report.error.unwrap().code, ProblemCode::NotARepository);
-/// assert_eq!(Destination::default(), Destination::Worktree);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Destination {
-    /// Write the working tree only (like `git apply`).
-    #[default]
-    Worktree,
-    /// Write the working tree and stage the results (`--index`).
-    Index,
-    /// Stage the results only; the working tree is untouched (`--cached`).
-    Cached,
-}
-
-/// Everything one run needs beyond the patch text.
-///
-/// ```
-/// use git_fuzzy_apply::{run, Invocation};
-///
-/// let dir = tempfile::tempdir().unwrap();
-/// std::fs::write(dir.path().join("a.txt"), "a\nb\n").unwrap();
-/// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-a\n+A\n@@\n-nope\n+x\n";
-/// // `--reject`: apply what applies, keep the rest in a.txt.rej.
-/// let reject = Invocation { reject: true, ..Invocation::default() };
-/// let outcome = run(dir.path(), patch, &reject).unwrap();
-/// assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "A\nb\n");
-/// assert_eq!(outcome.rejects, [dir.path().join("a.txt.rej")]);
-/// ```
-#[derive(Debug, Clone, Default)]
-pub struct Invocation {
-    /// Parsing, matching and path options.
-    pub apply: ApplyOptions,
-    /// Working tree, index, or both.
-    pub destination: Destination,
-    /// Plan and report only (`--check`, `--stat`, `--emit-unified`).
-    pub dry_run: bool,
-    /// `--reject`: write `<file>.rej` with the hunks that failed (implies `--partial`).
-    pub reject: bool,
-    /// Where to write the conflict report (default `.git/fuzzy-apply/last-report`).
-    pub report_path: Option<PathBuf>,
-    /// `--allow-empty`: a patch with no edits at all succeeds.
-    pub allow_empty: bool,
-    /// What the `--at` commands of the conflict report repeat after
-    /// `git fuzzy-apply --at FILE:LINE` (see
-    /// [`ErrorStyle::rerun`](crate::report::human::ErrorStyle::rerun));
-    /// `None`: `PATCH`.
-    pub rerun: Option<String>,
-}
 
 /// What a run did.
 ///
@@ -99,15 +42,16 @@ pub struct Invocation {
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// let report_at = dir.path().join("report");
-/// let inv = Invocation { report_path: Some(report_at.clone()), ..Invocation::default() };
+/// let inv = Invocation::default().with_report_path(&report_at);
 /// let outcome = run(dir.path(), b"--- a/gone.txt\n+++ b/gone.txt\n@@\n-a\n+b\n", &inv).unwrap();
 /// assert!(!outcome.written && outcome.rejects.is_empty() && outcome.recovered.is_none());
 /// // A failed run leaves a conflict report, in Markdown and JSON.
-/// let (markdown, json) = outcome.conflict_report.unwrap();
-/// assert!(std::fs::read_to_string(markdown).unwrap().contains("gone.txt"));
-/// assert!(json.exists());
+/// let report = outcome.conflict_report.unwrap();
+/// assert!(std::fs::read_to_string(report.markdown).unwrap().contains("gone.txt"));
+/// assert!(report.json.exists());
 /// ```
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Outcome {
     /// The plan: every file, what happened to it and what it becomes.
     pub plan: PatchPlan,
@@ -116,12 +60,34 @@ pub struct Outcome {
     pub report: Report,
     /// True when files (or the index) were written.
     pub written: bool,
-    /// The conflict report written, as `(markdown, json)`.
-    pub conflict_report: Option<(PathBuf, PathBuf)>,
+    /// The conflict report written, when the run did not apply.
+    pub conflict_report: Option<ConflictReport>,
     /// `.rej` files written.
     pub rejects: Vec<PathBuf>,
     /// What was done about an earlier run that was interrupted.
     pub recovered: Option<Recovery>,
+}
+
+/// Where the conflict report of a run that did not apply was written:
+/// `<base>.md` and `<base>.json` side by side (`base` is `--report`, or
+/// `.git/fuzzy-apply/last-report`).
+///
+/// ```
+/// use git_fuzzy_apply::{run, ConflictReport, Invocation};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let inv = Invocation::default().with_report_path(dir.path().join("last"));
+/// let outcome = run(dir.path(), b"--- a/gone.txt\n+++ b/gone.txt\n@@\n-a\n+b\n", &inv).unwrap();
+/// let ConflictReport { markdown, json, .. } = outcome.conflict_report.unwrap();
+/// assert_eq!((markdown, json), (dir.path().join("last.md"), dir.path().join("last.json")));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ConflictReport {
+    /// The Markdown report, for people.
+    pub markdown: PathBuf,
+    /// The JSON report, for tools (`docs/json.md`).
+    pub json: PathBuf,
 }
 
 /// Why a run stopped before or while writing.
@@ -238,7 +204,7 @@ pub fn recover(cwd: &Path) -> Result<Option<Recovery>, RunError> {
 /// std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
 /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n one\n-two\n+2\n";
 ///
-/// let check = Invocation { dry_run: true, ..Invocation::default() };
+/// let check = Invocation::default().with_dry_run(true);
 /// let outcome = run(dir.path(), patch, &check).unwrap();
 /// assert!(outcome.report.ok && !outcome.written);
 ///

@@ -2,7 +2,7 @@
 //! files and the index, undone together when one fails; and the conflict
 //! report a run that wrote nothing leaves.
 
-use super::{Destination, Invocation, Outcome, RunError};
+use super::{ConflictReport, Destination, Invocation, Outcome, RunError};
 use crate::apply::{FileResult, NewContent, PatchPlan};
 use crate::git::{GitError, Repo};
 use crate::journal::JournalSpec;
@@ -103,7 +103,9 @@ pub(super) fn conflict_report(outcome: &mut Outcome, inv: &Invocation, repo: Opt
         conflict::remove(&base);
     } else {
         let rerun = inv.rerun.as_deref();
-        outcome.conflict_report = conflict::write(&outcome.report, &base, rerun).ok();
+        outcome.conflict_report = conflict::write(&outcome.report, &base, rerun)
+            .ok()
+            .map(|(markdown, json)| ConflictReport { markdown, json });
     }
 }
 

@@ -35,12 +35,12 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// The journal format's version.
-pub const VERSION: u32 = 2;
+pub(crate) const VERSION: u32 = 2;
 
 /// What the run wrote at a path: the staged file's identity, which its
 /// rename into place keeps. A file still holding it was not touched since.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Written {
+pub(crate) struct Written {
     /// Inode number.
     pub inode: u64,
     /// Length in bytes.
@@ -54,7 +54,7 @@ pub struct Written {
 impl Written {
     /// The identity of the file `file`, just written, whose content has
     /// the CRC-32 `crc32`.
-    pub fn of_file(file: &fs::File, crc32: u32) -> io::Result<Written> {
+    pub(crate) fn of_file(file: &fs::File, crc32: u32) -> io::Result<Written> {
         let meta = file.metadata()?;
         Ok(Written {
             inode: meta.ino(),
@@ -94,7 +94,7 @@ fn crc32_of(path: &Path) -> io::Result<u32> {
 /// Which directory a journal was written for: its device and inode, which
 /// a copy, or a folder unpacked from an archive, does not share.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TreeId {
+pub(crate) struct TreeId {
     /// Device number.
     pub device: u64,
     /// Inode number.
@@ -103,7 +103,7 @@ pub struct TreeId {
 
 impl TreeId {
     /// The identity of the directory `root`.
-    pub fn of(root: &Path) -> io::Result<TreeId> {
+    pub(crate) fn of(root: &Path) -> io::Result<TreeId> {
         let meta = fs::metadata(root)?;
         Ok(TreeId {
             device: meta.dev(),
@@ -114,7 +114,7 @@ impl TreeId {
 
 /// One file the run replaces, adds or deletes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct JournalEntry {
+pub(crate) struct JournalEntry {
     /// The file in the working tree (relative to the tree in the file on
     /// disk, absolute in memory).
     pub target: PathBuf,
@@ -130,7 +130,7 @@ pub struct JournalEntry {
 
 /// Everything needed to undo or finish an interrupted run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct JournalData {
+pub(crate) struct JournalData {
     /// Format version.
     pub version: u32,
     /// The run's process id (for messages only: the run lock tells
@@ -194,7 +194,7 @@ impl JournalData {
 
     /// True once every new content was staged and recorded: only then may
     /// a file have been renamed into place.
-    pub fn all_written(&self) -> bool {
+    pub(crate) fn all_written(&self) -> bool {
         self.entries
             .iter()
             .all(|e| e.staged.is_none() || e.written.is_some())
@@ -203,7 +203,7 @@ impl JournalData {
 
 /// Where a run keeps its journal and what it must record beyond the files.
 #[derive(Debug, Clone, Default)]
-pub struct JournalSpec {
+pub(crate) struct JournalSpec {
     /// The journal file.
     pub path: PathBuf,
     /// The index file, when the run stages its results.
@@ -213,7 +213,7 @@ pub struct JournalSpec {
 /// What recovery may trust: the tree the journal must have been written
 /// for, and the repository's index.
 #[derive(Debug, Clone, Copy)]
-pub struct Expected<'a> {
+pub(crate) struct Expected<'a> {
     /// The top of the working tree.
     pub root: &'a Path,
     /// The repository's index file, if in a repository.
@@ -389,8 +389,17 @@ pub enum JournalError {
     },
 }
 
+/// A journal that cannot be read or acted on: recovery stops and says
+/// which, leaving the files as they are.
+fn unrecoverable(path: &Path, message: String) -> JournalError {
+    JournalError::Unrecoverable {
+        path: path.to_path_buf(),
+        message,
+    }
+}
+
 /// Writes `data` to `path` durably (temporary file, fsync, rename, fsync dir).
-pub fn write(path: &Path, data: &JournalData) -> io::Result<()> {
+pub(crate) fn write(path: &Path, data: &JournalData) -> io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     fail(Step::JournalDir, dir)?;
     fs::create_dir_all(dir)?;
@@ -418,7 +427,7 @@ fn sync_dir(dir: &Path) -> io::Result<()> {
 }
 
 /// Removes the journal: from here on the run counts as finished.
-pub fn remove(path: &Path) -> io::Result<()> {
+pub(crate) fn remove(path: &Path) -> io::Result<()> {
     fail(Step::JournalRemove, path)?;
     fs::remove_file(path)?;
     sync_dir(path.parent().unwrap_or(Path::new(".")))
@@ -426,7 +435,7 @@ pub fn remove(path: &Path) -> io::Result<()> {
 
 /// The last 20 bytes of the index file (its SHA-1 trailer), as hex; `None`
 /// when there is no index yet.
-pub fn index_checksum(index: &Path) -> Option<String> {
+pub(crate) fn index_checksum(index: &Path) -> Option<String> {
     let bytes = fs::read(index).ok()?;
     let tail = bytes.get(bytes.len().checked_sub(20)?..)?;
     Some(tail.iter().map(|b| format!("{b:02x}")).collect())
@@ -435,8 +444,8 @@ pub fn index_checksum(index: &Path) -> Option<String> {
 mod recovery;
 mod trust;
 
-pub use recovery::{clean_up, recover, roll_back};
-pub use trust::pending;
+pub(crate) use recovery::{clean_up, recover, roll_back};
+pub(crate) use trust::pending;
 
 #[cfg(test)]
 mod tests;

@@ -4,7 +4,10 @@
 
 use super::Expected;
 use super::trust::{Found, read};
-use super::{JournalData, JournalEntry, JournalError, LeftAlone, Recovery, index_checksum, remove};
+use super::{
+    JournalData, JournalEntry, JournalError, LeftAlone, Recovery, index_checksum, remove,
+    unrecoverable,
+};
 use crate::test_hooks::{Step, fail};
 use std::fs;
 use std::io;
@@ -13,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 /// Finishes or undoes the run recorded in the journal at `path`, if any.
 /// The caller holds the run lock: no run that wrote this journal is alive.
-pub fn recover(path: &Path, expected: Expected) -> Result<Option<Recovery>, JournalError> {
+pub(crate) fn recover(path: &Path, expected: Expected) -> Result<Option<Recovery>, JournalError> {
     let data = match read(path, expected)? {
         Found::None => return Ok(None),
         Found::Untrusted(reason) => {
@@ -42,13 +45,6 @@ pub fn recover(path: &Path, expected: Expected) -> Result<Option<Recovery>, Jour
     .map_err(|e| unrecoverable(path, e.to_string()))?;
     remove(path).map_err(|e| unrecoverable(path, e.to_string()))?;
     Ok(Some(outcome))
-}
-
-pub(super) fn unrecoverable(path: &Path, message: String) -> JournalError {
-    JournalError::Unrecoverable {
-        path: path.to_path_buf(),
-        message,
-    }
 }
 
 /// Renames `from` to `to`, the write step `step`.
@@ -111,7 +107,7 @@ impl Steps {
 /// kept). Every step is attempted even when one fails (so one unwritable
 /// directory does not keep the others from being restored); the first
 /// error is returned.
-pub fn roll_back(data: &JournalData) -> io::Result<Recovery> {
+pub(crate) fn roll_back(data: &JournalData) -> io::Result<Recovery> {
     let mut steps = Steps::default();
     for entry in data.entries.iter().rev() {
         roll_back_entry(entry, &mut steps);
@@ -228,7 +224,7 @@ fn roll_forward(data: &JournalData) -> io::Result<Recovery> {
 
 /// The last step of a committed run: removes the backups, then the
 /// directories deletions left empty.
-pub fn clean_up(data: &JournalData) -> io::Result<()> {
+pub(crate) fn clean_up(data: &JournalData) -> io::Result<()> {
     {
         use rayon::prelude::*;
         data.entries

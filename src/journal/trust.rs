@@ -1,8 +1,7 @@
 //! Whether a journal found on disk may be acted on: written by this tool,
 //! for this very tree, naming nothing outside it.
 
-use super::recovery::unrecoverable;
-use super::{Expected, JournalData, JournalError, Recovery, TreeId, VERSION};
+use super::{Expected, JournalData, JournalError, Recovery, TreeId, VERSION, unrecoverable};
 use std::fs;
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
@@ -128,7 +127,7 @@ fn confined(rel: &Path, root: &Path) -> Result<(), String> {
 
 /// What a run that must not write reports about the journal at `path`:
 /// a recovery pending, a journal ignored, or nothing.
-pub fn pending(path: &Path, expected: Expected) -> Option<Recovery> {
+pub(crate) fn pending(path: &Path, expected: Expected) -> Option<Recovery> {
     match read(path, expected) {
         Ok(Found::None) => None,
         Ok(Found::Trusted(_)) | Err(_) => Some(Recovery::Pending {

@@ -21,7 +21,7 @@ pub(crate) struct Footprint {
 impl Footprint {
     /// The footprint of `hunk` placed at `start..end` with `slots` (one per
     /// old-side line; none for a pure addition).
-    pub fn of(hunk: &Hunk, start: usize, end: usize, slots: &[Slot]) -> Footprint {
+    pub(crate) fn of(hunk: &Hunk, start: usize, end: usize, slots: &[Slot]) -> Footprint {
         let mut removed = Vec::new();
         let mut inserts = Vec::new();
         let mut cursor = start;
@@ -53,7 +53,7 @@ impl Footprint {
     }
 
     /// A region that changes nothing (a hunk's new side found in place).
-    pub fn unchanged(span: Range<usize>) -> Footprint {
+    pub(crate) fn unchanged(span: Range<usize>) -> Footprint {
         Footprint {
             span,
             removed: Vec::new(),
@@ -68,7 +68,7 @@ impl Footprint {
     /// its change). Two hunks sharing lines that both keep as context do
     /// not conflict, and neither do lines inserted between two lines the
     /// other keeps: each change stays whole and the file's lines stay.
-    pub fn conflicts(&self, other: &Footprint) -> bool {
+    pub(crate) fn conflicts(&self, other: &Footprint) -> bool {
         let inside = |j: &usize, span: &Range<usize>| span.contains(j);
         self.removed.iter().any(|j| inside(j, &other.span))
             || other.removed.iter().any(|j| inside(j, &self.span))

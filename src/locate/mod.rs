@@ -22,10 +22,7 @@
 //! let file = b"Hello World\n";
 //! let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-hello world\n+Hello, World!\n";
 //! // Only the fuzzy tier (case-insensitive) finds the line.
-//! let upto = |max_tier| ApplyOptions {
-//!     matching: MatchOptions { max_tier, ..MatchOptions::default() },
-//!     ..ApplyOptions::default()
-//! };
+//! let upto = |tier| ApplyOptions::default().with_matching(MatchOptions::default().with_max_tier(tier));
 //! assert!(apply_to_text(patch, file, &upto(Tier::Resilient)).is_err());
 //! assert_eq!(apply_to_text(patch, file, &upto(Tier::Fuzzy)).unwrap(), b"Hello, World!\n");
 //! ```

@@ -15,16 +15,16 @@ use std::borrow::Cow;
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
 
 /// Minimum length of a truncated fragment that may stand for a whole line.
-pub const MIN_FRAGMENT: usize = 10;
+pub(crate) const MIN_FRAGMENT: usize = 10;
 
 /// Minimum length of a context-line fragment that starts mid-word.
-pub const MIN_MID_WORD_FRAGMENT: usize = 16;
+pub(crate) const MIN_MID_WORD_FRAGMENT: usize = 16;
 
 /// Largest Levenshtein table (cells) computed for one pair of lines; beyond
 /// it the distance is taken as the longer remainder's length, an upper bound,
 /// so a pair of megabyte lines costs linear time and can only look *less*
 /// similar (which leads to refusal, never to a wrong edit).
-pub const MAX_DISTANCE_CELLS: usize = 1 << 22;
+pub(crate) const MAX_DISTANCE_CELLS: usize = 1 << 22;
 
 /// Edit distance between two lines in characters, bounded in time.
 ///
@@ -32,7 +32,7 @@ pub const MAX_DISTANCE_CELLS: usize = 1 << 22;
 /// Levenshtein distance); what remains is compared exactly when the table has
 /// at most [`MAX_DISTANCE_CELLS`] cells, and otherwise estimated from above by
 /// the longer remainder's length.
-pub fn bounded_distance(a: &str, b: &str) -> usize {
+pub(crate) fn bounded_distance(a: &str, b: &str) -> usize {
     let prefix: usize = a
         .chars()
         .zip(b.chars())
@@ -59,7 +59,7 @@ pub fn bounded_distance(a: &str, b: &str) -> usize {
 
 /// How one patch line compared with one file line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum LineMatch {
+pub(crate) enum LineMatch {
     /// Not the same line.
     No,
     /// The same line after normalisation or as a truncated fragment.
@@ -69,7 +69,7 @@ pub enum LineMatch {
 }
 
 /// The resilient key: trimmed, inner whitespace collapsed, heading marks dropped.
-pub fn resilient_key(line: &str) -> String {
+pub(crate) fn resilient_key(line: &str) -> String {
     let trimmed = line.trim();
     let body = strip_heading(trimmed);
     // A line of only `#` marks is not a blank line.
@@ -80,7 +80,7 @@ pub fn resilient_key(line: &str) -> String {
 /// in Unicode canonical composition (NFC): a file in NFD and a patch in
 /// NFC give the same key. Only canonical equivalence: compatibility forms
 /// (`²`, `ﬁ`) stay as they are, since folding them can change meaning.
-pub fn fuzzy_key(line: &str) -> String {
+pub(crate) fn fuzzy_key(line: &str) -> String {
     let composed: Cow<'_, str> =
         if line.is_ascii() || is_nfc_quick(line.chars()) == IsNormalized::Yes {
             Cow::Borrowed(line)
@@ -146,7 +146,7 @@ fn strip_heading(line: &str) -> &str {
 }
 
 /// The Markdown heading level of a line (`## x` is 2), 0 for other lines.
-pub fn heading_level(line: &str) -> usize {
+pub(crate) fn heading_level(line: &str) -> usize {
     let trimmed = line.trim();
     let body = strip_heading(trimmed);
     if body.len() == trimmed.len() {
@@ -158,7 +158,7 @@ pub fn heading_level(line: &str) -> usize {
 /// True when two lines differ at most in the amount of whitespace: the
 /// strictest leniency, used where a line's text decides what the file
 /// becomes (an added line recognised as already there).
-pub fn same_but_whitespace(a: &str, b: &str) -> bool {
+pub(crate) fn same_but_whitespace(a: &str, b: &str) -> bool {
     a == b || collapse_whitespace(a.trim()) == collapse_whitespace(b.trim())
 }
 
@@ -183,7 +183,7 @@ fn collapse_whitespace(line: &str) -> String {
 ///
 /// `removed` asks for the stricter rule used on lines the patch deletes: a
 /// fragment must then also cover at least half of the file's line.
-pub fn keys_match(file_key: &str, patch_key: &str, removed: bool) -> bool {
+pub(crate) fn keys_match(file_key: &str, patch_key: &str, removed: bool) -> bool {
     if file_key == patch_key {
         return true;
     }
@@ -229,7 +229,7 @@ fn fragment_match(file_key: &str, patch_key: &str, removed: bool) -> bool {
 /// and `_`, and single other characters) in the same order, and differ only
 /// by spaces next to punctuation: `def f( a ):` and `def f(a):`. A space
 /// between two word characters still counts (`"a b"` is not `"ab"`).
-pub fn same_tokens(file_key: &str, patch_key: &str) -> bool {
+pub(crate) fn same_tokens(file_key: &str, patch_key: &str) -> bool {
     // Compared as they are read: nothing is allocated for the many file
     // lines that differ (every start line of a fuzzy search).
     let same_solid = || {
@@ -267,7 +267,7 @@ fn token_key(key: &str) -> String {
 /// than [`MIN_MID_WORD_FRAGMENT`] but at least [`MIN_FRAGMENT`] characters
 /// long (seed 000's rule): evidence only where the rest of the hunk places
 /// it (the caller's check), and never for a removed line.
-pub fn short_mid_word_suffix(file_key: &str, patch_key: &str) -> bool {
+pub(crate) fn short_mid_word_suffix(file_key: &str, patch_key: &str) -> bool {
     let len = patch_key.chars().count();
     if !(MIN_FRAGMENT..MIN_MID_WORD_FRAGMENT).contains(&len)
         || file_key.len() <= patch_key.len()
@@ -284,7 +284,7 @@ pub fn short_mid_word_suffix(file_key: &str, patch_key: &str) -> bool {
 
 /// True for lines a model often omits: blank lines, closing brackets and commas,
 /// and comment lines.
-pub fn is_structural(line: &str) -> bool {
+pub(crate) fn is_structural(line: &str) -> bool {
     let t = line.trim();
     if t.is_empty() || t.chars().all(|c| matches!(c, '}' | ']' | ')' | ',' | ';')) {
         return true;
@@ -295,7 +295,7 @@ pub fn is_structural(line: &str) -> bool {
 }
 
 /// The leading spaces and tabs of a line.
-pub fn indentation(line: &str) -> &str {
+pub(crate) fn indentation(line: &str) -> &str {
     let end = line.len() - line.trim_start_matches([' ', '\t']).len();
     &line[..end]
 }

@@ -143,32 +143,29 @@ impl Normalization {
 /// use git_fuzzy_apply::{apply_to_text, ApplyOptions};
 ///
 /// let defaults = MatchOptions::default();
-/// assert_eq!((defaults.similarity_threshold, defaults.max_tier), (0.9, Tier::Similarity));
+/// assert_eq!((defaults.similarity_threshold(), defaults.max_tier()), (0.9, Tier::Similarity));
 ///
 /// // One word of five differs: too little alike for the strictest threshold.
 /// let file = b"fn main() {\n    let answer = compute(40, 2);\n    println!(\"{answer}\");\n}\n";
 /// let patch = b"--- a/m.rs\n+++ b/m.rs\n@@\n fn main() {\n-    let answer = compute(41, 2);\n+    let answer = compute(40, 2) + 1;\n     println!(\"{answer}\");\n";
-/// let strict = ApplyOptions {
-///     matching: MatchOptions { similarity_threshold: 1.0, ..defaults },
-///     ..ApplyOptions::default()
-/// };
+/// let strict = ApplyOptions::default().with_matching(defaults.with_similarity_threshold(1.0));
 /// assert!(apply_to_text(patch, file, &strict).is_err());
 /// ```
 #[derive(Debug, Clone)]
 pub struct MatchOptions {
     /// Minimum block similarity (0..=1) of the similarity tier.
-    pub similarity_threshold: f64,
+    pub(crate) similarity_threshold: f64,
     /// The strictest tier a hunk may need; weaker tiers are not tried.
-    pub max_tier: Tier,
+    pub(crate) max_tier: Tier,
     /// Files longer than this get a similarity search only around a line hint.
-    pub similarity_scan_limit: usize,
+    pub(crate) similarity_scan_limit: usize,
     /// Files with more lines than this, and files whose lines times the
     /// patch's hunks for them exceed it, are searched through the prefilter
     /// (needles searched in the raw bytes, see `docs/matching.md`) instead
     /// of line by line; only files up to this many lines keep every line's
     /// keys. It changes speed only, never the outcome: tests run both ways
     /// and compare.
-    pub prefilter_above_lines: usize,
+    pub(crate) prefilter_above_lines: usize,
 }
 
 impl Default for MatchOptions {
@@ -182,10 +179,118 @@ impl Default for MatchOptions {
     }
 }
 
+impl MatchOptions {
+    /// Sets the least block similarity (0..=1) the similarity tier accepts
+    /// (`--threshold`; default 0.9).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::MatchOptions;
+    ///
+    /// let strict = MatchOptions::default().with_similarity_threshold(1.0);
+    /// assert_eq!(strict.similarity_threshold(), 1.0);
+    /// ```
+    pub fn with_similarity_threshold(mut self, threshold: f64) -> Self {
+        self.similarity_threshold = threshold;
+        self
+    }
+
+    /// Sets the strictest tier a hunk may need (`--max-tier`; default
+    /// [`Tier::Similarity`]): weaker tiers are not tried.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::{apply_to_text, ApplyOptions, MatchOptions, Tier};
+    ///
+    /// let file = b"if ready:\n    start()\n";
+    /// let patch = b"--- a/run.py\n+++ b/run.py\n@@\n if ready:\n-start()\n+    start(fast=True)\n";
+    /// let resilient = MatchOptions::default().with_max_tier(Tier::Resilient);
+    /// assert_eq!(resilient.max_tier(), Tier::Resilient);
+    /// let options = ApplyOptions::default().with_matching(resilient);
+    /// assert!(apply_to_text(patch, file, &options).is_ok());
+    /// ```
+    pub fn with_max_tier(mut self, tier: Tier) -> Self {
+        self.max_tier = tier;
+        self
+    }
+
+    /// Sets the file length above which the similarity tier searches only
+    /// around a line hint (`--scan-limit`; default 20,000 lines).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::MatchOptions;
+    ///
+    /// assert_eq!(MatchOptions::default().with_similarity_scan_limit(0).similarity_scan_limit(), 0);
+    /// ```
+    pub fn with_similarity_scan_limit(mut self, lines: usize) -> Self {
+        self.similarity_scan_limit = lines;
+        self
+    }
+
+    /// Sets the file length (and lines times hunks) above which files are
+    /// searched through the prefilter (default 200,000). It changes speed
+    /// only, never the outcome.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::{apply_to_text, ApplyOptions, MatchOptions};
+    ///
+    /// // Every file through the prefilter: the same result, found another way.
+    /// let always = ApplyOptions::default().with_matching(MatchOptions::default().with_prefilter_above_lines(0));
+    /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n b\n-c\n+C\n";
+    /// assert_eq!(apply_to_text(patch, b"a\nb\nc\n", &always).unwrap(), b"a\nb\nC\n");
+    /// ```
+    pub fn with_prefilter_above_lines(mut self, lines: usize) -> Self {
+        self.prefilter_above_lines = lines;
+        self
+    }
+
+    /// The least block similarity the similarity tier accepts.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::MatchOptions;
+    ///
+    /// assert_eq!(MatchOptions::default().similarity_threshold(), 0.9);
+    /// ```
+    pub fn similarity_threshold(&self) -> f64 {
+        self.similarity_threshold
+    }
+
+    /// The strictest tier a hunk may need.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::{MatchOptions, Tier};
+    ///
+    /// assert_eq!(MatchOptions::default().max_tier(), Tier::Similarity);
+    /// ```
+    pub fn max_tier(&self) -> Tier {
+        self.max_tier
+    }
+
+    /// Files longer than this get a similarity search only around a line hint.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::MatchOptions;
+    ///
+    /// assert_eq!(MatchOptions::default().similarity_scan_limit(), 20_000);
+    /// ```
+    pub fn similarity_scan_limit(&self) -> usize {
+        self.similarity_scan_limit
+    }
+
+    /// Files longer than this are searched through the prefilter.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::MatchOptions;
+    ///
+    /// assert_eq!(MatchOptions::default().prefilter_above_lines(), 200_000);
+    /// ```
+    pub fn prefilter_above_lines(&self) -> usize {
+        self.prefilter_above_lines
+    }
+}
+
 /// What became of a hunk that did not fail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum HunkStatus {
+pub(crate) enum HunkStatus {
     /// It will change the file.
     Applied,
     /// Its result is already in the file: skipped.
@@ -196,7 +301,7 @@ pub enum HunkStatus {
 
 /// Where a hunk goes in the original file.
 #[derive(Debug, Clone)]
-pub struct Located {
+pub(crate) struct Located {
     /// Index of the hunk in the file patch.
     pub hunk: usize,
     /// First file line the hunk covers (0-based); the insertion point for a pure addition.
@@ -305,7 +410,7 @@ pub struct NearMatch {
 
 /// A hunk that could not be placed, and what the file looks like near its intent.
 #[derive(Debug, Clone)]
-pub struct Failure {
+pub(crate) struct Failure {
     /// Index of the hunk in the file patch.
     pub hunk: usize,
     /// Why.

@@ -30,7 +30,7 @@
 use super::Tier;
 use super::keys::{FileKeys, OldLine, new_side, old_side};
 use crate::model::{Hunk, LineKind};
-pub use rarity::TokenCounts;
+pub(super) use rarity::TokenCounts;
 use rarity::{Candidate, TokenKind};
 use std::rc::Rc;
 
@@ -42,7 +42,7 @@ const MIN_TOKEN: usize = 3;
 
 /// What a tier searches the raw bytes for.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Needle {
+pub(super) enum Needle {
     /// A whole line (the exact tier): hits must be the entire line.
     Line(String),
     /// A fragment that stands verbatim in every matching line.
@@ -54,7 +54,7 @@ pub enum Needle {
 impl Needle {
     /// The needle a line is searched by under `tier`, given how many lines
     /// of the patch share each token; `None` when no needle is long enough.
-    pub fn of(line: &OldLine, tier: Tier, counts: &TokenCounts) -> Option<Needle> {
+    pub(super) fn of(line: &OldLine, tier: Tier, counts: &TokenCounts) -> Option<Needle> {
         choose(line, tier, counts).map(|c| Needle::from(&c))
     }
 
@@ -137,7 +137,7 @@ fn sharing(line: &OldLine, tier: Tier, counts: &TokenCounts) -> u32 {
 /// The first search of a file also searches, in the same pass, the needles
 /// announced with [`FileKeys::announce`] or [`FileKeys::announce_later`];
 /// all results are kept.
-pub fn lines_matching(keys: &FileKeys, line: &OldLine, tier: Tier) -> Option<Rc<[usize]>> {
+pub(super) fn lines_matching(keys: &FileKeys, line: &OldLine, tier: Tier) -> Option<Rc<[usize]>> {
     if !keys.is_indexed() {
         return None;
     }
@@ -165,7 +165,7 @@ pub fn lines_matching(keys: &FileKeys, line: &OldLine, tier: Tier) -> Option<Rc<
 
 /// What the location of a file's hunks will probably search for: the
 /// needles, and the patch's token counts they were chosen by.
-pub struct Announcements {
+pub(super) struct Announcements {
     /// Each needle once.
     pub needles: Vec<Needle>,
     /// How many lines of the patch share each token.
@@ -175,7 +175,7 @@ pub struct Announcements {
 /// The needles of a hunk's old side that the tiers searching the whole file
 /// will look for, to announce with [`FileKeys::announce`].
 #[cfg(test)]
-pub fn anchors_of(old: &[OldLine]) -> Vec<Needle> {
+pub(super) fn anchors_of(old: &[OldLine]) -> Vec<Needle> {
     let counts = TokenCounts::default();
     let mut out = Vec::new();
     for tier in [Tier::Exact, Tier::Resilient, Tier::Fuzzy] {
@@ -192,7 +192,7 @@ pub fn anchors_of(old: &[OldLine]) -> Vec<Needle> {
 /// context before and after its removed lines (stale?), and its Codex `@@`
 /// anchors. Announced, they are all found in the first pass over the file;
 /// a needle missing here costs a pass of its own.
-pub fn announcements(hunks: &[Hunk]) -> Announcements {
+pub(super) fn announcements(hunks: &[Hunk]) -> Announcements {
     let counts = TokenCounts::of(hunks);
     let mut seen = std::collections::HashSet::new();
     let mut needles = Vec::new();
@@ -256,7 +256,7 @@ fn caseless_fragment(token: &str) -> Option<&str> {
 /// `spare - 1` context lines may be dropped. Empty when no line has a key.
 /// The most distinctive: the least shared needle (see [`rarity`]), then
 /// the longest token.
-pub fn anchor_lines<'a, 'h>(
+pub(super) fn anchor_lines<'a, 'h>(
     old: &'a [OldLine<'h>],
     tier: Tier,
     spare: usize,
@@ -288,7 +288,7 @@ pub fn anchor_lines<'a, 'h>(
 /// Start lines of the old side for a tier: every hit of the anchor line,
 /// moved back by the anchor's place in the hunk and widened by `before` and
 /// `after` lines of slack. `None`: scan everything.
-pub fn starts(
+pub(super) fn starts(
     keys: &FileKeys,
     old: &[OldLine],
     tier: Tier,

@@ -15,11 +15,11 @@ use std::ops::Range;
 
 mod align;
 
-pub use align::structural;
+pub(super) use align::structural;
 
 /// Where one old-side line landed in an alignment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Slot {
+pub(crate) enum Slot {
     /// Matched file line (0-based) and how.
     Line(usize, LineMatch),
     /// A context line the file does not have: ignored.
@@ -32,7 +32,7 @@ pub enum Slot {
 
 /// One place the old side matches.
 #[derive(Debug, Clone)]
-pub struct Candidate {
+pub(super) struct Candidate {
     /// First file line of the match (0-based).
     pub start: usize,
     /// One past the last file line of the match.
@@ -51,7 +51,7 @@ pub struct Candidate {
 
 impl Candidate {
     /// Ranking key: fewer deviations, then more exact lines, then higher similarity.
-    pub fn quality(&self) -> (usize, usize, u32) {
+    pub(super) fn quality(&self) -> (usize, usize, u32) {
         (
             usize::MAX - self.deviations,
             self.exact,
@@ -62,7 +62,7 @@ impl Candidate {
 
 /// Bounds on the slack the structural tier may use in one hunk.
 #[derive(Debug, Clone, Copy)]
-pub struct Slack {
+pub(super) struct Slack {
     /// File lines the patch omitted (structural lines cost 1, others 2).
     pub skip_budget: usize,
     /// Internal context lines of the patch that the file lacks.
@@ -83,7 +83,7 @@ impl Default for Slack {
 
 /// Finds all contiguous matches of `old` starting at `starts` under `tier`
 /// (exact, resilient or fuzzy).
-pub fn contiguous(
+pub(super) fn contiguous(
     keys: &FileKeys,
     old: &[OldLine],
     tier: Tier,
@@ -95,7 +95,7 @@ pub fn contiguous(
 /// The contiguous matches of `old` under `tier` that only the closing-bracket
 /// rule (`brace_indent_consistent`) turns away: places the ranking by
 /// byte-exact lines would weigh, seen by `decide::bracket_rival`.
-pub fn bracket_rejected(
+pub(super) fn bracket_rejected(
     keys: &FileKeys,
     old: &[OldLine],
     tier: Tier,
@@ -204,7 +204,7 @@ fn tier_normalization(tier: Tier) -> Normalization {
 /// Removed lines must still match at the fuzzy level (a stale patch is never
 /// applied to a look-alike), at least half of the lines must match outright,
 /// and the block similarity must reach `threshold`.
-pub fn similar(
+pub(super) fn similar(
     keys: &FileKeys,
     old: &[OldLine],
     range: Range<usize>,
@@ -232,7 +232,7 @@ pub fn similar(
 
 /// Scores the block of `old.len()` file lines at `p`. With `strict_removed`,
 /// returns `None` as soon as a removed line does not match.
-pub fn score_block(
+pub(super) fn score_block(
     keys: &FileKeys,
     old: &[OldLine],
     p: usize,
@@ -284,7 +284,7 @@ pub fn score_block(
 /// of another indentation only when the rest of the block is shifted by the
 /// same amount; otherwise `}` would match the `    }` of an inner block.
 /// Only compared where both indentations use the same character.
-pub fn brace_indent_consistent(keys: &FileKeys, old: &[OldLine], slots: &[Slot]) -> bool {
+pub(super) fn brace_indent_consistent(keys: &FileKeys, old: &[OldLine], slots: &[Slot]) -> bool {
     let uniform = |s: &str| s.chars().all(|c| c == ' ') || s.chars().all(|c| c == '\t');
     let mut deltas: Vec<(bool, isize)> = Vec::new();
     for (line, slot) in old.iter().zip(slots) {

@@ -15,7 +15,7 @@ use crate::model::{FileOp, PatchFormat};
 use crate::target::TargetError;
 use serde::Serialize;
 
-pub use codes::ProblemCode;
+pub(crate) use codes::ProblemCode;
 /// A reason code with a message and, where known, the patch line.
 ///
 /// ```

@@ -21,7 +21,7 @@ pub(crate) struct Src<'a> {
 
 impl<'a> Src<'a> {
     /// Splits `text` into lines (LF, CRLF or lone CR ends); line `i` maps to `first + i`.
-    pub fn from_text(text: &'a str, first: usize) -> Src<'a> {
+    pub(super) fn from_text(text: &'a str, first: usize) -> Src<'a> {
         let parts = split_lines(text);
         let mut src = Src {
             lines: Vec::with_capacity(parts.len()),
@@ -36,7 +36,7 @@ impl<'a> Src<'a> {
     }
 
     /// The same lines, owning their text.
-    pub fn into_owned(self) -> Src<'static> {
+    pub(super) fn into_owned(self) -> Src<'static> {
         Src {
             lines: self
                 .lines
@@ -49,17 +49,17 @@ impl<'a> Src<'a> {
     }
 
     /// Line `i`, if it exists.
-    pub fn line(&self, i: usize) -> Option<&str> {
+    pub(super) fn line(&self, i: usize) -> Option<&str> {
         self.lines.get(i).map(|l| l.as_ref())
     }
 
     /// Number of lines.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.lines.len()
     }
 
     /// The original 1-based patch line of line `i` (past the end: one after the last).
-    pub fn orig(&self, i: usize) -> usize {
+    pub(super) fn orig(&self, i: usize) -> usize {
         match self.map.get(i) {
             Some(n) => *n,
             None => self.map.last().map_or(1, |n| n + 1),
@@ -67,12 +67,12 @@ impl<'a> Src<'a> {
     }
 
     /// Index of the first non-empty (not whitespace-only) line at or after `i`.
-    pub fn next_non_empty(&self, i: usize) -> Option<usize> {
+    pub(super) fn next_non_empty(&self, i: usize) -> Option<usize> {
         (i..self.len()).find(|&k| self.line(k).is_some_and(|l| !l.trim().is_empty()))
     }
 
     /// Index of the last non-empty line strictly before `i`.
-    pub fn prev_non_empty(&self, i: usize) -> Option<usize> {
+    pub(super) fn prev_non_empty(&self, i: usize) -> Option<usize> {
         (0..i)
             .rev()
             .find(|&k| self.line(k).is_some_and(|l| !l.trim().is_empty()))

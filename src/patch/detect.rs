@@ -2,20 +2,9 @@
 //! Markdown fences and other text are skipped) and hands each to its parser.
 
 use super::cleanup::Src;
-use super::{bare, codex, fence, paths, roo, search_replace as sr, unified};
+use super::{ParseOptions, bare, codex, fence, paths, roo, search_replace as sr, unified};
 use crate::error::ParseError;
 use crate::model::{BareName, FilePatch, PatchFormat};
-
-/// Options as seen by the parsers.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Ctx {
-    /// Only read this format (others are prose).
-    pub format: Option<PatchFormat>,
-    /// `-pN` for diff header paths.
-    pub strip: Option<usize>,
-    /// Path for edits that name no file.
-    pub target: Option<String>,
-}
 
 /// The previous SEARCH/REPLACE block, for path reuse.
 struct LastBlock {
@@ -29,7 +18,11 @@ struct LastBlock {
 }
 
 /// Scans `src` and appends every edit found to `files`.
-pub(crate) fn scan(src: &Src, ctx: &Ctx, files: &mut Vec<FilePatch>) -> Result<(), ParseError> {
+pub(crate) fn scan(
+    src: &Src,
+    ctx: &ParseOptions,
+    files: &mut Vec<FilePatch>,
+) -> Result<(), ParseError> {
     let codex_on = ctx.format.is_none_or(|f| f == PatchFormat::CodexEnvelope);
     let sr_on = ctx.format.is_none_or(|f| f == PatchFormat::SearchReplace);
     let diff_on = ctx
@@ -94,20 +87,27 @@ pub(crate) fn scan(src: &Src, ctx: &Ctx, files: &mut Vec<FilePatch>) -> Result<(
             files.push(fp);
             i = next.max(i + 1);
         } else {
-            match open_fence {
-                Some((f, _)) if fence::closes(f, l) => open_fence = None,
-                Some(_) => {}
-                None => {
-                    if let Some(o) = fence::opening(l) {
-                        open_fence = Some((o.fence, i));
-                        fence_count += 1;
-                    }
-                }
-            }
+            track_fence(&mut open_fence, &mut fence_count, l, i);
             i += 1;
         }
     }
     Ok(())
+}
+
+/// Follows the fence the scan stands in over line `i` (`l`), which no
+/// parser took: a line that closes the open fence leaves it; outside any
+/// fence, an opening line enters one, and `count` counts it.
+fn track_fence(open: &mut Option<(fence::Fence, usize)>, count: &mut usize, l: &str, i: usize) {
+    match *open {
+        Some((f, _)) if fence::closes(f, l) => *open = None,
+        Some(_) => {}
+        None => {
+            if let Some(o) = fence::opening(l) {
+                *open = Some((o.fence, i));
+                *count += 1;
+            }
+        }
+    }
 }
 
 /// The error for a `=======` at line `i` with no `<<<<<<< SEARCH` before
@@ -160,7 +160,7 @@ fn openerless_block(
     src: &Src,
     i: usize,
     open_fence: Option<(fence::Fence, usize)>,
-    ctx: &Ctx,
+    ctx: &ParseOptions,
     files: &mut Vec<FilePatch>,
 ) -> Result<Option<(String, usize)>, ParseError> {
     let Some((f, opener)) = open_fence else {
@@ -196,7 +196,7 @@ fn openerless_block(
 fn block_file(
     src: &Src,
     (i, in_fence): (usize, bool),
-    ctx: &Ctx,
+    ctx: &ParseOptions,
     (near, after_prose): (Option<String>, Option<String>),
     last: Option<&LastBlock>,
 ) -> Result<(String, Option<BareName>), ParseError> {

@@ -90,36 +90,6 @@ pub(crate) fn is_any_fence(line: &str) -> bool {
     opening(line).is_some() || is_closing_tag(line)
 }
 
-/// The path an info string names: `python:src/x.py` (a language, a colon,
-/// a path) or a lone `src/x.py` / `x.py` (with a `/` or an extension that
-/// holds a letter, so `python3.11` is no path). `None` for `python`, `diff`.
-pub(crate) fn info_path(info: &str) -> Option<String> {
-    let info = info.trim();
-    if info.is_empty() || info.contains(char::is_whitespace) {
-        return None;
-    }
-    let candidate = match info.split_once(':') {
-        Some((lang, rest))
-            if !lang.is_empty()
-                && lang
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "+-_#.".contains(c)) =>
-        {
-            rest
-        }
-        Some(_) => return None,
-        None => info,
-    };
-    let last = candidate.rsplit('/').next().unwrap_or("");
-    let ext_has_letter = last
-        .rsplit_once('.')
-        .is_some_and(|(_, ext)| ext.chars().any(|c| c.is_ascii_alphabetic()));
-    if !(candidate.contains('/') || ext_has_letter) {
-        return None;
-    }
-    super::paths::path_line(candidate)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,16 +119,5 @@ mod tests {
         assert!(opening("<sourcecode>").is_some_and(|o| o.fence == Fence::Tag("sourcecode")));
         assert!(opening("<codex>").is_none());
         assert!(is_any_fence("</pre>") && !is_any_fence("</div>"));
-    }
-
-    #[test]
-    fn paths_in_info_strings() {
-        assert_eq!(info_path("python:src/x.py").as_deref(), Some("src/x.py"));
-        assert_eq!(info_path("src/x.py").as_deref(), Some("src/x.py"));
-        assert_eq!(info_path("x.py").as_deref(), Some("x.py"));
-        assert_eq!(info_path("sh:bin/run").as_deref(), Some("bin/run"));
-        for none in ["python", "diff", "python3.11", "", "rust ignore", "c++"] {
-            assert_eq!(info_path(none), None, "{none}");
-        }
     }
 }

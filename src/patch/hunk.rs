@@ -1,16 +1,10 @@
 //! Hunk headers and hunk bodies of unified diffs (numbered and numberless).
 
 use super::cleanup::Src;
+use super::malformed;
 use super::numbering::{split_line_number, strip_numbered_hunk};
 use crate::error::ParseError;
 use crate::model::{Hunk, HunkLine, LineKind, LineText};
-
-fn malformed(line: usize, message: impl Into<String>) -> ParseError {
-    ParseError::Malformed {
-        line,
-        message: message.into(),
-    }
-}
 
 /// True when line `i` is `--- x` directly followed by `+++ y` (a file header).
 pub(crate) fn is_file_header(src: &Src, i: usize) -> bool {

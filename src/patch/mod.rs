@@ -33,7 +33,17 @@ mod unified;
 use crate::error::ParseError;
 use crate::model::{FileOp, LineKind, Patch, PatchFormat};
 
-/// Options that steer parsing.
+/// A malformed-patch error at patch line `line` (1-based): the one helper
+/// the parsers share.
+fn malformed(line: usize, message: impl Into<String>) -> ParseError {
+    ParseError::Malformed {
+        line,
+        message: message.into(),
+    }
+}
+
+/// Options that steer parsing. The default detects the notation and
+/// strips `a/` and `b/`; each `with_…` setter changes one choice.
 ///
 /// ```
 /// use git_fuzzy_apply::{parse_patch, ParseOptions};
@@ -41,17 +51,100 @@ use crate::model::{FileOp, LineKind, Patch, PatchFormat};
 /// // A bare SEARCH/REPLACE block names no file: `target` says which.
 /// let block = b"<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n";
 /// assert!(parse_patch(block, &ParseOptions::default()).is_err());
-/// let options = ParseOptions { target: Some("notes.txt".into()), ..ParseOptions::default() };
+/// let options = ParseOptions::default().with_target("notes.txt");
+/// assert_eq!(options.target(), Some("notes.txt"));
 /// assert_eq!(parse_patch(block, &options).unwrap().files[0].path, "notes.txt");
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct ParseOptions {
     /// Force one format instead of detecting it.
-    pub format: Option<PatchFormat>,
+    pub(crate) format: Option<PatchFormat>,
     /// `-pN`: leading path components to strip; `None` strips `a/` and `b/` prefixes.
-    pub strip: Option<usize>,
+    pub(crate) strip: Option<usize>,
     /// Path for edits that name no file.
-    pub target: Option<String>,
+    pub(crate) target: Option<String>,
+}
+
+impl ParseOptions {
+    /// Reads the patch as `format` only (`--format`); `None` detects the
+    /// notation of each part, as the default does.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::model::PatchFormat;
+    /// use git_fuzzy_apply::{parse_patch, ParseOptions};
+    ///
+    /// let diff = b"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n";
+    /// let codex_only = ParseOptions::default().with_format(PatchFormat::CodexEnvelope);
+    /// assert_eq!(codex_only.format(), Some(PatchFormat::CodexEnvelope));
+    /// assert!(parse_patch(diff, &codex_only).is_err());
+    /// ```
+    pub fn with_format(mut self, format: impl Into<Option<PatchFormat>>) -> Self {
+        self.format = format.into();
+        self
+    }
+
+    /// Strips this many leading path components (`-pN`); `None` strips
+    /// `a/` and `b/` prefixes, as the default does.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::{parse_patch, ParseOptions};
+    ///
+    /// let diff = b"--- x/src/a.txt\n+++ x/src/a.txt\n@@ -1 +1 @@\n-a\n+b\n";
+    /// let options = ParseOptions::default().with_strip(1);
+    /// assert_eq!(options.strip(), Some(1));
+    /// assert_eq!(parse_patch(diff, &options).unwrap().files[0].path, "src/a.txt");
+    /// ```
+    pub fn with_strip(mut self, strip: impl Into<Option<usize>>) -> Self {
+        self.strip = strip.into();
+        self
+    }
+
+    /// The file that edits naming none apply to (`--target`).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::{parse_patch, ParseOptions};
+    ///
+    /// let block = b"<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n";
+    /// let patch = parse_patch(block, &ParseOptions::default().with_target("src/a.rs")).unwrap();
+    /// assert_eq!(patch.files[0].path, "src/a.rs");
+    /// ```
+    pub fn with_target(mut self, target: impl Into<String>) -> Self {
+        self.target = Some(target.into());
+        self
+    }
+
+    /// The one format read, if any (`None`: detected).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::ParseOptions;
+    ///
+    /// assert_eq!(ParseOptions::default().format(), None);
+    /// ```
+    pub fn format(&self) -> Option<PatchFormat> {
+        self.format
+    }
+
+    /// The path components stripped (`None`: `a/` and `b/` prefixes).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::ParseOptions;
+    ///
+    /// assert_eq!(ParseOptions::default().strip(), None);
+    /// ```
+    pub fn strip(&self) -> Option<usize> {
+        self.strip
+    }
+
+    /// The file for edits that name none, if any.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::ParseOptions;
+    ///
+    /// assert_eq!(ParseOptions::default().target(), None);
+    /// ```
+    pub fn target(&self) -> Option<&str> {
+        self.target.as_deref()
+    }
 }
 
 /// A patch text that the parsed hunks can share (cheap to clone: the bytes
@@ -148,10 +241,11 @@ pub fn parse_patch_text(text: &PatchText, options: &ParseOptions) -> Result<Patc
     let segments = cleanup::prepare(text)?;
     let mut files = Vec::new();
     for segment in segments {
-        let ctx = detect::Ctx {
-            format: options.format,
-            strip: options.strip,
+        // A segment that names its file (a JSON request's `path`) overrides
+        // `--target` within it.
+        let ctx = ParseOptions {
             target: segment.path.or_else(|| options.target.clone()),
+            ..options.clone()
         };
         detect::scan(&segment.src, &ctx, &mut files)?;
     }
@@ -275,12 +369,12 @@ pub(crate) mod test_util {
     use crate::model::{Hunk, LineKind, Patch};
 
     /// Parses with default options.
-    pub fn parse(text: &str) -> Result<Patch, ParseError> {
+    pub(crate) fn parse(text: &str) -> Result<Patch, ParseError> {
         parse_patch(text.as_bytes(), &ParseOptions::default())
     }
 
     /// Parses with a `--target`.
-    pub fn parse_target(text: &str, target: &str) -> Result<Patch, ParseError> {
+    pub(crate) fn parse_target(text: &str, target: &str) -> Result<Patch, ParseError> {
         let opts = ParseOptions {
             target: Some(target.into()),
             ..ParseOptions::default()
@@ -289,7 +383,7 @@ pub(crate) mod test_util {
     }
 
     /// A hunk as `" ctx"`, `"-old"`, `"+new"` strings.
-    pub fn show(h: &Hunk) -> Vec<String> {
+    pub(crate) fn show(h: &Hunk) -> Vec<String> {
         h.lines
             .iter()
             .map(|l| {
@@ -304,7 +398,7 @@ pub(crate) mod test_util {
     }
 
     /// The line and message of a Malformed error (panics otherwise: tests only).
-    pub fn malformed(r: Result<Patch, ParseError>) -> (usize, String) {
+    pub(crate) fn malformed(r: Result<Patch, ParseError>) -> (usize, String) {
         match r {
             Err(ParseError::Malformed { line, message }) => (line, message),
             other => panic!("expected Malformed, got {other:?}"),

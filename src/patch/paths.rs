@@ -213,6 +213,36 @@ pub(super) fn undecorate(line: &str) -> Undecorated<'_> {
     }
 }
 
+/// The path an info string names: `python:src/x.py` (a language, a colon,
+/// a path) or a lone `src/x.py` / `x.py` (with a `/` or an extension that
+/// holds a letter, so `python3.11` is no path). `None` for `python`, `diff`.
+pub(crate) fn info_path(info: &str) -> Option<String> {
+    let info = info.trim();
+    if info.is_empty() || info.contains(char::is_whitespace) {
+        return None;
+    }
+    let candidate = match info.split_once(':') {
+        Some((lang, rest))
+            if !lang.is_empty()
+                && lang
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-_#.".contains(c)) =>
+        {
+            rest
+        }
+        Some(_) => return None,
+        None => info,
+    };
+    let last = candidate.rsplit('/').next().unwrap_or("");
+    let ext_has_letter = last
+        .rsplit_once('.')
+        .is_some_and(|(_, ext)| ext.chars().any(|c| c.is_ascii_alphabetic()));
+    if !(candidate.contains('/') || ext_has_letter) {
+        return None;
+    }
+    path_line(candidate)
+}
+
 /// Reads a line that only names a file: `src/foo.rs`, `**src/foo.rs**`,
 /// `` `src/foo.rs` ``, `File: src/foo.rs`, `# src/foo.rs`, `src/foo.rs:`.
 /// Sentences (`Here is the change:`) are not paths.
@@ -269,7 +299,7 @@ pub(crate) fn path_before(src: &Src, i: usize) -> Result<Option<String>, ParseEr
     };
     let mut info = None;
     if let Some(open) = src.line(k).and_then(fence::opening) {
-        info = fence::info_path(open.info).map(|p| (p, k));
+        info = info_path(open.info).map(|p| (p, k));
         match src.prev_non_empty(k) {
             Some(before) => k = before,
             None => return Ok(info.map(|(p, _)| p)),
@@ -306,4 +336,20 @@ fn fenced_path(src: &Src, k: usize) -> Option<String> {
         return None;
     }
     path_line(src.line(inner)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_in_info_strings() {
+        assert_eq!(info_path("python:src/x.py").as_deref(), Some("src/x.py"));
+        assert_eq!(info_path("src/x.py").as_deref(), Some("src/x.py"));
+        assert_eq!(info_path("x.py").as_deref(), Some("x.py"));
+        assert_eq!(info_path("sh:bin/run").as_deref(), Some("bin/run"));
+        for none in ["python", "diff", "python3.11", "", "rust ignore", "c++"] {
+            assert_eq!(info_path(none), None, "{none}");
+        }
+    }
 }

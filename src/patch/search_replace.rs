@@ -6,6 +6,7 @@
 
 use super::cleanup::Src;
 use super::elision;
+use super::malformed;
 use super::numbering::{strip_following, strip_numbered_section};
 use crate::error::ParseError;
 use crate::model::{FileOp, FilePatch, Hunk, HunkLine, LineKind, PatchFormat};
@@ -14,13 +15,6 @@ use similar::{Algorithm, DiffOp, capture_diff_slices};
 pub(crate) use super::sr_block::{
     Block, is_divider, is_replace, is_search, parse_block, parse_openerless,
 };
-
-fn malformed(line: usize, message: impl Into<String>) -> ParseError {
-    ParseError::Malformed {
-        line,
-        message: message.into(),
-    }
-}
 
 /// Turns a block into one hunk (line diff of search vs replace). Returns the
 /// hunk and whether the search section was empty (create or append).

@@ -2,14 +2,8 @@
 //! stand, and the two sections they delimit.
 
 use super::cleanup::Src;
+use super::malformed;
 use crate::error::ParseError;
-
-fn malformed(line: usize, message: impl Into<String>) -> ParseError {
-    ParseError::Malformed {
-        line,
-        message: message.into(),
-    }
-}
 
 /// `count` (5 to 9) copies of `c` at the start of `t`, and the rest.
 fn run_of(t: &str, c: char) -> Option<&str> {

@@ -1,21 +1,15 @@
 //! Unified diffs: numbered (`@@ -a,b +c,d @@`) and numberless (`@@`, `@@ @@`)
 //! hunks, `diff --git` extended headers, `---`/`+++` headers, headerless hunks.
 
+use super::ParseOptions;
 use super::cleanup::Src;
-use super::detect::Ctx;
 use super::hunk::{
     HunkPlace, is_body_line, is_hunk_header, is_numberless_header, parse_body, parse_hunk,
 };
+use super::malformed;
 use super::{bare, paths};
 use crate::error::ParseError;
 use crate::model::{BareName, BlobIds, FileOp, FilePatch, PatchFormat};
-
-fn malformed(line: usize, message: impl Into<String>) -> ParseError {
-    ParseError::Malformed {
-        line,
-        message: message.into(),
-    }
-}
 
 /// True when a unified diff (git header, file header or hunk) starts at line `i`.
 pub(crate) fn starts_at(src: &Src, i: usize) -> bool {
@@ -122,7 +116,7 @@ struct Header {
 pub(crate) fn parse_file(
     src: &Src,
     (i, in_fence): (usize, bool),
-    ctx: &Ctx,
+    ctx: &ParseOptions,
 ) -> Result<(FilePatch, usize), ParseError> {
     let at = src.orig(i);
     let mut header = Header {
@@ -187,7 +181,7 @@ pub(crate) fn parse_file(
 fn read_git_header(
     src: &Src,
     mut j: usize,
-    ctx: &Ctx,
+    ctx: &ParseOptions,
     header: &mut Header,
 ) -> Result<usize, ParseError> {
     let Some(rest) = src.line(j).and_then(|l| l.strip_prefix("diff --git ")) else {
@@ -246,7 +240,7 @@ fn read_git_header(
 fn read_file_header(
     src: &Src,
     j: usize,
-    ctx: &Ctx,
+    ctx: &ParseOptions,
     header: &mut Header,
 ) -> Result<usize, ParseError> {
     let Some((old_rest, new_rest)) = header_rests(src, j) else {

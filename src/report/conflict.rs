@@ -13,7 +13,11 @@ use std::path::{Path, PathBuf};
 /// returns their paths. `rerun` is what the `--at` commands of ambiguous
 /// hunks repeat after `--at FILE:LINE` (the run's arguments; `None`:
 /// `PATCH`).
-pub fn write(report: &Report, base: &Path, rerun: Option<&str>) -> io::Result<(PathBuf, PathBuf)> {
+pub(crate) fn write(
+    report: &Report,
+    base: &Path,
+    rerun: Option<&str>,
+) -> io::Result<(PathBuf, PathBuf)> {
     if let Some(dir) = base.parent().filter(|d| !d.as_os_str().is_empty()) {
         fs::create_dir_all(dir)?;
     }
@@ -28,14 +32,14 @@ pub fn write(report: &Report, base: &Path, rerun: Option<&str>) -> io::Result<(P
 /// Removes `<base>.md` and `<base>.json`, the report of an earlier run that
 /// failed, after a run that succeeded. Missing files are no error, and a
 /// file that cannot be removed is left (the run itself succeeded).
-pub fn remove(base: &Path) {
+pub(crate) fn remove(base: &Path) {
     for ext in ["md", "json"] {
         let _ = fs::remove_file(base.with_extension(ext));
     }
 }
 
 /// The Markdown conflict report.
-pub fn markdown(report: &Report, rerun: Option<&str>) -> String {
+pub(crate) fn markdown(report: &Report, rerun: Option<&str>) -> String {
     let mut out = String::from("# git fuzzy-apply: the patch did not apply\n\n");
     out.push_str("Nothing was written unless `--partial` or `--reject` was given.\n\n");
     if let Some(p) = &report.error {
@@ -101,7 +105,10 @@ fn file_section(file: &FileReport, out: &mut String, rerun: &str) {
 
 /// Writes `<file>.rej` next to every file with failed hunks (as `git apply
 /// --reject` does) and returns their paths.
-pub fn write_rejects(report: &Report, targets: &WorktreeTargets) -> io::Result<Vec<PathBuf>> {
+pub(crate) fn write_rejects(
+    report: &Report,
+    targets: &WorktreeTargets,
+) -> io::Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     for file in &report.files {
         let failed: Vec<&HunkFailure> = file

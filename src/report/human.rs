@@ -174,19 +174,71 @@ fn hunk_line(hunk: &HunkReport) -> String {
 /// ```
 /// use git_fuzzy_apply::report::human::ErrorStyle;
 ///
-/// let style = ErrorStyle { color: false, rerun: Some("-p2 reply.md".into()) };
-/// assert_eq!(style.rerun.as_deref(), Some("-p2 reply.md"));
+/// let style = ErrorStyle::default().with_rerun("-p2 reply.md");
+/// assert_eq!((style.color(), style.rerun()), (false, Some("-p2 reply.md")));
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct ErrorStyle {
     /// Colour the `error:` labels and the commands to run (ANSI styles).
-    pub color: bool,
+    pub(crate) color: bool,
     /// What the `--at` commands of an ambiguous hunk repeat after
     /// `git fuzzy-apply --at FILE:LINE`: the arguments of the run,
     /// shell-quoted, ending in `< PATCH` when the patch came from standard
     /// input. `None` when they are not known: the commands then end in
     /// `PATCH`.
-    pub rerun: Option<String>,
+    pub(crate) rerun: Option<String>,
+}
+
+impl ErrorStyle {
+    /// Colours the `error:` labels and the commands to run (ANSI styles)
+    /// when `color`.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::report::human::ErrorStyle;
+    ///
+    /// assert!(ErrorStyle::default().with_color(true).color());
+    /// ```
+    pub fn with_color(mut self, color: bool) -> Self {
+        self.color = color;
+        self
+    }
+
+    /// Sets what the `--at` commands of an ambiguous hunk repeat after
+    /// `git fuzzy-apply --at FILE:LINE` (the run's arguments, shell-quoted).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::report::human::ErrorStyle;
+    ///
+    /// let style = ErrorStyle::default().with_rerun("fix.diff");
+    /// assert_eq!(style.rerun(), Some("fix.diff"));
+    /// ```
+    pub fn with_rerun(mut self, rerun: impl Into<String>) -> Self {
+        self.rerun = Some(rerun.into());
+        self
+    }
+
+    /// True when labels and commands are coloured.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::report::human::ErrorStyle;
+    ///
+    /// assert!(!ErrorStyle::default().color());
+    /// ```
+    pub fn color(&self) -> bool {
+        self.color
+    }
+
+    /// What the `--at` commands repeat, when known (`None`: they end in
+    /// `PATCH`).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::report::human::ErrorStyle;
+    ///
+    /// assert_eq!(ErrorStyle::default().rerun(), None);
+    /// ```
+    pub fn rerun(&self) -> Option<&str> {
+        self.rerun.as_deref()
+    }
 }
 
 /// Renders every problem: one `error:` line each, naming file, hunk and patch line,
@@ -221,7 +273,7 @@ pub fn errors(report: &Report, color: bool) -> String {
 /// std::fs::write(dir.path().join("a.txt"), "a\nx\nb\nx\n").unwrap();
 /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-x\n+y\n";
 /// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report();
-/// let style = ErrorStyle { color: false, rerun: Some("fix.diff".into()) };
+/// let style = ErrorStyle::default().with_rerun("fix.diff");
 /// let text = errors_with(&report, &style);
 /// assert!(text.contains("git fuzzy-apply --at a.txt:4 fix.diff"), "{text}");
 /// ```

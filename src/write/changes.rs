@@ -16,7 +16,7 @@ fn expect_of(old: &Content) -> Expect<'_> {
 }
 
 /// The disk changes that turn planned results into files under `targets`.
-pub fn worktree_changes<'a>(
+pub(crate) fn worktree_changes<'a>(
     results: impl IntoIterator<Item = &'a FileResult>,
     targets: &WorktreeTargets,
 ) -> Result<Vec<FileChange<'a>>, TargetError> {

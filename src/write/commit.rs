@@ -64,7 +64,7 @@ fn verify(path: &Path, expect: Expect) -> Result<(), CommitError> {
 /// undoes the whole commit instead, e.g. when staging the index fails.
 #[derive(Debug)]
 #[must_use = "a commit must be finished or rolled back"]
-pub struct Committed {
+pub(crate) struct Committed {
     data: JournalData,
     journal: Option<PathBuf>,
     /// A signal waits until the commit is finished or rolled back.
@@ -77,7 +77,7 @@ impl Committed {
     /// deletions left empty go, then the journal. If the mark cannot be
     /// written (a full disk), the files are put back, unless the index was
     /// written already (then the index is the mark, and the run goes on).
-    pub fn finish(mut self) -> Result<(), FinishError> {
+    pub(crate) fn finish(mut self) -> Result<(), FinishError> {
         checkpoint("finish");
         if let Some(path) = &self.journal {
             self.data.committed = true;
@@ -128,7 +128,7 @@ impl Committed {
     /// Puts every file back as it was before the commit.
     /// If that fails, the journal is kept for the next run to retry. Once
     /// every file is back: the journal, when it could not be removed.
-    pub fn roll_back(self) -> io::Result<Option<PathBuf>> {
+    pub(crate) fn roll_back(self) -> io::Result<Option<PathBuf>> {
         undo(&self.data, self.journal.as_deref())?;
         Ok(self.journal.filter(|path| journal::remove(path).is_err()))
     }
@@ -142,7 +142,7 @@ impl Committed {
 /// fails, the files already replaced are restored; if the process dies, the
 /// next run restores them from the journal.
 #[cfg_attr(not(test), allow(dead_code))] // runs use `commit_with_progress`
-pub fn commit(
+pub(super) fn commit(
     changes: &[FileChange],
     root: &Path,
     spec: Option<&JournalSpec>,
@@ -152,7 +152,7 @@ pub fn commit(
 
 /// [`commit`], telling `progress` about the writing stage: the files and
 /// bytes to write, then each file as its new content is written beside it.
-pub fn commit_with_progress(
+pub(crate) fn commit_with_progress(
     changes: &[FileChange],
     root: &Path,
     spec: Option<&JournalSpec>,

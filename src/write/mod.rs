@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// What a file must look like on disk right before it is replaced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Expect<'a> {
+pub(crate) enum Expect<'a> {
     /// The file must not exist (it is being added).
     Absent,
     /// The file must still hold exactly these bytes (it was read as such).
@@ -24,7 +24,7 @@ pub enum Expect<'a> {
 
 /// What is written.
 #[derive(Debug, Clone, Copy)]
-pub enum WriteContent<'a> {
+pub(crate) enum WriteContent<'a> {
     /// These bytes.
     Bytes(&'a [u8]),
     /// These lines, each ended by a newline but the last when
@@ -48,7 +48,7 @@ pub enum WriteContent<'a> {
 
 /// One file change to commit to disk.
 #[derive(Debug, Clone)]
-pub enum FileChange<'a> {
+pub(crate) enum FileChange<'a> {
     /// Write `content` to `path` (creating parent directories).
     Write {
         /// Destination.
@@ -204,10 +204,10 @@ mod writeback;
 
 #[cfg(test)]
 use crate::render::render_to_vec;
-pub use changes::worktree_changes;
+pub(crate) use changes::worktree_changes;
 #[cfg(test)]
 use commit::commit;
-pub use commit::commit_with_progress;
+pub(crate) use commit::commit_with_progress;
 
 #[cfg(test)]
 pub(crate) mod tests;

@@ -16,7 +16,7 @@ use std::sync::mpsc;
 /// to `file`; every call starts the writeback of what is written so far, on
 /// a second thread. Without a second thread (it could not be started, or
 /// the system has no such call) the hook does nothing.
-pub fn overlapped<T>(file: &File, write: impl FnOnce(&dyn Fn()) -> T) -> T {
+pub(super) fn overlapped<T>(file: &File, write: impl FnOnce(&dyn Fn()) -> T) -> T {
     if !cfg!(target_os = "linux") {
         return write(&|| {});
     }

@@ -422,7 +422,7 @@ proptest! {
         prop_assume!(unique_enough(&old) && unique_enough(&new));
         let (old, new) = (join(&old), join(&new));
         prop_assume!(old != new);
-        let reverse = ApplyOptions { reverse: true, ..ApplyOptions::default() };
+        let reverse = ApplyOptions::default().with_reverse(true);
         for v in variants(&old, &new, Drift::None, seed).into_iter().take(3) {
             let (first, once) = plan(&v.patch, old.as_bytes(), &ApplyOptions::default());
             prop_assert!(first.ok, "{}: refused\n{:?}\n{}", v.name, first.files, v.patch);
@@ -528,7 +528,7 @@ proptest! {
         prop_assume!(old != new);
         let pad = padding();
         assert!(pad.len() as u64 > 4 * 1024 * 1024);
-        assert!(PAD_LINES > MatchOptions::default().prefilter_above_lines);
+        assert!(PAD_LINES > MatchOptions::default().prefilter_above_lines());
         let small_dir = tempfile::tempdir().unwrap();
         let large_dir = tempfile::tempdir().unwrap();
         for v in variants(&old, &new, drift, seed) {

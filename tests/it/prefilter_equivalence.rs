@@ -58,13 +58,8 @@ fn drift(line: &str, how: u8) -> String {
 }
 
 fn options(prefilter_above_lines: usize) -> ApplyOptions {
-    ApplyOptions {
-        matching: MatchOptions {
-            prefilter_above_lines,
-            ..MatchOptions::default()
-        },
-        ..ApplyOptions::default()
-    }
+    ApplyOptions::default()
+        .with_matching(MatchOptions::default().with_prefilter_above_lines(prefilter_above_lines))
 }
 
 /// The outcome reduced to what must not differ: the bytes, or the reason.
@@ -151,9 +146,9 @@ proptest! {
         // Without the similarity scan, which would find what a needle missed
         // on a file this small.
         let no_scan = |above: usize| {
-            let mut o = options(above);
-            o.matching.similarity_scan_limit = 0;
-            o
+            let o = options(above);
+            let matching = o.matching().clone().with_similarity_scan_limit(0);
+            o.with_matching(matching)
         };
         let line_by_line = outcome(apply_to_text(patch.as_bytes(), file.as_bytes(), &no_scan(usize::MAX)));
         let prefiltered = outcome(apply_to_text(patch.as_bytes(), file.as_bytes(), &no_scan(0)));

@@ -87,10 +87,7 @@ fn an_active_observer_sees_planning_and_writing_file_by_file() {
 fn an_inactive_observer_is_not_asked_to_measure_planning() {
     let (dir, patch) = tree(2);
     let recorder = Recorder::default();
-    let check = Invocation {
-        dry_run: true,
-        ..Invocation::default()
-    };
+    let check = Invocation::default().with_dry_run(true);
     run_with_progress(dir.path(), patch.as_bytes(), &check, &recorder).unwrap();
     // No `planning` start (no stat of every target); a dry run writes nothing.
     let mut events = recorder.events.into_inner().unwrap();

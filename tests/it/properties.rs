@@ -73,25 +73,25 @@ fn small_file() -> impl Strategy<Value = String> {
 
 /// Options chosen by one byte, as in the `apply` fuzz target.
 fn options(byte: u8) -> ApplyOptions {
-    ApplyOptions {
-        parse: ParseOptions {
-            format: FORMATS[usize::from(byte) % FORMATS.len()],
-            strip: None,
-            target: Some("t.txt".into()),
-        },
-        matching: MatchOptions {
-            similarity_threshold: if byte >= 128 { 0.5 } else { 0.9 },
-            max_tier: [
-                Tier::Similarity,
-                Tier::Exact,
-                Tier::Resilient,
-                Tier::Fuzzy,
-                Tier::Structural,
-            ][usize::from(byte / 5) % 5],
-            ..MatchOptions::default()
-        },
-        ..ApplyOptions::default()
-    }
+    ApplyOptions::default()
+        .with_parse(
+            ParseOptions::default()
+                .with_format(FORMATS[usize::from(byte) % FORMATS.len()])
+                .with_target("t.txt"),
+        )
+        .with_matching(
+            MatchOptions::default()
+                .with_similarity_threshold(if byte >= 128 { 0.5 } else { 0.9 })
+                .with_max_tier(
+                    [
+                        Tier::Similarity,
+                        Tier::Exact,
+                        Tier::Resilient,
+                        Tier::Fuzzy,
+                        Tier::Structural,
+                    ][usize::from(byte / 5) % 5],
+                ),
+        )
 }
 
 /// A line that looks like patch syntax as often as like code, so diffs of
@@ -164,7 +164,7 @@ proptest! {
     #[test]
     fn parse_never_panics_on_bytes(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
         for format in FORMATS {
-            if let Ok(p) = parse_patch(&bytes, &ParseOptions { format, ..ParseOptions::default() }) {
+            if let Ok(p) = parse_patch(&bytes, &ParseOptions::default().with_format(format)) {
                 prop_assert!(!p.files.is_empty());
             }
         }
@@ -174,7 +174,7 @@ proptest! {
     #[test]
     fn parse_never_panics_on_soup(text in soup()) {
         for format in FORMATS {
-            let _ = parse_patch(text.as_bytes(), &ParseOptions { format, strip: Some(1), target: Some("t.txt".into()) });
+            let _ = parse_patch(text.as_bytes(), &ParseOptions::default().with_format(format).with_strip(1).with_target("t.txt"));
         }
     }
 

@@ -19,12 +19,12 @@ use std::collections::HashMap;
 
 /// A token in more patch lines than this counts as shared: below it, the
 /// usual needle (the longest token) is kept.
-pub const SHARED_BY: u32 = 16;
+pub(super) const SHARED_BY: u32 = 16;
 
 /// Patch lines per token: whitespace tokens of the resilient keys, words of
 /// the fuzzy keys and whole lines, counted apart.
 #[derive(Debug, Default)]
-pub struct TokenCounts {
+pub(crate) struct TokenCounts {
     resilient: HashMap<String, u32>,
     words: HashMap<String, u32>,
     lines: HashMap<String, u32>,
@@ -32,7 +32,7 @@ pub struct TokenCounts {
 
 /// Which count a needle's token is looked up in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TokenKind {
+pub(crate) enum TokenKind {
     /// A whitespace token of a resilient key.
     Resilient,
     /// A word of a fuzzy key (or a caseless run inside one).
@@ -44,7 +44,7 @@ pub enum TokenKind {
 impl TokenCounts {
     /// Counts every line of `hunks` (context, removed and added, each once)
     /// and their Codex `@@` anchors.
-    pub fn of(hunks: &[Hunk]) -> TokenCounts {
+    pub(crate) fn of(hunks: &[Hunk]) -> TokenCounts {
         let mut counts = TokenCounts::default();
         for hunk in hunks {
             for line in &hunk.lines {
@@ -76,7 +76,7 @@ impl TokenCounts {
     }
 
     /// Patch lines holding `token` (0 when nothing was counted).
-    pub fn count(&self, kind: TokenKind, token: &str) -> u32 {
+    pub(crate) fn count(&self, kind: TokenKind, token: &str) -> u32 {
         let map = match kind {
             TokenKind::Resilient => &self.resilient,
             TokenKind::Word => &self.words,
@@ -86,14 +86,14 @@ impl TokenCounts {
     }
 
     /// How shared `token` is: 0 up to [`SHARED_BY`] lines, else its count.
-    pub fn sharing(&self, kind: TokenKind, token: &str) -> u32 {
+    pub(crate) fn sharing(&self, kind: TokenKind, token: &str) -> u32 {
         let n = self.count(kind, token);
         if n <= SHARED_BY { 0 } else { n }
     }
 }
 
 /// A sound needle of a line: what it searches for, and the token counted.
-pub struct Candidate<'l> {
+pub(super) struct Candidate<'l> {
     /// The count it is looked up in.
     pub kind: TokenKind,
     /// The counted token (a caseless run counts as its word).
@@ -109,7 +109,7 @@ pub struct Candidate<'l> {
 /// token of the tier (the whole line for the exact tier, the whitespace
 /// tokens of the resilient key for the resilient tier, the words of the
 /// fuzzy key for the others).
-pub fn candidates<'l>(line: &'l OldLine, tier: Tier) -> Vec<Candidate<'l>> {
+pub(super) fn candidates<'l>(line: &'l OldLine, tier: Tier) -> Vec<Candidate<'l>> {
     let word = |token: &'l str, text: &'l str, folded: bool| Candidate {
         kind: TokenKind::Word,
         token,

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 /// makes no other ASCII letter, digit or `_` out of non-ASCII text, so a
 /// run of them in a fuzzy key stands in the raw bytes once these are read
 /// as [`folded_reading`] reads them.
-pub const UNSEEN_BY_RAW_SEARCH: [char; 6] = [
+pub(super) const UNSEEN_BY_RAW_SEARCH: [char; 6] = [
     '`', '\u{200B}', '\u{FEFF}', '\u{212A}', '\u{0130}', '\u{1FEF}',
 ];
 
@@ -57,7 +57,7 @@ fn unseen_in(bytes: &[u8], range: std::ops::Range<usize>) -> Vec<usize> {
 /// tell: the characters it drops taken out, KELVIN SIGN and capital I with
 /// dot read as `k` and `i`. A run of ASCII letters, digits and `_` of the
 /// line's fuzzy key stands in it up to ASCII case.
-pub fn folded_reading(line: &[u8]) -> Vec<u8> {
+pub(super) fn folded_reading(line: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(line.len());
     let mut i = 0;
     while i < line.len() {
@@ -90,7 +90,7 @@ enum Searcher {
 /// Bytes per piece of a search: every needle is searched in one piece
 /// while it is in the cache, and the pieces on all cores. One block of the
 /// sparse line index, so that a thread maps its hits in one cached block.
-pub const SEARCH_PIECE: usize = crate::source::SPARSE_BLOCK;
+pub(super) const SEARCH_PIECE: usize = crate::source::SPARSE_BLOCK;
 
 /// Up to this many case-sensitive needles are searched by one `memmem`
 /// each in every piece rather than all in one automaton (case-folded
@@ -162,7 +162,7 @@ fn searchers(needles: &[Needle]) -> Searchers {
 /// start does not count) are searched again in their [`folded_reading`];
 /// which pieces hold none is found out by the file's first search and
 /// kept, so that later searches skip them. Returns each needle's lines.
-pub fn search(keys: &FileKeys, needles: &[Needle]) -> Vec<(Needle, Vec<usize>)> {
+pub(super) fn search(keys: &FileKeys, needles: &[Needle]) -> Vec<(Needle, Vec<usize>)> {
     let source = keys.source();
     let bytes = source.bytes();
     let searchers = searchers(needles);
