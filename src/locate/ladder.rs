@@ -226,6 +226,20 @@ impl Ladder<'_, '_, '_> {
         cand: Candidate,
         new_side: &Option<NewSideFound>,
     ) -> Result<Located, Failure> {
+        if tier > Tier::Exact
+            && self.hints.line.is_none()
+            && !self.hunk.lines.is_empty()
+            && self.hunk.lines.iter().all(|l| l.kind == LineKind::Remove)
+        {
+            // A deletion with no context and no number leaves no trace of
+            // having been applied: read with tolerance here, its exact copy
+            // may be the one a first run already deleted (rule 7).
+            let why = format!(
+                "the hunk only removes lines and has no context or line number, and they stand here only read with tolerance ({}): an exact copy may have been deleted already; applied before, or to be applied here?",
+                tier.name()
+            );
+            return Err(ambiguous(self.index, &[cand.start], None, Some(why)));
+        }
         match new_side {
             Some(found) => done_or_ambiguous(self.index, found, &cand),
             None if tier > Tier::Resilient => {
