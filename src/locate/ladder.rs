@@ -9,10 +9,10 @@ use super::applied::{self, NewSideFound, already_applied, place_pure_addition};
 use super::choose::{Choice, Hints, choose, heading_disagrees, hints_disagree};
 use super::decide;
 use super::diagnose;
-use super::keys::{FileKeys, OldLine, old_side};
+use super::keys::{FileKeys, OldLine, new_side, old_side};
 use super::numbered::AdditionEvidence;
 use super::scope;
-use super::search::Candidate;
+use super::search::{Candidate, contiguous};
 use super::{
     Failure, FileState, HunkStatus, Located, MatchOptions, Reason, Tier, ambiguous,
     exact_near_hint, failure, fixed, hint_line, in_order_pick, resolve_anchors, search_tier,
@@ -240,6 +240,18 @@ impl Ladder<'_, '_, '_> {
             );
             return Err(ambiguous(self.index, &[cand.start], None, Some(why)));
         }
+        if tier > Tier::Exact
+            && let Some(done) = self.deletion_done_elsewhere(&cand)
+        {
+            let why = format!(
+                "the hunk only removes lines, read here with tolerance ({}), and its context stands exactly at line {} without them: already applied there, or to be applied here?",
+                tier.name(),
+                done + 1
+            );
+            let mut starts = vec![done, cand.start];
+            starts.sort_unstable();
+            return Err(ambiguous(self.index, &starts, None, Some(why)));
+        }
         match new_side {
             Some(found) => done_or_ambiguous(self.index, found, &cand),
             None if tier > Tier::Resilient => {
@@ -258,6 +270,39 @@ impl Ladder<'_, '_, '_> {
             }
             None => self.accept(tier, cand),
         }
+    }
+
+    /// For a hunk that removes lines and adds none, with context holding a
+    /// word: the first place, away from `cand`, where its context (its new
+    /// side) stands byte for byte as one block. There the hunk may stand
+    /// applied already (its removed lines gone), which a lenient reading
+    /// of its old side elsewhere cannot rule out (rule 7).
+    fn deletion_done_elsewhere(&self, cand: &Candidate) -> Option<usize> {
+        let lines = &self.hunk.lines;
+        if lines.iter().any(|l| l.kind == LineKind::Add)
+            || !lines.iter().any(|l| l.kind == LineKind::Remove)
+        {
+            return None;
+        }
+        let side = new_side(self.hunk);
+        let first = side.first()?;
+        if !side
+            .iter()
+            .any(|l| l.text.chars().any(char::is_alphanumeric))
+        {
+            return None;
+        }
+        let n = self.keys.len();
+        let starts: Vec<usize> =
+            match super::prefilter::lines_matching(self.keys, first, Tier::Exact) {
+                Some(hits) => hits.to_vec(),
+                None => (0..n).collect(),
+            };
+        contiguous(self.keys, &side, Tier::Exact, starts)
+            .into_iter()
+            .map(|c| (c.start, c.end))
+            .find(|&(start, end)| end <= cand.start || start >= cand.end)
+            .map(|(start, _)| start)
     }
 
     /// Tries each tier in turn, up to the options' last.
