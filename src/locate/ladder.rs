@@ -10,9 +10,10 @@ use super::choose::{Choice, Hints, choose, heading_disagrees, hints_disagree};
 use super::decide;
 use super::diagnose;
 use super::keys::{FileKeys, OldLine, new_side, old_side};
+use super::normalize::LineMatch;
 use super::numbered::AdditionEvidence;
 use super::scope;
-use super::search::{Candidate, contiguous};
+use super::search::{Candidate, Slot, contiguous};
 use super::{
     Failure, FileState, HunkStatus, Located, MatchOptions, Reason, Tier, ambiguous,
     exact_near_hint, failure, fixed, hint_line, in_order_pick, resolve_anchors, search_tier,
@@ -240,6 +241,14 @@ impl Ladder<'_, '_, '_> {
             );
             return Err(ambiguous(self.index, &[cand.start], None, Some(why)));
         }
+        if let Some(k) = self.removed_line_skipped(&cand) {
+            let why = format!(
+                "the hunk removes a line read here with tolerance ({}) while line {} between its lines, left out as omitted, is that removed line exactly: which one goes?",
+                tier.name(),
+                k + 1
+            );
+            return Err(ambiguous(self.index, &[cand.start], None, Some(why)));
+        }
         if tier > Tier::Exact
             && let Some(done) = self.deletion_done_elsewhere(&cand)
         {
@@ -270,6 +279,40 @@ impl Ladder<'_, '_, '_> {
             }
             None => self.accept(tier, cand),
         }
+    }
+
+    /// A file line of `cand` that the match leaves out (omitted) and that
+    /// is, byte for byte, a removed line the match pairs with another file
+    /// line only with tolerance: two readings of which line the hunk
+    /// removes.
+    fn removed_line_skipped(&self, cand: &Candidate) -> Option<usize> {
+        let used: Vec<usize> = cand
+            .slots
+            .iter()
+            .filter_map(|s| match s {
+                Slot::Line(j, _) => Some(*j),
+                _ => None,
+            })
+            .collect();
+        let skipped: Vec<usize> = (cand.start..cand.end)
+            .filter(|k| !used.contains(k))
+            .collect();
+        if skipped.is_empty() {
+            return None;
+        }
+        self.old
+            .iter()
+            .zip(&cand.slots)
+            .filter(|(line, slot)| {
+                line.kind == LineKind::Remove
+                    && matches!(slot, Slot::Line(_, how) if *how != LineMatch::Exact)
+            })
+            .find_map(|(line, _)| {
+                skipped
+                    .iter()
+                    .copied()
+                    .find(|&k| self.keys.compare(Tier::Exact, k, line) == LineMatch::Exact)
+            })
     }
 
     /// For a hunk that removes lines and adds none, with context holding a
