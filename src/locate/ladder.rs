@@ -249,6 +249,13 @@ impl Ladder<'_, '_, '_> {
             );
             return Err(ambiguous(self.index, &[cand.start], None, Some(why)));
         }
+        if let Some(k) = self.copy_across_omitted(&cand) {
+            let why = format!(
+                "the hunk removes one of two equal lines that stand apart here, line {} left out as omitted between them: removing the one or the other gives different files",
+                k + 1
+            );
+            return Err(ambiguous(self.index, &[cand.start], None, Some(why)));
+        }
         if tier > Tier::Exact
             && let Some(done) = self.deletion_done_elsewhere(&cand)
         {
@@ -313,6 +320,26 @@ impl Ladder<'_, '_, '_> {
                     .copied()
                     .find(|&k| self.keys.compare(Tier::Exact, k, line) == LineMatch::Exact)
             })
+    }
+
+    /// A removed line next (in the hunk) to a kept line of the same text,
+    /// the two matched to file lines with a line the match leaves out
+    /// between them: which copy goes, before or after that line, is a
+    /// guess (rule 4 for removals). Lines with a word only: equal blank or
+    /// bracket lines around an omitted line are where the alignment puts
+    /// them. Returns the first line left out.
+    fn copy_across_omitted(&self, cand: &Candidate) -> Option<usize> {
+        let at = |i: usize| match cand.slots.get(i) {
+            Some(Slot::Line(j, _)) => Some(*j),
+            _ => None,
+        };
+        (1..self.old.len()).find_map(|i| {
+            let (a, b) = (&self.old[i - 1], &self.old[i]);
+            let one_removed = (a.kind == LineKind::Remove) != (b.kind == LineKind::Remove);
+            let (ja, jb) = (at(i - 1)?, at(i)?);
+            let worded = a.text.chars().any(char::is_alphanumeric);
+            (one_removed && worded && a.text == b.text && jb > ja + 1).then_some(ja + 1)
+        })
     }
 
     /// For a hunk that removes lines and adds none, with context holding a
