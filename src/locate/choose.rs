@@ -11,6 +11,10 @@ use super::search::Candidate;
 /// Lines around a line hint inside which a candidate may be chosen by the hint.
 pub const HINT_WINDOW: usize = 100;
 
+/// At most this many blocks opened by lines equal to a section heading
+/// make it evidence of place.
+const HEADING_BLOCKS: usize = 16;
+
 /// What the patch says about where a hunk belongs.
 #[derive(Debug, Clone, Default)]
 pub struct Hints {
@@ -32,11 +36,6 @@ pub struct Hints {
     /// For each of [`anchors`](Self::anchors), the end (exclusive) of the
     /// block its line opens; missing for an anchor that opens none.
     pub anchor_ends: Vec<usize>,
-    /// The blocks (first line, end; 0-based) that lines equal to the
-    /// header's section heading open. A candidate inside none of them,
-    /// picked by the line number while another is inside one, is
-    /// contradicted by the heading: ambiguous.
-    pub section_blocks: Vec<(usize, usize)>,
     /// The hunk belongs at the end of the file.
     pub at_eof: bool,
     /// Lines (0-based) the user pinned hunks of this file to (`--at FILE:LINE`).
@@ -137,8 +136,7 @@ pub fn choose(cands: &[Candidate], hints: &Hints, file_len: usize) -> Choice {
         let contradicted = hints
             .new_side_line
             .and_then(|line| pointed(cands, &pool, line))
-            .is_some_and(|other| other != *one)
-            || hints.heading_contradicts(cands, &pool, *one);
+            .is_some_and(|other| other != *one);
         if !contradicted {
             return Choice::One(*one);
         }
@@ -172,18 +170,6 @@ impl Hints {
             .collect()
     }
 
-    /// True when the section heading names another candidate of `pool`
-    /// than `one`: `one` lies in no block a line equal to the heading
-    /// opens, and another candidate does.
-    pub fn heading_contradicts(&self, cands: &[Candidate], pool: &[usize], one: usize) -> bool {
-        let named = |c: usize| {
-            self.section_blocks
-                .iter()
-                .any(|&(a, end)| super::scope::within(a, end, cands[c].start))
-        };
-        !self.section_blocks.is_empty() && !named(one) && pool.iter().any(|&c| c != one && named(c))
-    }
-
     /// The distinct line hints: as corrected, and as written. The new-side
     /// start is not one of them: it may only contradict them
     /// ([`choose`]), never pick a place they leave open.
@@ -197,9 +183,10 @@ impl Hints {
 /// candidates starting at `starts` (for the message of an ambiguity that
 /// the numbers themselves make).
 pub fn hints_disagree(cands: &[Candidate], starts: &[usize], hints: &Hints) -> bool {
-    let pool: Vec<usize> = (0..cands.len())
-        .filter(|&c| starts.contains(&cands[c].start))
-        .collect();
+    if hints.lines().chain(hints.new_side_line).nth(1).is_none() {
+        return false;
+    }
+    let pool = pool_of(cands, starts);
     let mut picked: Vec<usize> = hints
         .lines()
         .chain(hints.new_side_line)
@@ -210,18 +197,33 @@ pub fn hints_disagree(cands: &[Candidate], starts: &[usize], hints: &Hints) -> b
     picked.len() > 1
 }
 
-/// True when the line hints pick one of the candidates starting at
-/// `starts` and the section heading names another (for the message).
-pub fn heading_disagrees(cands: &[Candidate], starts: &[usize], hints: &Hints) -> bool {
-    let pool: Vec<usize> = (0..cands.len())
-        .filter(|&c| starts.contains(&cands[c].start))
-        .collect();
-    let mut picked: Vec<usize> = hints
-        .lines()
-        .filter_map(|line| pointed(cands, &pool, line))
-        .collect();
-    picked.dedup();
-    matches!(picked.as_slice(), [one] if hints.heading_contradicts(cands, &pool, *one))
+/// True when the section heading, whose lines open the blocks `blocks`
+/// (first line, end; 0-based), names another candidate of `tied` than
+/// `one`: `one` lies in no such block, and another candidate does. A
+/// heading standing at many blocks names none of them in particular.
+pub fn heading_contradicts(
+    blocks: &[(usize, usize)],
+    cands: &[Candidate],
+    tied: &[usize],
+    one: usize,
+) -> bool {
+    let named = |c: usize| {
+        blocks
+            .iter()
+            .any(|&(a, end)| super::scope::within(a, end, cands[c].start))
+    };
+    (1..=HEADING_BLOCKS).contains(&blocks.len())
+        && !named(one)
+        && tied.iter().any(|&c| c != one && named(c))
+}
+
+/// The candidates (indices into `cands`) whose first line is one of
+/// `starts`: a set lookup each, as `starts` may list every line of a file.
+fn pool_of(cands: &[Candidate], starts: &[usize]) -> Vec<usize> {
+    let set: std::collections::HashSet<usize> = starts.iter().copied().collect();
+    (0..cands.len())
+        .filter(|&c| set.contains(&cands[c].start))
+        .collect()
 }
 
 /// The candidate of `pool` that `line` clearly points at, if any.

@@ -6,7 +6,7 @@
 
 use super::accept;
 use super::applied::{self, NewSideFound, already_applied, place_pure_addition};
-use super::choose::{Choice, Hints, choose, heading_disagrees, hints_disagree};
+use super::choose::{Choice, Hints, choose, heading_contradicts, hints_disagree};
 use super::decide;
 use super::diagnose;
 use super::keys::{FileKeys, OldLine, new_side, old_side};
@@ -49,10 +49,10 @@ pub(super) fn hints_for(
     Ok(Hints {
         line: hunk.line_hint.and_then(|l| hint_line(l, state.offset, n)),
         raw_line: hunk.line_hint.and_then(|l| hint_line(l, 0, n)),
-        new_side_line: new_side_old_start(hunks, index).and_then(|l| hint_line(l, 0, n)),
+        new_side_line: new_side_old_start(hunk, state.written_delta(hunks, index))
+            .and_then(|l| hint_line(l, 0, n)),
         anchors,
         anchor_ends,
-        section_blocks: section_blocks(keys, &hunk.section),
         at_eof: hunk.at_eof,
         pins: state.pins.clone(),
     })
@@ -62,7 +62,7 @@ pub(super) fn hints_for(
 /// whitespace) to a numbered header's section heading open: first line and
 /// end, 0-based. Found through the prefilter's exact-tier lines, so a
 /// heading costs what an anchor costs. Empty without a heading.
-fn section_blocks(keys: &FileKeys, heading: &str) -> Vec<(usize, usize)> {
+pub(super) fn section_blocks(keys: &FileKeys, heading: &str) -> Vec<(usize, usize)> {
     if heading.is_empty() {
         return Vec::new();
     }
@@ -78,19 +78,52 @@ fn section_blocks(keys: &FileKeys, heading: &str) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// The old start (1-based) that hunk `index`'s new-side start `+c` implies:
-/// `c` less what the hunks before it (of every section for this file) add
-/// and remove, as `git diff` numbers them, read the way the old start is
+/// The section heading against the candidate `one` that the line number
+/// picked among equally good ones: `ambiguous` when the heading names the
+/// block of another (rule 2). The heading's lines are sought only here, for
+/// a tie the number settled, so a patch without ties never pays for it.
+pub(super) fn heading_veto(
+    keys: &FileKeys,
+    hunk: &Hunk,
+    index: usize,
+    hints: &Hints,
+    cands: &[Candidate],
+    one: usize,
+) -> Option<Failure> {
+    if hunk.section.is_empty() || !hints.pins.is_empty() {
+        return None;
+    }
+    let best = cands[one].quality();
+    let tied: Vec<usize> = (0..cands.len())
+        .filter(|&c| cands[c].quality() == best)
+        .collect();
+    if tied.len() < 2 {
+        return None;
+    }
+    let blocks = section_blocks(keys, &hunk.section);
+    if !heading_contradicts(&blocks, cands, &tied, one) {
+        return None;
+    }
+    let mut starts: Vec<usize> = tied.iter().map(|&c| cands[c].start).collect();
+    starts.sort_unstable();
+    let list: Vec<String> = starts.iter().map(|s| (s + 1).to_string()).collect();
+    let why = format!(
+        "the hunk matches {} places equally well (lines {}); its line number points at one, and its section heading `{}` names the block of another; fix the number or add context",
+        starts.len(),
+        list.join(", "),
+        hunk.section
+    );
+    Some(ambiguous(index, &starts, None, Some(why)))
+}
+
+/// The old start (1-based) that `hunk`'s new-side start `+c` implies: `c`
+/// less `delta`, what the hunks before it (of every section for this file)
+/// add and remove, as `git diff` numbers them, read the way the old start is
 /// (`-a,0` inserts after line `a`, its new side starting at `a + 1`; `+c,0`
 /// follows the line before the removed ones). Equal to the old start in a
 /// header that is consistent with the hunks before it.
-fn new_side_old_start(hunks: &[Hunk], index: usize) -> Option<usize> {
-    let hunk = hunks.get(index)?;
+fn new_side_old_start(hunk: &Hunk, delta: isize) -> Option<usize> {
     let c = hunk.new_start?;
-    let delta: isize = hunks[..index]
-        .iter()
-        .map(|h| h.new_lines().count() as isize - h.old_len() as isize)
-        .sum();
     let start = match (hunk.old_len(), hunk.new_lines().count()) {
         (0, _) => c as isize - 1,
         (_, 0) => c as isize + 1,
@@ -453,7 +486,14 @@ impl Ladder<'_, '_, '_> {
                 {
                     return Err(self.past_anchor_block(&beyond, Some((tier, cands[c].start))));
                 }
-                Choice::One(c) => return self.settle(tier, cands.swap_remove(c), &new_side),
+                Choice::One(c) => {
+                    if let Some(failure) =
+                        heading_veto(keys, self.hunk, self.index, hints, &cands, c)
+                    {
+                        return Err(failure);
+                    }
+                    return self.settle(tier, cands.swap_remove(c), &new_side);
+                }
                 Choice::Nothing => {
                     if beyond.is_empty() {
                         beyond = hints.past_anchor_scope(cands.iter().map(|c| c.start));
@@ -489,17 +529,6 @@ impl Ladder<'_, '_, '_> {
                     "the hunk matches {} places equally well (lines {}) and its line numbers point at different ones (the header's old start, its new start less what the hunks before add and remove, or the offset the hunks before were found at); fix the numbers or add context",
                     starts.len(),
                     list.join(", ")
-                )
-            })
-        });
-        let why = why.or_else(|| {
-            heading_disagrees(&cands, starts, self.hints).then(|| {
-                let list: Vec<String> = starts.iter().map(|s| (s + 1).to_string()).collect();
-                format!(
-                    "the hunk matches {} places equally well (lines {}); its line number points at one, and its section heading `{}` names the block of another; fix the number or add context",
-                    starts.len(),
-                    list.join(", "),
-                    self.hunk.section
                 )
             })
         });

@@ -169,9 +169,29 @@ struct FileState {
     /// append goes after those lines, so lines like its own standing
     /// before the end are not it, done.
     appended: bool,
+    /// What the hunks before each hunk add and remove, as written
+    /// (`written_delta[i]` for hunk `i`): made once per file, on the first
+    /// hunk with a new-side start.
+    written_delta: std::cell::OnceCell<Vec<isize>>,
 }
 
 impl FileState {
+    /// What the hunks before hunk `index` of `hunks` add and remove.
+    fn written_delta(&self, hunks: &[Hunk], index: usize) -> isize {
+        let deltas = self.written_delta.get_or_init(|| {
+            let mut sum = 0isize;
+            hunks
+                .iter()
+                .map(|h| {
+                    let before = sum;
+                    sum += h.new_lines().count() as isize - h.old_len() as isize;
+                    before
+                })
+                .collect()
+        });
+        deltas.get(index).copied().unwrap_or(0)
+    }
+
     /// Takes in hunk `index`, located at `loc` in a file of `n` lines: what
     /// it changes, where the next hunk's search starts, and how its line
     /// numbers are shifted (afresh, and reading the hunks found done as
@@ -288,9 +308,11 @@ fn exact_near_hint(
     let mut cands = contiguous(keys, old, Tier::Exact, from..to);
     match choose(&cands, hints, keys.len()) {
         // Only a candidate the hint really points at: a lone candidate in
-        // the window far from the hint may have a twin outside it.
+        // the window far from the hint may have a twin outside it; and one
+        // the section heading does not contradict.
         Choice::One(c)
             if cands[c].start.abs_diff(line) <= HINT_WINDOW
+                && ladder::heading_veto(keys, hunk, 0, hints, &cands, c).is_none()
                 && state
                     .overlapping(&Footprint::of(
                         hunk,
