@@ -34,7 +34,7 @@ pub struct Hints {
     /// The hunk belongs at the end of the file.
     pub at_eof: bool,
     /// Lines (0-based) the user pinned hunks of this file to (`--at FILE:LINE`).
-    pub pins: Vec<usize>,
+    pub pins: super::Pins,
 }
 
 /// The outcome of choosing.
@@ -104,7 +104,7 @@ pub fn choose(cands: &[Candidate], hints: &Hints, file_len: usize) -> Choice {
     let pinned: Vec<usize> = pool
         .iter()
         .copied()
-        .filter(|&c| hints.pins.contains(&cands[c].start))
+        .filter(|&c| hints.pins.contains(cands[c].start))
         .collect();
     if let [one] = pinned.as_slice() {
         return Choice::One(*one);
@@ -400,7 +400,7 @@ mod tests {
     fn a_pin_settles_ambiguity() {
         let c = [cand(10, 2), cand(40, 2)];
         let hints = Hints {
-            pins: vec![40],
+            pins: super::super::Pins::new(vec![40]),
             ..Hints::default()
         };
         assert_eq!(choose(&c, &hints, 100), Choice::One(1));

@@ -43,6 +43,7 @@ mod lenient;
 pub(crate) mod normalize;
 mod numbered;
 mod outcome;
+mod pins;
 mod placed;
 mod prefilter;
 mod proven;
@@ -53,6 +54,7 @@ mod unique;
 pub(crate) use choose::HINT_WINDOW;
 pub(crate) use outcome::{Failure, HunkStatus, Located};
 pub use outcome::{MatchOptions, NearMatch, Normalization, Reason, Tier};
+pub(crate) use pins::Pins;
 pub(crate) use proven::locate_known_file;
 pub(crate) use search::Slot;
 
@@ -77,7 +79,7 @@ pub(crate) fn locate_file<'h>(
     source: &SourceText,
     hunks: &'h [Hunk],
     options: &MatchOptions,
-    pins: &[usize],
+    pins: &Pins,
 ) -> (Cow<'h, [Hunk]>, Vec<Result<Located, Failure>>) {
     if hunks.iter().any(|h| h.as_written.is_some()) {
         let written: Vec<Hunk> = hunks
@@ -105,7 +107,7 @@ pub(crate) fn locate_hunks(
     source: &SourceText,
     hunks: &[Hunk],
     options: &MatchOptions,
-    pins: &[usize],
+    pins: &Pins,
 ) -> Vec<Result<Located, Failure>> {
     // Every line compared once per hunk costs lines × hunks: beyond the
     // limit a file of any size is searched through the prefilter.
@@ -116,7 +118,7 @@ pub(crate) fn locate_hunks(
         keys.announce_later(|| prefilter::announcements(hunks));
     }
     let mut state = FileState {
-        pins: pins.to_vec(),
+        pins: pins.clone(),
         ..FileState::default()
     };
     let mut results = Vec::with_capacity(hunks.len());
@@ -153,7 +155,7 @@ fn hint_line(hint: usize, offset: isize, n: usize) -> Option<usize> {
 
 #[derive(Default)]
 struct FileState {
-    pins: Vec<usize>,
+    pins: Pins,
     /// What each hunk placed so far changes, indexed by first line.
     placed: placed::Placed,
     prev_end: usize,
