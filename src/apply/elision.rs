@@ -5,7 +5,7 @@
 //! block removes nothing and the file holds that line (see
 //! `docs/formats.md`).
 
-use crate::locate::{Failure, HunkStatus, Located, Reason, locate_file, locate_known_file};
+use crate::locate::{Failure, HunkStatus, Located, Pins, Reason, locate_file, locate_known_file};
 use crate::model::{BlobIds, Hunk, LineKind};
 use crate::outcome::{Problem, ProblemCode};
 use crate::patch::elision::is_elision;
@@ -62,7 +62,7 @@ pub(super) fn locate<'h>(
     source: &SourceText,
     hunks: &'h [Hunk],
     options: &ApplyOptions,
-    pins: &[usize],
+    pins: &Pins,
     pre_image: Option<&BlobIds>,
 ) -> (Cow<'h, [Hunk]>, Results) {
     let (found, mut results) = locate_known_file(source, hunks, &options.matching, pins, pre_image);

@@ -2,7 +2,7 @@
 //! and report every hunk (added files take over their lines instead).
 
 use crate::content::Content;
-use crate::locate::{Failure, Located};
+use crate::locate::{Failure, Located, Pins};
 use crate::model::{FileOp, FilePatch, Hunk, LineKind, PatchFormat};
 use crate::outcome::{
     FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, LineRange, Problem, ProblemCode,
@@ -11,6 +11,7 @@ use crate::outcome::{
 use crate::plan::{FilePlan, plan_file};
 use crate::source::{SourceText, looks_binary};
 use crate::target::Targets;
+use std::cell::OnceCell;
 
 use super::hunks::{count_lines, expected, hunk_report, hunk_text, record_hunks, result_ranges};
 use super::sequence::{InOrder, merge_in_order, place_in_order};
@@ -348,15 +349,17 @@ pub(super) fn update(
         return Err(problem);
     }
     let pre_image = file.blob_ids.as_ref();
-    let (hunks, mut results) = elision::locate(&source, &file.hunks, options, &pins, pre_image);
-    let in_order = place_in_order(&source, &hunks, &mut results, &options.matching, &pins);
+    let pinned = Pins::new(pins.clone());
+    let (hunks, mut results) = elision::locate(&source, &file.hunks, options, &pinned, pre_image);
+    let in_order = place_in_order(&source, &hunks, &mut results, &options.matching, &pinned);
     // Which candidates `--at FILE:N` would settle, for the report's hints.
+    let course = OnceCell::new();
     let settles = |i: usize, hunk: &Hunk, failure: &Failure| {
         if failure.candidates.is_empty() {
             Vec::new()
         } else {
             let run = (options, pins.as_slice(), pre_image);
-            pin_check::settling(&source, &file.hunks, (i, hunk), failure, run)
+            pin_check::settling(&source, &file.hunks, (i, hunk), failure, run, &course)
         }
     };
     let located = record_hunks(&hunks, results, &source, report, settles);

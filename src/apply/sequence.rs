@@ -10,7 +10,7 @@
 use super::reach::Reach;
 use crate::locate::normalize::same_but_whitespace;
 use crate::locate::{
-    Failure, HunkStatus, Located, MatchOptions, Normalization, Reason, Tier, locate_hunks,
+    Failure, HunkStatus, Located, MatchOptions, Normalization, Pins, Reason, Tier, locate_hunks,
 };
 use crate::model::{Hunk, LineKind};
 use crate::plan::{Edit, FilePlan, NewLine, order_edits, plan_file};
@@ -61,7 +61,7 @@ pub(super) fn place_in_order(
     hunks: &[Hunk],
     results: &mut [Result<Located, Failure>],
     options: &MatchOptions,
-    pins: &[usize],
+    pins: &Pins,
 ) -> Vec<InOrder> {
     let mut before = Before::new(hunks, results);
     for i in 0..hunks.len() {
@@ -82,7 +82,7 @@ pub(super) fn place_in_order(
             let edits = before.edits();
             if let (Ok(loc), Some(at)) =
                 (&results[i], also_on_written(source, hunk, &edits, options))
-                && !pins.contains(&loc.start)
+                && !pins.contains(loc.start)
             {
                 results[i] = Err(two_readings(i, loc, at));
             }
@@ -210,9 +210,9 @@ fn read_again(
     loc: &Located,
     before: &Before,
     options: &MatchOptions,
-    pins: &[usize],
+    pins: &Pins,
 ) -> Option<Failure> {
-    let differs = |found: &Found| !found.same_place(loc) && !pins.contains(&loc.start);
+    let differs = |found: &Found| !found.same_place(loc) && !pins.contains(loc.start);
     if before.reach.settled(source, i, loc) {
         // The skipped search, run anyway where checks are on (debug builds,
         // fuzz targets): it must find nothing the skip would have missed.
@@ -394,7 +394,13 @@ fn also_on_written(
         max_tier: Tier::Exact,
         ..options.clone()
     };
-    let result = locate_hunks(&produced, std::slice::from_ref(hunk), &exact, &[]).pop()?;
+    let result = locate_hunks(
+        &produced,
+        std::slice::from_ref(hunk),
+        &exact,
+        &Pins::default(),
+    )
+    .pop()?;
     let starts = match result {
         Ok(l) if l.status == HunkStatus::Applied => vec![l.start],
         Err(f) if f.reason == Reason::Ambiguous => {
@@ -449,7 +455,9 @@ fn place_after(
     let text = produced_text(source, &lines);
     let produced = SourceText::new(&text);
     let one = std::slice::from_ref(hunk);
-    let mut loc = locate_hunks(&produced, one, options, &[]).pop()?.ok()?;
+    let mut loc = locate_hunks(&produced, one, options, &Pins::default())
+        .pop()?
+        .ok()?;
     if loc.status != HunkStatus::Applied {
         return None;
     }

@@ -35,7 +35,7 @@ pub(super) fn place_pure_addition(
 ) -> Result<(Located, super::numbered::AdditionEvidence), PlaceError> {
     let n = keys.len();
     let at = if let Some(anchors) = &hints.anchors {
-        match anchors.as_slice() {
+        match anchors.lines() {
             [one] => one + 1,
             many => {
                 let lines: Vec<usize> = many.iter().map(|a| a + 1).collect();
@@ -302,10 +302,10 @@ fn added_lines_stand(keys: &FileKeys, new: &[OldLine], added: &[bool], cand: &Ca
 fn where_hinted(cand: &Candidate, hints: &Hints) -> bool {
     let near_line = |line: usize| points_at(cand.start.abs_diff(line), usize::MAX);
     let lines_ok = hints.lines().next().is_none() || hints.lines().any(near_line);
-    let anchors_ok = hints.anchors.is_none()
-        || hints
-            .anchor_scopes()
-            .any(|(a, end)| super::scope::within(a, end, cand.start));
+    let anchors_ok = hints
+        .anchors
+        .as_ref()
+        .is_none_or(|a| a.reach(None, cand.start));
     lines_ok && anchors_ok
 }
 

@@ -6,6 +6,7 @@
 //! them, Codex `@@` anchors, or `*** End of File`. Anything else is ambiguous
 //! and is refused with every candidate listed; the engine never guesses.
 
+use super::scope::Anchors;
 use super::search::Candidate;
 
 /// Lines around a line hint inside which a candidate may be chosen by the hint.
@@ -31,15 +32,13 @@ pub struct Hints {
     /// things (a model numbering in the result of the hunks before, or the
     /// second diff of a series numbered after the first): ambiguous.
     pub new_side_line: Option<usize>,
-    /// Lines (0-based) of the innermost Codex anchor; the hunk lies at or after one.
-    pub anchors: Option<Vec<usize>>,
-    /// For each of [`anchors`](Self::anchors), the end (exclusive) of the
-    /// block its line opens; missing for an anchor that opens none.
-    pub anchor_ends: Vec<usize>,
+    /// Lines (0-based) of the innermost Codex anchor, each with the end of
+    /// its scope (the block it opens); the hunk lies in the scope of one.
+    pub anchors: Option<Anchors>,
     /// The hunk belongs at the end of the file.
     pub at_eof: bool,
     /// Lines (0-based) the user pinned hunks of this file to (`--at FILE:LINE`).
-    pub pins: Vec<usize>,
+    pub pins: super::Pins,
 }
 
 /// The outcome of choosing.
@@ -59,21 +58,8 @@ pub enum Choice {
 // tied; kept in one function so the order is visible.
 pub fn choose(cands: &[Candidate], hints: &Hints, file_len: usize) -> Choice {
     let mut pool: Vec<usize> = (0..cands.len()).collect();
-    if hints.anchors.is_some() {
-        let mut pointed: Vec<usize> = Vec::new();
-        for (a, end) in hints.anchor_scopes() {
-            let first_after = pool
-                .iter()
-                .copied()
-                .filter(|&c| super::scope::within(a, end, cands[c].start))
-                .min_by_key(|&c| cands[c].start);
-            if let Some(c) = first_after
-                && !pointed.contains(&c)
-            {
-                pointed.push(c);
-            }
-        }
-        pool = pointed;
+    if let Some(anchors) = &hints.anchors {
+        pool = first_in_scopes(cands, anchors);
     }
     if pool.is_empty() {
         return Choice::Nothing;
@@ -122,7 +108,7 @@ pub fn choose(cands: &[Candidate], hints: &Hints, file_len: usize) -> Choice {
     let pinned: Vec<usize> = pool
         .iter()
         .copied()
-        .filter(|&c| hints.pins.contains(&cands[c].start))
+        .filter(|&c| hints.pins.contains(cands[c].start))
         .collect();
     if let [one] = pinned.as_slice() {
         return Choice::One(*one);
@@ -146,27 +132,41 @@ pub fn choose(cands: &[Candidate], hints: &Hints, file_len: usize) -> Choice {
     Choice::Ambiguous(starts)
 }
 
-impl Hints {
-    /// Each innermost anchor line with the end (exclusive) of its scope:
-    /// the block it opens, or the rest of the file when it opens none.
-    pub fn anchor_scopes(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        self.anchors
-            .iter()
-            .flatten()
-            .enumerate()
-            .map(|(i, &a)| (a, self.anchor_ends.get(i).copied().unwrap_or(usize::MAX)))
+/// For each anchor, the first candidate in its scope (by start, then by
+/// index), each once, by start. That is the first candidate at or after the
+/// anchor when it starts inside the scope; so a candidate is taken when an
+/// anchor after the start of the candidates before it, up to its own, has a
+/// scope reaching it. Sorting the candidates once and asking the anchors by
+/// range costs no pass over the anchors per candidate (a chunk under an
+/// anchor that stands on many lines).
+fn first_in_scopes(cands: &[Candidate], anchors: &Anchors) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..cands.len()).collect();
+    order.sort_by_key(|&c| (cands[c].start, c));
+    let mut pointed = Vec::new();
+    let mut before: Option<usize> = None;
+    for c in order {
+        let start = cands[c].start;
+        if before == Some(start) {
+            continue;
+        }
+        if anchors.reach(before, start) {
+            pointed.push(c);
+        }
+        before = Some(start);
     }
+    pointed
+}
 
+impl Hints {
     /// The first lines (0-based) of `starts` that lie after an anchor but
     /// past the end of its block, and inside no anchor's block: places the
     /// content points at and the anchors rule out.
     pub fn past_anchor_scope(&self, starts: impl Iterator<Item = usize>) -> Vec<usize> {
+        let Some(anchors) = &self.anchors else {
+            return Vec::new();
+        };
         starts
-            .filter(|&s| {
-                let mut scopes = self.anchor_scopes();
-                let after = self.anchor_scopes().any(|(a, _)| a <= s);
-                after && !scopes.any(|(a, end)| super::scope::within(a, end, s))
-            })
+            .filter(|&s| anchors.first().is_some_and(|a| a <= s) && !anchors.reach(None, s))
             .collect()
     }
 
@@ -335,17 +335,96 @@ mod tests {
     fn anchors_pick_the_first_candidate_after_them() {
         let c = [cand(10, 2), cand(40, 2), cand(70, 2)];
         let hints = Hints {
-            anchors: Some(vec![30]),
+            anchors: Some(Anchors::new(vec![(30, usize::MAX)])),
             ..Hints::default()
         };
         assert_eq!(choose(&c, &hints, 100), Choice::One(1));
+    }
+
+    /// What `choose` did before the anchors were asked by range: for each
+    /// anchor in turn, the first candidate (by start, then index) in its
+    /// scope, each once.
+    fn scan(cands: &[Candidate], anchors: &Anchors) -> Vec<usize> {
+        let mut pointed: Vec<usize> = Vec::new();
+        for (a, end) in anchors.scopes() {
+            let first = (0..cands.len())
+                .filter(|&c| super::super::scope::within(a, end, cands[c].start))
+                .min_by_key(|&c| cands[c].start);
+            if let Some(c) = first
+                && !pointed.contains(&c)
+            {
+                pointed.push(c);
+            }
+        }
+        pointed
+    }
+
+    /// The candidates first in an anchor's scope, read by range, are the
+    /// ones a scan of every anchor finds (equal starts: the lowest index),
+    /// in the same order; and the other questions asked of the anchors by
+    /// range agree with a scan of them all. Anchors of a tail (a chunk
+    /// after the previous one) included, nested and overlapping scopes too.
+    #[test]
+    fn anchors_asked_by_range_agree_with_a_scan_of_every_anchor() {
+        let mut seed = 7u64;
+        let mut next = |m: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            usize::try_from((seed >> 33) % m).unwrap_or(0)
+        };
+        for _ in 0..5000 {
+            let cands: Vec<Candidate> = (0..next(6)).map(|_| cand(next(30), 2)).collect();
+            let scopes: Vec<(usize, usize)> = (0..1 + next(6))
+                .map(|_| {
+                    let a = next(32);
+                    let end = if next(4) == 0 {
+                        usize::MAX
+                    } else {
+                        a + 1 + next(12)
+                    };
+                    (a, end)
+                })
+                .collect();
+            let all = Anchors::new(scopes);
+            let anchors = all.tail(next(8));
+            let case = format!(
+                "{:?} {:?}",
+                anchors,
+                cands.iter().map(|c| c.start).collect::<Vec<_>>()
+            );
+            assert_eq!(
+                first_in_scopes(&cands, &anchors),
+                scan(&cands, &anchors),
+                "{case}"
+            );
+            let line = next(46);
+            let scoped: Vec<(usize, usize)> = anchors.scopes().collect();
+            let last = scoped.iter().copied().filter(|&(a, _)| a <= line).max();
+            assert_eq!(anchors.last_at_or_before(line), last, "{case}");
+            let inside = scoped
+                .iter()
+                .any(|&(a, e)| super::super::scope::within(a, e, line));
+            assert_eq!(anchors.reach(None, line), inside, "{case}");
+            let hints = Hints {
+                anchors: Some(anchors.clone()),
+                ..Hints::default()
+            };
+            let after = scoped.iter().any(|&(a, _)| a <= line);
+            let want = if after && !inside { vec![line] } else { vec![] };
+            assert_eq!(
+                hints.past_anchor_scope(std::iter::once(line)),
+                want,
+                "{case}"
+            );
+        }
     }
 
     #[test]
     fn ambiguous_anchors_stay_ambiguous() {
         let c = [cand(10, 2), cand(40, 2)];
         let hints = Hints {
-            anchors: Some(vec![5, 30]),
+            anchors: Some(Anchors::new(vec![(5, usize::MAX), (30, usize::MAX)])),
             ..Hints::default()
         };
         assert_eq!(choose(&c, &hints, 100), Choice::Ambiguous(vec![10, 40]));
@@ -355,7 +434,7 @@ mod tests {
     fn a_pin_settles_ambiguity() {
         let c = [cand(10, 2), cand(40, 2)];
         let hints = Hints {
-            pins: vec![40],
+            pins: super::super::Pins::new(vec![40]),
             ..Hints::default()
         };
         assert_eq!(choose(&c, &hints, 100), Choice::One(1));

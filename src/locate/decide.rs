@@ -60,7 +60,7 @@ pub(super) fn hinted_rival(
         // The chosen candidate is the first of its tier after an anchor: a
         // lenient one between that anchor and it is what the anchor names.
         let start = chosen.start;
-        if let Some(&a) = anchors.iter().filter(|&&a| a <= start).max() {
+        if let Some((a, _)) = anchors.last_at_or_before(start) {
             regions.push((a..start, Box::new(move |c: &Candidate| c.start < start)));
         }
     }

@@ -12,7 +12,6 @@ use super::diagnose;
 use super::keys::{FileKeys, OldLine, new_side, old_side};
 use super::normalize::LineMatch;
 use super::numbered::AdditionEvidence;
-use super::scope;
 use super::search::{Candidate, Slot, contiguous};
 use super::{
     Failure, FileState, HunkStatus, Located, MatchOptions, Reason, Tier, ambiguous,
@@ -37,22 +36,16 @@ pub(super) fn hints_for(
         None
     } else {
         Some(
-            resolve_anchors(keys, &hunk.anchors, state.prev_end)
+            resolve_anchors(keys, &hunk.anchors, state)
                 .map_err(|why| failure(index, Reason::ContextNotFound, why))?,
         )
     };
-    let anchor_ends = anchors
-        .iter()
-        .flatten()
-        .map(|&a| scope::block_end(keys, a).unwrap_or(usize::MAX))
-        .collect();
     Ok(Hints {
         line: hunk.line_hint.and_then(|l| hint_line(l, state.offset, n)),
         raw_line: hunk.line_hint.and_then(|l| hint_line(l, 0, n)),
         new_side_line: new_side_old_start(hunk, state.written_delta(hunks, index))
             .and_then(|l| hint_line(l, 0, n)),
         anchors,
-        anchor_ends,
         at_eof: hunk.at_eof,
         pins: state.pins.clone(),
     })
@@ -538,7 +531,7 @@ impl Ladder<'_, '_, '_> {
     /// Why `starts` are two readings when the innermost `@@` anchor stands
     /// in several places and the hunk follows each (`None` otherwise).
     fn anchor_readings(&self, starts: &[usize]) -> Option<String> {
-        let anchors = self.hints.anchors.as_ref().filter(|a| a.len() > 1)?;
+        let anchors = self.hints.anchors.as_ref().filter(|a| a.len() > 1)?.lines();
         let name = self.hunk.anchors.last()?;
         let lines = |v: &[usize]| {
             v.iter()
@@ -566,9 +559,9 @@ impl Ladder<'_, '_, '_> {
         let first = beyond.first().copied().unwrap_or(0);
         let (anchor, end) = self
             .hints
-            .anchor_scopes()
-            .filter(|&(a, _)| a <= first)
-            .max()
+            .anchors
+            .as_ref()
+            .and_then(|a| a.last_at_or_before(first))
             .unwrap_or((0, first));
         let name = self.hunk.anchors.last().map_or("", String::as_str);
         let also = inside.map_or(String::new(), |(tier, at)| {

@@ -40,6 +40,7 @@ mod lenient;
 pub(crate) mod normalize;
 mod numbered;
 mod outcome;
+mod pins;
 mod placed;
 mod prefilter;
 mod proven;
@@ -50,6 +51,7 @@ mod unique;
 pub(crate) use choose::HINT_WINDOW;
 pub(crate) use outcome::{Failure, HunkStatus, Located};
 pub use outcome::{MatchOptions, NearMatch, Normalization, Reason, Tier};
+pub(crate) use pins::Pins;
 pub(crate) use proven::locate_known_file;
 pub(crate) use search::Slot;
 
@@ -59,6 +61,7 @@ use choose::{Choice, Hints, choose};
 pub(crate) use footprint::Footprint;
 use keys::{FileKeys, OldLine};
 use numbered::{AdditionEvidence, insert_numbered_additions_again};
+use scope::Anchors;
 use search::{Candidate, Slack, contiguous, similar, structural};
 use std::borrow::Cow;
 use std::ops::Range;
@@ -73,7 +76,7 @@ pub(crate) fn locate_file<'h>(
     source: &SourceText,
     hunks: &'h [Hunk],
     options: &MatchOptions,
-    pins: &[usize],
+    pins: &Pins,
 ) -> (Cow<'h, [Hunk]>, Vec<Result<Located, Failure>>) {
     if hunks.iter().any(|h| h.as_written.is_some()) {
         let written: Vec<Hunk> = hunks
@@ -101,7 +104,7 @@ pub(crate) fn locate_hunks(
     source: &SourceText,
     hunks: &[Hunk],
     options: &MatchOptions,
-    pins: &[usize],
+    pins: &Pins,
 ) -> Vec<Result<Located, Failure>> {
     // Every line compared once per hunk costs lines × hunks: beyond the
     // limit a file of any size is searched through the prefilter.
@@ -112,7 +115,7 @@ pub(crate) fn locate_hunks(
         keys.announce_later(|| prefilter::announcements(hunks));
     }
     let mut state = FileState {
-        pins: pins.to_vec(),
+        pins: pins.clone(),
         ..FileState::default()
     };
     let mut results = Vec::with_capacity(hunks.len());
@@ -149,7 +152,7 @@ fn hint_line(hint: usize, offset: isize, n: usize) -> Option<usize> {
 
 #[derive(Default)]
 struct FileState {
-    pins: Vec<usize>,
+    pins: Pins,
     /// What each hunk placed so far changes, indexed by first line.
     placed: placed::Placed,
     prev_end: usize,
@@ -173,6 +176,8 @@ struct FileState {
     /// (`written_delta[i]` for hunk `i`): made once per file, on the first
     /// hunk with a new-side start.
     written_delta: std::cell::OnceCell<Vec<isize>>,
+    /// Where the Codex anchors asked for so far stand.
+    anchor_lines: scope::AnchorLines,
 }
 
 impl FileState {
@@ -398,7 +403,7 @@ fn similarity_range(
         return Some(line.saturating_sub(HINT_WINDOW)..(line + HINT_WINDOW + m).min(n));
     }
     if let Some(anchors) = &hints.anchors {
-        let first = anchors.iter().copied().min().unwrap_or(0);
+        let first = anchors.first().unwrap_or(0);
         return Some(first..n);
     }
     (n <= options.similarity_scan_limit).then_some(0..n)
@@ -409,91 +414,80 @@ fn similarity_range(
 /// sequential seek). An inner anchor is sought in the block the anchor
 /// before it opens (`scope::block_end`); found there only with tolerance
 /// while an exact occurrence stands past that block, both are readings.
-/// Returns why an anchor was not found on failure.
-fn resolve_anchors(keys: &FileKeys, anchors: &[String], from: usize) -> Result<Vec<usize>, String> {
-    let mut positions = vec![from];
+/// Where each anchor text stands is found once per file
+/// (`FileState::anchor_lines`). Returns why an anchor was not found on
+/// failure.
+fn resolve_anchors(
+    keys: &FileKeys,
+    anchors: &[String],
+    state: &FileState,
+) -> Result<Anchors, String> {
+    let from = state.prev_end;
+    let mut positions = None;
     for (k, anchor) in anchors.iter().enumerate() {
-        let probe = OldLine::new(LineKind::Context, anchor);
-        let mut next = Vec::new();
-        let mut outside = None;
-        if k == 0 {
-            next = first_anchor(keys, &probe, from, anchors.len() > 1);
-        } else {
-            for &outer in &positions {
-                match inner_anchor(keys, &probe, outer) {
-                    Ok(found) => next.extend(found),
-                    Err(beyond) => outside = outside.or(Some((outer, beyond))),
+        let lines = |tier: Tier| state.anchor_lines.lines(keys, anchor, tier);
+        let next = match &positions {
+            None => first_anchor(lines, from, anchors.len() > 1),
+            Some(outer) => {
+                let outer: &Anchors = outer;
+                let mut next = Vec::new();
+                let mut outside = None;
+                for &o in outer.lines() {
+                    match inner_anchor(keys, lines, o) {
+                        Ok(found) => next.extend(found),
+                        Err(beyond) => outside = outside.or(Some((o, beyond))),
+                    }
                 }
+                if let (true, Some((o, beyond))) = (next.is_empty(), outside) {
+                    let end = scope::block_end(keys, o).unwrap_or(keys.len());
+                    let past = beyond.map_or(String::new(), |j| {
+                        format!("; it stands at line {}, past that block", j + 1)
+                    });
+                    return Err(format!(
+                        "the `@@ {anchor}` anchor is not in the block `@@ {}` opens (lines {}-{}){past}",
+                        anchors[k - 1],
+                        o + 1,
+                        end
+                    ));
+                }
+                Anchors::of(keys, next)
             }
-            next.sort_unstable();
-            next.dedup();
-        }
-        if let (true, Some((outer, beyond))) = (next.is_empty(), outside) {
-            let end = scope::block_end(keys, outer).unwrap_or(keys.len());
-            let past = beyond.map_or(String::new(), |j| {
-                format!("; it stands at line {}, past that block", j + 1)
-            });
-            return Err(format!(
-                "the `@@ {anchor}` anchor is not in the block `@@ {}` opens (lines {}-{}){past}",
-                anchors[k - 1],
-                outer + 1,
-                end
-            ));
-        }
+        };
         if next.is_empty() {
             return Err(format!("the `@@ {anchor}` anchor is not in the file"));
         }
-        positions = next;
+        positions = Some(next);
     }
-    Ok(positions)
+    Ok(positions.unwrap_or_else(|| Anchors::of(keys, vec![from])))
 }
 
-/// The lines at or after `from` that hold the outermost anchor `probe`, in
-/// the strictest tier that finds any (only the first when `first_only`).
-fn first_anchor(keys: &FileKeys, probe: &OldLine, from: usize, first_only: bool) -> Vec<usize> {
-    let mut next = Vec::new();
+/// The lines at or after `from` that hold the outermost anchor (`lines`:
+/// where it stands under a tier), in the strictest tier that finds any
+/// (only the first when `first_only`).
+fn first_anchor(lines: impl Fn(Tier) -> Anchors, from: usize, first_only: bool) -> Anchors {
     for tier in [Tier::Exact, Tier::Resilient, Tier::Fuzzy] {
-        let lines = prefilter::lines_matching(keys, probe, tier)
-            .unwrap_or_else(|| (0..keys.len()).collect());
-        for j in lines.iter().copied().filter(|&j| j >= from) {
-            if keys.compare(tier, j, probe) != normalize::LineMatch::No {
-                next.push(j);
-                if first_only {
-                    break;
-                }
-            }
-        }
-        if !next.is_empty() {
-            break;
+        let tail = lines(tier).tail(from);
+        if !tail.is_empty() {
+            return if first_only { tail.first_only() } else { tail };
         }
     }
-    next.sort_unstable();
-    next.dedup();
-    next
+    Anchors::default()
 }
 
-/// The first line at or after `outer` holding the inner anchor `probe`
-/// within the block `outer` opens (the rest of the file when it opens
-/// none), in the strictest tier that finds one; with the first exact
-/// occurrence past the block too when the one inside is found only with
-/// tolerance. `Err` with the first occurrence past the block, if any, when
-/// the block holds none.
+/// The first line at or after `outer` holding the inner anchor (`lines`:
+/// where it stands under a tier) within the block `outer` opens (the rest
+/// of the file when it opens none), in the strictest tier that finds one;
+/// with the first exact occurrence past the block too when the one inside
+/// is found only with tolerance. `Err` with the first occurrence past the
+/// block, if any, when the block holds none.
 fn inner_anchor(
     keys: &FileKeys,
-    probe: &OldLine,
+    lines: impl Fn(Tier) -> Anchors,
     outer: usize,
 ) -> Result<Vec<usize>, Option<usize>> {
     let n = keys.len();
     let end = scope::block_end(keys, outer).unwrap_or(n);
-    let first_in = |tier: Tier, range: std::ops::Range<usize>| {
-        let lines =
-            prefilter::lines_matching(keys, probe, tier).unwrap_or_else(|| (0..n).collect());
-        lines
-            .iter()
-            .copied()
-            .filter(|j| range.contains(j))
-            .find(|&j| keys.compare(tier, j, probe) != normalize::LineMatch::No)
-    };
+    let first_in = |tier: Tier, range: Range<usize>| lines(tier).first_in(range);
     let tiers = [Tier::Exact, Tier::Resilient, Tier::Fuzzy];
     let inside = tiers
         .iter()

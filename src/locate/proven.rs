@@ -25,7 +25,7 @@ pub(crate) fn locate_known_file<'h>(
     source: &SourceText,
     hunks: &'h [Hunk],
     options: &MatchOptions,
-    pins: &[usize],
+    pins: &super::Pins,
     ids: Option<&BlobIds>,
 ) -> (Cow<'h, [Hunk]>, Vec<Result<Located, Failure>>) {
     let laddered = locate_file(source, hunks, options, pins);

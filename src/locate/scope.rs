@@ -10,7 +10,13 @@
 use super::Tier;
 use super::keys::{FileKeys, OldLine};
 use super::normalize::LineMatch;
+use super::prefilter;
 use super::search::Candidate;
+use crate::model::LineKind;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::rc::Rc;
 
 /// The leading spaces and tabs of `line`.
 fn indent(line: &[u8]) -> &[u8] {
@@ -95,7 +101,9 @@ pub(super) fn block_end(keys: &FileKeys, anchor: usize) -> Option<usize> {
 
 /// Whether a hunk starting at line `start` lies in the scope of the anchor
 /// at line `anchor` whose block ends at line `end`: at the anchor line or
-/// after it, at the block's end at the latest.
+/// after it, at the block's end at the latest. [`Anchors::reach`] asks it
+/// of many anchors at once; this is the rule its tests check it against
+/// (and the one a section heading's blocks are asked with).
 pub(super) fn within(anchor: usize, end: usize, start: usize) -> bool {
     anchor <= start && start <= end
 }
@@ -148,4 +156,173 @@ pub(super) fn end_of_file_rival(
         }
     }
     (first != chosen.start).then_some(first)
+}
+
+/// The lines (0-based, ascending, distinct) where a Codex anchor stands,
+/// each with the end of its scope (the block it opens, or the rest of the
+/// file). A range of a list the file's chunks share: under an anchor that
+/// stands on many lines a chunk copies none of them, and what it asks of
+/// them (the last one before a line, whether a line lies in the scope of
+/// any) costs a binary search, not a pass over them.
+#[derive(Debug, Clone, Default)]
+pub struct Anchors {
+    list: Rc<Scopes>,
+    range: Range<usize>,
+}
+
+/// Anchor lines, the ends of their scopes, and those ends as a segment
+/// tree of maxima (leaf `i` at `tree[lines.len() + i]`).
+#[derive(Debug, Default)]
+struct Scopes {
+    lines: Vec<usize>,
+    ends: Vec<usize>,
+    tree: Vec<usize>,
+}
+
+impl Scopes {
+    /// The greatest end of the lines at indices `lo..hi` (`None` for none).
+    fn max_end(&self, lo: usize, hi: usize) -> Option<usize> {
+        let m = self.lines.len();
+        let (mut l, mut r) = (lo + m, hi.min(m) + m);
+        let mut best = None;
+        while l < r {
+            if l & 1 == 1 {
+                best = best.max(self.tree.get(l).copied());
+                l += 1;
+            }
+            if r & 1 == 1 {
+                r -= 1;
+                best = best.max(self.tree.get(r).copied());
+            }
+            l /= 2;
+            r /= 2;
+        }
+        best
+    }
+}
+
+impl Anchors {
+    /// Anchor lines with the end (exclusive) of each one's scope
+    /// (`usize::MAX`: the rest of the file); sorted and made distinct here.
+    pub fn new(mut scopes: Vec<(usize, usize)>) -> Self {
+        scopes.sort_unstable();
+        scopes.dedup_by_key(|s| s.0);
+        let m = scopes.len();
+        let (lines, ends): (Vec<usize>, Vec<usize>) = scopes.into_iter().unzip();
+        let mut tree = vec![0; m];
+        tree.extend_from_slice(&ends);
+        for i in (1..m).rev() {
+            tree[i] = tree[2 * i].max(tree[2 * i + 1]);
+        }
+        Anchors {
+            list: Rc::new(Scopes { lines, ends, tree }),
+            range: 0..m,
+        }
+    }
+
+    /// The anchor lines `lines` of the file of `keys`, each with the block
+    /// it opens ([`block_end`]).
+    pub fn of(keys: &FileKeys, lines: Vec<usize>) -> Self {
+        let end = |a: usize| block_end(keys, a).unwrap_or(usize::MAX);
+        Anchors::new(lines.into_iter().map(|a| (a, end(a))).collect())
+    }
+
+    /// The lines, ascending.
+    pub fn lines(&self) -> &[usize] {
+        self.list.lines.get(self.range.clone()).unwrap_or_default()
+    }
+
+    /// The number of lines.
+    pub fn len(&self) -> usize {
+        self.range.len()
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.range.is_empty()
+    }
+
+    /// The first line.
+    pub fn first(&self) -> Option<usize> {
+        self.lines().first().copied()
+    }
+
+    /// The lines at or after `line` (shared, not copied).
+    pub fn tail(&self, line: usize) -> Anchors {
+        let from = self.range.start + self.lines().partition_point(|&a| a < line);
+        Anchors {
+            list: Rc::clone(&self.list),
+            range: from..self.range.end,
+        }
+    }
+
+    /// The first line alone.
+    pub fn first_only(&self) -> Anchors {
+        let end = self.range.end.min(self.range.start + 1);
+        Anchors {
+            list: Rc::clone(&self.list),
+            range: self.range.start..end,
+        }
+    }
+
+    /// The first line inside `range`.
+    pub fn first_in(&self, range: Range<usize>) -> Option<usize> {
+        let tail = self.tail(range.start);
+        tail.first().filter(|&j| j < range.end)
+    }
+
+    /// Each line with the end (exclusive) of its scope.
+    #[cfg(test)]
+    pub fn scopes(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let ends = self.list.ends.get(self.range.clone()).unwrap_or_default();
+        self.lines().iter().copied().zip(ends.iter().copied())
+    }
+
+    /// The index in the shared list past the last line at or before `line`.
+    fn past(&self, line: usize) -> usize {
+        self.range.start + self.lines().partition_point(|&a| a <= line)
+    }
+
+    /// The last line at or before `line`, with the end of its scope.
+    pub fn last_at_or_before(&self, line: usize) -> Option<(usize, usize)> {
+        let k = self
+            .past(line)
+            .checked_sub(1)
+            .filter(|&k| k >= self.range.start)?;
+        Some((self.list.lines[k], self.list.ends[k]))
+    }
+
+    /// True when a hunk starting at `start` lies in the scope of an anchor
+    /// standing after line `after` (of any, for `None`): [`within`] for
+    /// one of them.
+    pub fn reach(&self, after: Option<usize>, start: usize) -> bool {
+        let lo = after.map_or(self.range.start, |b| self.past(b));
+        let hi = self.past(start);
+        lo < hi && self.list.max_end(lo, hi).is_some_and(|end| end >= start)
+    }
+}
+
+/// Where each anchor text stands in the file under each tier (with the
+/// ends of the blocks those lines open), found once per file: chunks under
+/// the same anchor ask for the part after the previous chunk only.
+#[derive(Default)]
+pub(super) struct AnchorLines(RefCell<HashMap<(Tier, String), Anchors>>);
+
+impl AnchorLines {
+    /// The lines of the file of `keys` where `anchor` matches under `tier`.
+    pub(super) fn lines(&self, keys: &FileKeys, anchor: &str, tier: Tier) -> Anchors {
+        let key = (tier, anchor.to_string());
+        if let Some(found) = self.0.borrow().get(&key) {
+            return found.clone();
+        }
+        let probe = OldLine::new(LineKind::Context, anchor);
+        let matches = |j: &usize| keys.compare(tier, *j, &probe) != LineMatch::No;
+        let lines: Vec<usize> = match prefilter::lines_matching(keys, &probe, tier) {
+            Some(hits) => hits.iter().copied().filter(matches).collect(),
+            None => (0..keys.len()).filter(matches).collect(),
+        };
+        let found = Anchors::of(keys, lines);
+        self.0.borrow_mut().insert(key, found.clone());
+        found
+    }
 }
