@@ -6,18 +6,18 @@
 
 use super::accept;
 use super::applied::{self, NewSideFound, already_applied, place_pure_addition};
-use super::choose::{Choice, Hints, choose, heading_contradicts, hints_disagree};
+use super::choose::{Choice, Hints, choose, hints_disagree};
 use super::decide;
 use super::diagnose;
-use super::keys::{FileKeys, OldLine, new_side, old_side};
-use super::normalize::LineMatch;
+use super::evidence;
+use super::keys::{FileKeys, OldLine, old_side};
 use super::numbered::AdditionEvidence;
-use super::search::{Candidate, Slot, contiguous};
+use super::search::Candidate;
 use super::{
     Failure, FileState, HunkStatus, Located, MatchOptions, Reason, Tier, ambiguous,
     exact_near_hint, failure, fixed, hint_line, in_order_pick, resolve_anchors, search_tier,
 };
-use crate::model::{Hunk, LineKind};
+use crate::model::Hunk;
 use std::ops::Range;
 
 /// What the patch says about the hunk's place: its line number as written
@@ -43,86 +43,12 @@ pub(super) fn hints_for(
     Ok(Hints {
         line: hunk.line_hint.and_then(|l| hint_line(l, state.offset, n)),
         raw_line: hunk.line_hint.and_then(|l| hint_line(l, 0, n)),
-        new_side_line: new_side_old_start(hunk, state.written_delta(hunks, index))
+        new_side_line: evidence::new_side_old_start(hunk, state.written_delta(hunks, index))
             .and_then(|l| hint_line(l, 0, n)),
         anchors,
         at_eof: hunk.at_eof,
         pins: state.pins.clone(),
     })
-}
-
-/// The blocks that the lines equal (but for indentation and trailing
-/// whitespace) to a numbered header's section heading open: first line and
-/// end, 0-based. Found through the prefilter's exact-tier lines, so a
-/// heading costs what an anchor costs. Empty without a heading.
-pub(super) fn section_blocks(keys: &FileKeys, heading: &str) -> Vec<(usize, usize)> {
-    if heading.is_empty() {
-        return Vec::new();
-    }
-    let probe = OldLine::new(LineKind::Context, heading);
-    let lines: Vec<usize> = match super::prefilter::lines_matching(keys, &probe, Tier::Resilient) {
-        Some(hits) => hits.to_vec(),
-        None => (0..keys.len()).collect(),
-    };
-    lines
-        .into_iter()
-        .filter(|&j| keys.line(j).trim_ascii() == heading.as_bytes())
-        .filter_map(|j| super::scope::block_end(keys, j).map(|end| (j, end)))
-        .collect()
-}
-
-/// The section heading against the candidate `one` that the line number
-/// picked among equally good ones: `ambiguous` when the heading names the
-/// block of another (rule 2). The heading's lines are sought only here, for
-/// a tie the number settled, so a patch without ties never pays for it.
-pub(super) fn heading_veto(
-    keys: &FileKeys,
-    hunk: &Hunk,
-    index: usize,
-    hints: &Hints,
-    cands: &[Candidate],
-    one: usize,
-) -> Option<Failure> {
-    if hunk.section.is_empty() || !hints.pins.is_empty() {
-        return None;
-    }
-    let best = cands[one].quality();
-    let tied: Vec<usize> = (0..cands.len())
-        .filter(|&c| cands[c].quality() == best)
-        .collect();
-    if tied.len() < 2 {
-        return None;
-    }
-    let blocks = section_blocks(keys, &hunk.section);
-    if !heading_contradicts(&blocks, cands, &tied, one) {
-        return None;
-    }
-    let mut starts: Vec<usize> = tied.iter().map(|&c| cands[c].start).collect();
-    starts.sort_unstable();
-    let list: Vec<String> = starts.iter().map(|s| (s + 1).to_string()).collect();
-    let why = format!(
-        "the hunk matches {} places equally well (lines {}); its line number points at one, and its section heading `{}` names the block of another; fix the number or add context",
-        starts.len(),
-        list.join(", "),
-        hunk.section
-    );
-    Some(ambiguous(index, &starts, None, Some(why)))
-}
-
-/// The old start (1-based) that `hunk`'s new-side start `+c` implies: `c`
-/// less `delta`, what the hunks before it (of every section for this file)
-/// add and remove, as `git diff` numbers them, read the way the old start is
-/// (`-a,0` inserts after line `a`, its new side starting at `a + 1`; `+c,0`
-/// follows the line before the removed ones). Equal to the old start in a
-/// header that is consistent with the hunks before it.
-fn new_side_old_start(hunk: &Hunk, delta: isize) -> Option<usize> {
-    let c = hunk.new_start?;
-    let start = match (hunk.old_len(), hunk.new_lines().count()) {
-        (0, _) => c as isize - 1,
-        (_, 0) => c as isize + 1,
-        _ => c as isize,
-    };
-    usize::try_from(start - delta).ok()
 }
 
 /// Places hunk `index` of `hunks` (`hunk`) in the file of `keys`, given
@@ -247,52 +173,33 @@ impl Ladder<'_, '_, '_> {
     /// Takes `cand`, found by `tier`, unless the new side stands somewhere
     /// (`new_side`, or read with the same tolerance past the resilient
     /// tier): then the two readings are weighed.
+    /// Takes candidate `c` of `cands`, the one `choose` picked, unless the
+    /// section heading names another of them (`evidence::heading_veto`).
+    fn take(
+        &self,
+        tier: Tier,
+        mut cands: Vec<Candidate>,
+        c: usize,
+        new_side: &Option<NewSideFound>,
+    ) -> Result<Located, Failure> {
+        let veto = evidence::heading_veto(self.keys, self.hunk, self.index, self.hints, &cands, c);
+        match veto {
+            Some(failure) => Err(failure),
+            None => self.settle(tier, cands.swap_remove(c), new_side),
+        }
+    }
+
     fn settle(
         &self,
         tier: Tier,
         cand: Candidate,
         new_side: &Option<NewSideFound>,
     ) -> Result<Located, Failure> {
-        if tier > Tier::Exact
-            && self.hints.line.is_none()
-            && !self.hunk.lines.is_empty()
-            && self.hunk.lines.iter().all(|l| l.kind == LineKind::Remove)
+        let at = (self.hunk, self.index);
+        if let Some(failure) =
+            evidence::removal_readings(self.keys, at, self.old, self.hints, tier, &cand)
         {
-            // A deletion with no context and no number leaves no trace of
-            // having been applied: read with tolerance here, its exact copy
-            // may be the one a first run already deleted (rule 7).
-            let why = format!(
-                "the hunk only removes lines and has no context or line number, and they stand here only read with tolerance ({}): an exact copy may have been deleted already; applied before, or to be applied here?",
-                tier.name()
-            );
-            return Err(ambiguous(self.index, &[cand.start], None, Some(why)));
-        }
-        if let Some(k) = self.removed_line_skipped(&cand) {
-            let why = format!(
-                "the hunk removes a line read here with tolerance ({}) while line {} between its lines, left out as omitted, is that removed line exactly: which one goes?",
-                tier.name(),
-                k + 1
-            );
-            return Err(ambiguous(self.index, &[cand.start], None, Some(why)));
-        }
-        if let Some(k) = self.copy_across_omitted(&cand) {
-            let why = format!(
-                "the hunk removes one of two equal lines that stand apart here, line {} left out as omitted between them: removing the one or the other gives different files",
-                k + 1
-            );
-            return Err(ambiguous(self.index, &[cand.start], None, Some(why)));
-        }
-        if tier > Tier::Exact
-            && let Some(done) = self.deletion_done_elsewhere(&cand)
-        {
-            let why = format!(
-                "the hunk only removes lines, read here with tolerance ({}), and its context stands exactly at line {} without them: already applied there, or to be applied here?",
-                tier.name(),
-                done + 1
-            );
-            let mut starts = vec![done, cand.start];
-            starts.sort_unstable();
-            return Err(ambiguous(self.index, &starts, None, Some(why)));
+            return Err(failure);
         }
         match new_side {
             Some(found) => done_or_ambiguous(self.index, found, &cand),
@@ -312,93 +219,6 @@ impl Ladder<'_, '_, '_> {
             }
             None => self.accept(tier, cand),
         }
-    }
-
-    /// A file line of `cand` that the match leaves out (omitted) and that
-    /// is, byte for byte, a removed line the match pairs with another file
-    /// line only with tolerance: two readings of which line the hunk
-    /// removes.
-    fn removed_line_skipped(&self, cand: &Candidate) -> Option<usize> {
-        let used: Vec<usize> = cand
-            .slots
-            .iter()
-            .filter_map(|s| match s {
-                Slot::Line(j, _) => Some(*j),
-                _ => None,
-            })
-            .collect();
-        let skipped: Vec<usize> = (cand.start..cand.end)
-            .filter(|k| !used.contains(k))
-            .collect();
-        if skipped.is_empty() {
-            return None;
-        }
-        self.old
-            .iter()
-            .zip(&cand.slots)
-            .filter(|(line, slot)| {
-                line.kind == LineKind::Remove
-                    && matches!(slot, Slot::Line(_, how) if *how != LineMatch::Exact)
-            })
-            .find_map(|(line, _)| {
-                skipped
-                    .iter()
-                    .copied()
-                    .find(|&k| self.keys.compare(Tier::Exact, k, line) == LineMatch::Exact)
-            })
-    }
-
-    /// A removed line next (in the hunk) to a kept line of the same text,
-    /// the two matched to file lines with a line the match leaves out
-    /// between them: which copy goes, before or after that line, is a
-    /// guess (rule 4 for removals). Lines with a word only: equal blank or
-    /// bracket lines around an omitted line are where the alignment puts
-    /// them. Returns the first line left out.
-    fn copy_across_omitted(&self, cand: &Candidate) -> Option<usize> {
-        let at = |i: usize| match cand.slots.get(i) {
-            Some(Slot::Line(j, _)) => Some(*j),
-            _ => None,
-        };
-        (1..self.old.len()).find_map(|i| {
-            let (a, b) = (&self.old[i - 1], &self.old[i]);
-            let one_removed = (a.kind == LineKind::Remove) != (b.kind == LineKind::Remove);
-            let (ja, jb) = (at(i - 1)?, at(i)?);
-            let worded = a.text.chars().any(char::is_alphanumeric);
-            (one_removed && worded && a.text == b.text && jb > ja + 1).then_some(ja + 1)
-        })
-    }
-
-    /// For a hunk that removes lines and adds none, with context holding a
-    /// word: the first place, away from `cand`, where its context (its new
-    /// side) stands byte for byte as one block. There the hunk may stand
-    /// applied already (its removed lines gone), which a lenient reading
-    /// of its old side elsewhere cannot rule out (rule 7).
-    fn deletion_done_elsewhere(&self, cand: &Candidate) -> Option<usize> {
-        let lines = &self.hunk.lines;
-        if lines.iter().any(|l| l.kind == LineKind::Add)
-            || !lines.iter().any(|l| l.kind == LineKind::Remove)
-        {
-            return None;
-        }
-        let side = new_side(self.hunk);
-        let first = side.first()?;
-        if !side
-            .iter()
-            .any(|l| l.text.chars().any(char::is_alphanumeric))
-        {
-            return None;
-        }
-        let n = self.keys.len();
-        let starts: Vec<usize> =
-            match super::prefilter::lines_matching(self.keys, first, Tier::Exact) {
-                Some(hits) => hits.to_vec(),
-                None => (0..n).collect(),
-            };
-        contiguous(self.keys, &side, Tier::Exact, starts)
-            .into_iter()
-            .map(|c| (c.start, c.end))
-            .find(|&(start, end)| end <= cand.start || start >= cand.end)
-            .map(|(start, _)| start)
     }
 
     /// Tries each tier in turn, up to the options' last.
@@ -479,14 +299,7 @@ impl Ladder<'_, '_, '_> {
                 {
                     return Err(self.past_anchor_block(&beyond, Some((tier, cands[c].start))));
                 }
-                Choice::One(c) => {
-                    if let Some(failure) =
-                        heading_veto(keys, self.hunk, self.index, hints, &cands, c)
-                    {
-                        return Err(failure);
-                    }
-                    return self.settle(tier, cands.swap_remove(c), &new_side);
-                }
+                Choice::One(c) => return self.take(tier, cands, c, &new_side),
                 Choice::Nothing => {
                     if beyond.is_empty() {
                         beyond = hints.past_anchor_scope(cands.iter().map(|c| c.start));

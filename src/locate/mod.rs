@@ -32,6 +32,7 @@ mod applied;
 mod choose;
 mod decide;
 mod diagnose;
+mod evidence;
 mod footprint;
 pub(crate) mod indent;
 mod keys;
@@ -317,7 +318,7 @@ fn exact_near_hint(
         // the section heading does not contradict.
         Choice::One(c)
             if cands[c].start.abs_diff(line) <= HINT_WINDOW
-                && ladder::heading_veto(keys, hunk, 0, hints, &cands, c).is_none()
+                && evidence::heading_veto(keys, hunk, 0, hints, &cands, c).is_none()
                 && state
                     .overlapping(&Footprint::of(
                         hunk,
