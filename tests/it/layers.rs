@@ -83,6 +83,16 @@ fn reached(code: &str) -> BTreeSet<String> {
     names
 }
 
+/// The text of `file` with its `//` comments cut off each line.
+fn code_of(file: &Path) -> String {
+    fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Every `crate::X` edge between the top-level modules of `src/`.
 fn edges() -> BTreeMap<String, BTreeSet<String>> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -92,12 +102,7 @@ fn edges() -> BTreeMap<String, BTreeSet<String>> {
     let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for file in &files {
         let from = top(&src, file);
-        let text = fs::read_to_string(file).unwrap();
-        let code: String = text
-            .lines()
-            .map(|l| l.split("//").next().unwrap_or(""))
-            .collect::<Vec<_>>()
-            .join("\n");
+        let code = code_of(file);
         for to in reached(&code) {
             if to != from && modules.contains(&to) {
                 edges.entry(from.clone()).or_default().insert(to);
@@ -269,12 +274,7 @@ fn file_edges() -> BTreeMap<String, BTreeSet<String>> {
     let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for file in &files {
         let from = module_path(&src, file);
-        let text = fs::read_to_string(file).unwrap();
-        let code: String = text
-            .lines()
-            .map(|l| l.split("//").next().unwrap_or(""))
-            .collect::<Vec<_>>()
-            .join("\n");
+        let code = code_of(file);
         let is_mod = file.ends_with("mod.rs");
         let parent = from.rsplit_once('/').map_or("", |(p, _)| p);
         let mut targets: Vec<String> = Vec::new();
