@@ -217,6 +217,23 @@ pub fn heading_contradicts(
         && tied.iter().any(|&c| c != one && named(c))
 }
 
+/// The candidates other than `one` that a line hint clearly points at,
+/// among those with as few structural deviations as `one` (for the
+/// whitespace rule of `evidence::whitespace_veto`).
+pub fn hinted_rivals(cands: &[Candidate], hints: &Hints, one: usize) -> Vec<usize> {
+    let deviations = cands[one].deviations;
+    let pool: Vec<usize> = (0..cands.len())
+        .filter(|&c| cands[c].deviations == deviations)
+        .collect();
+    let mut rivals: Vec<usize> = hints
+        .lines()
+        .filter_map(|line| pointed(cands, &pool, line))
+        .filter(|&c| c != one)
+        .collect();
+    rivals.dedup();
+    rivals
+}
+
 /// The candidates (indices into `cands`) whose first line is one of
 /// `starts`: a set lookup each, as `starts` may list every line of a file.
 fn pool_of(cands: &[Candidate], starts: &[usize]) -> Vec<usize> {
@@ -236,6 +253,17 @@ fn pointed(cands: &[Candidate], pool: &[usize], line: usize) -> Option<usize> {
     let (d1, c1) = *by_distance.first()?;
     let d2 = by_distance.get(1).map_or(usize::MAX, |d| d.0);
     points_at(d1, d2).then_some(c1)
+}
+
+/// The one of `starts` (first lines, 0-based) that `line` clearly points
+/// at, if any (as [`choose`] reads a line hint).
+pub fn points_among(starts: &[usize], line: usize) -> Option<usize> {
+    let mut by_distance: Vec<(usize, usize)> =
+        starts.iter().map(|&s| (s.abs_diff(line), s)).collect();
+    by_distance.sort_unstable();
+    let (d1, s1) = *by_distance.first()?;
+    let d2 = by_distance.get(1).map_or(usize::MAX, |d| d.0);
+    points_at(d1, d2).then_some(s1)
 }
 
 /// A line hint points at the nearest candidate when that one is within the

@@ -6,11 +6,11 @@
 //! placement into `ambiguous`; none picks a place. See `docs/matching.md`,
 //! rules 2, 4, 5 and 7.
 
-use super::choose::{Hints, heading_contradicts};
+use super::choose::{Hints, heading_contradicts, hinted_rivals, points_among};
 use super::keys::{FileKeys, OldLine, new_side};
 use super::normalize::LineMatch;
 use super::search::{Candidate, Slot, contiguous};
-use super::{Failure, Tier, ambiguous};
+use super::{Failure, HunkStatus, Located, Tier, ambiguous, signed};
 use crate::model::{Hunk, LineKind};
 
 /// The readings a removal leaves open at `cand` (placed under `tier`):
@@ -133,6 +133,125 @@ pub(super) fn heading_veto(
         hunk.section
     );
     Some(ambiguous(index, &starts, None, Some(why)))
+}
+
+/// A candidate a line number points at, passed over for `one` only
+/// because `one` has more byte-exact lines where the two differ in
+/// whitespace alone: the extra exactness is invisible in the patch (a
+/// trailing space, a tab for spaces), so it does not outrank the number
+/// (rule 1): `ambiguous`. Sought only when a number points elsewhere.
+pub(super) fn whitespace_veto(
+    keys: &FileKeys,
+    old: &[OldLine],
+    index: usize,
+    hints: &Hints,
+    cands: &[Candidate],
+    one: usize,
+) -> Option<Failure> {
+    if !hints.pins.is_empty() || hints.lines().next().is_none() {
+        return None;
+    }
+    let chosen = &cands[one];
+    let plain_chosen = plain_lines(keys, old, chosen);
+    let rival = hinted_rivals(cands, hints, one).into_iter().find(|&r| {
+        cands[r].exact < chosen.exact && plain_lines(keys, old, &cands[r]) >= plain_chosen
+    })?;
+    let mut starts = vec![chosen.start, cands[rival].start];
+    starts.sort_unstable();
+    let why = format!(
+        "the hunk matches lines {} and {} alike but for whitespace; its line number points at line {}, and the other has more lines equal byte for byte, which whitespace alone does not settle; fix the number or add context",
+        starts[0] + 1,
+        starts[1] + 1,
+        cands[rival].start + 1
+    );
+    Some(ambiguous(index, &starts, None, Some(why)))
+}
+
+/// Old lines `cand` matches byte for byte or up to whitespace.
+fn plain_lines(keys: &FileKeys, old: &[OldLine], cand: &Candidate) -> usize {
+    let squash = |s: &str| -> String { s.chars().filter(|c| !c.is_whitespace()).collect() };
+    old.iter()
+        .zip(&cand.slots)
+        .filter(|(line, slot)| match slot {
+            Slot::Line(_, LineMatch::Exact) => true,
+            Slot::Line(j, LineMatch::Normalized) => squash(&keys.text(*j)) == squash(line.text),
+            _ => false,
+        })
+        .count()
+}
+
+/// A hunk placed on one of several equally good candidates because its
+/// line number pointed at it.
+#[derive(Debug)]
+pub(super) struct SettledTie {
+    /// The hunk's index in the file's hunks.
+    pub index: usize,
+    /// First line (0-based) of the candidate taken.
+    pub chosen: usize,
+    /// First lines (0-based) of every equally good candidate, sorted.
+    pub starts: Vec<usize>,
+}
+
+/// The 0-based line a hunk's line number names (`-a,0` inserts after line
+/// `a`, so a pure addition's is `a` itself).
+fn expected_line(hunk: &Hunk) -> Option<usize> {
+    let hint = hunk.line_hint?;
+    Some(if hunk.old_len() == 0 {
+        hint
+    } else {
+        hint.saturating_sub(1)
+    })
+}
+
+/// Weighs each tie a line number settled against the offset the next hunk
+/// of its section was found at (rule 2, read backwards): when that offset,
+/// applied to the tied hunk's number, points at another of its candidates,
+/// the numbers say two things and the hunk is `ambiguous`. The offset of
+/// the hunk before is weighed as the hunk is placed; this is the same
+/// evidence learnt later. Only a hunk placed afresh and not itself settled
+/// by a tie teaches an offset.
+pub(super) fn later_offsets_against_ties(
+    hunks: &[Hunk],
+    results: &mut [Result<Located, Failure>],
+    ties: &[SettledTie],
+) {
+    let tied: std::collections::HashSet<usize> = ties.iter().map(|t| t.index).collect();
+    for tie in ties {
+        let placed_there = matches!(&results[tie.index], Ok(loc) if loc.start == tie.chosen);
+        let Some(expected) = expected_line(&hunks[tie.index]).filter(|_| placed_there) else {
+            continue;
+        };
+        let teacher = (tie.index + 1..hunks.len())
+            .take_while(|&j| !hunks[j].starts_section)
+            .find_map(|j| match &results[j] {
+                Ok(loc) if loc.status == HunkStatus::Applied && !tied.contains(&j) => {
+                    Some((j, loc.start, expected_line(&hunks[j])?))
+                }
+                _ => None,
+            });
+        let Some((j, start, its_line)) = teacher else {
+            continue;
+        };
+        let offset = signed(start) - signed(its_line);
+        let Some(line) = usize::try_from(signed(expected).saturating_add(offset)).ok() else {
+            continue;
+        };
+        match points_among(&tie.starts, line) {
+            Some(other) if other != tie.chosen => {
+                let list: Vec<String> = tie.starts.iter().map(|s| (s + 1).to_string()).collect();
+                let why = format!(
+                    "the hunk matches {} places equally well (lines {}); its line number points at line {}, and the offset hunk {} was found at ({offset:+}) points at line {}; fix the numbers or add context",
+                    tie.starts.len(),
+                    list.join(", "),
+                    tie.chosen + 1,
+                    j + 1,
+                    other + 1
+                );
+                results[tie.index] = Err(ambiguous(tie.index, &tie.starts, None, Some(why)));
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The old start (1-based) that `hunk`'s new-side start `+c` implies: `c`

@@ -79,7 +79,7 @@ pub(super) fn locate_one(
         state,
         options,
     };
-    if let Some(found) = exact_near_hint(keys, hunk, &old, &hints, state) {
+    if let Some(found) = exact_near_hint(keys, index, hunk, &old, &hints, state) {
         return ladder.accept(Tier::Exact, found);
     }
     ladder.climb()
@@ -182,10 +182,19 @@ impl Ladder<'_, '_, '_> {
         c: usize,
         new_side: &Option<NewSideFound>,
     ) -> Result<Located, Failure> {
-        let veto = evidence::heading_veto(self.keys, self.hunk, self.index, self.hints, &cands, c);
+        let veto = evidence::heading_veto(self.keys, self.hunk, self.index, self.hints, &cands, c)
+            .or_else(|| {
+                evidence::whitespace_veto(self.keys, self.old, self.index, self.hints, &cands, c)
+            });
         match veto {
             Some(failure) => Err(failure),
-            None => self.settle(tier, cands.swap_remove(c), new_side),
+            None => {
+                let hints = self.hints;
+                if hints.pins.is_empty() && hints.anchors.is_none() && !hints.at_eof {
+                    self.state.note_tie(self.index, &cands, c);
+                }
+                self.settle(tier, cands.swap_remove(c), new_side)
+            }
         }
     }
 

@@ -134,6 +134,7 @@ pub(crate) fn locate_hunks(
         }
         results.push(result);
     }
+    evidence::later_offsets_against_ties(hunks, &mut results, &state.ties.take());
     insert_numbered_additions_again(hunks, &mut results, &state);
     results
 }
@@ -179,6 +180,11 @@ struct FileState {
     written_delta: std::cell::OnceCell<Vec<isize>>,
     /// Where the Codex anchors asked for so far stand.
     anchor_lines: scope::AnchorLines,
+    /// Hunks placed on one of several equally good candidates because
+    /// their line number pointed at it; weighed again against the offsets
+    /// of the hunks after them once the file is located. Noted from inside
+    /// the ladder, which sees the state only shared.
+    ties: std::cell::RefCell<Vec<evidence::SettledTie>>,
 }
 
 impl FileState {
@@ -234,6 +240,25 @@ impl FileState {
                     signed(loc.end) - signed(expected.saturating_add(hunk.old_len()));
             }
             _ => {}
+        }
+    }
+
+    /// Notes that hunk `index` took candidate `chosen` of `cands` among
+    /// equally good ones, by its line number.
+    fn note_tie(&self, index: usize, cands: &[Candidate], chosen: usize) {
+        let best = cands[chosen].quality();
+        let mut starts: Vec<usize> = cands
+            .iter()
+            .filter(|c| c.quality() == best)
+            .map(|c| c.start)
+            .collect();
+        if starts.len() > 1 {
+            starts.sort_unstable();
+            self.ties.borrow_mut().push(evidence::SettledTie {
+                index,
+                chosen: cands[chosen].start,
+                starts,
+            });
         }
     }
 
@@ -294,6 +319,7 @@ fn ambiguous(
 /// whole ladder.
 fn exact_near_hint(
     keys: &FileKeys,
+    index: usize,
     hunk: &Hunk,
     old: &[OldLine],
     hints: &Hints,
@@ -328,6 +354,9 @@ fn exact_near_hint(
                     ))
                     .is_none() =>
         {
+            if cands.len() > 1 {
+                state.note_tie(index, &cands, c);
+            }
             Some(cands.swap_remove(c))
         }
         _ => None,
