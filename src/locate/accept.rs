@@ -10,8 +10,8 @@ use super::keys::{self, FileKeys, OldLine};
 use super::normalize::same_but_whitespace;
 use super::search::Candidate;
 use super::{
-    FileState, Located, MatchOptions, Reason, Tier, ambiguous, decide, failure, fixed, indent,
-    located, similarity_range,
+    FileState, Located, MatchOptions, Reason, Tier, ambiguous, decide, evidence, failure, fixed,
+    indent, located, similarity_range,
 };
 use crate::locate::{Failure, HunkStatus};
 use crate::model::{Hunk, LineKind};
@@ -277,6 +277,16 @@ fn insertion_has_one_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure
             gap.end
         );
         return Err(ambiguous(index, &[gap.start, gap.end], None, Some(why)));
+    }
+    if tier >= Tier::Structural
+        && let Some((i, k)) = evidence::dropped_line_stands_near(keys, p.old, cand)
+    {
+        let why = format!(
+            "the match leaves out the hunk's context line `{}` as one the file lacks, but the file has it nearby (line {}), in another order: the change could go on either side of it; give context as the file has it",
+            p.old[i].text.trim(),
+            k + 1
+        );
+        return Err(ambiguous(index, &[cand.start, k], None, Some(why)));
     }
     if tier == Tier::Similarity
         && let Some(gap) = decide::unanchored_edge(keys, hunk, cand)

@@ -180,6 +180,41 @@ fn plain_lines(keys: &FileKeys, old: &[OldLine], cand: &Candidate) -> usize {
         .count()
 }
 
+/// A context line the structural tier dropped as one the file lacks,
+/// while its text (at the fuzzy level, with a word) stands near the match
+/// at a file line the match does not use: the file has the line, in
+/// another order than the patch, so the drop and a reading that skips the
+/// lines between put the change in different places (rule 1). Returns the
+/// old line's index and the file line (0-based) where it stands.
+pub(super) fn dropped_line_stands_near(
+    keys: &FileKeys,
+    old: &[OldLine],
+    cand: &Candidate,
+) -> Option<(usize, usize)> {
+    let used: std::collections::HashSet<usize> = cand
+        .slots
+        .iter()
+        .filter_map(|s| match s {
+            Slot::Line(j, _) => Some(*j),
+            _ => None,
+        })
+        .collect();
+    let window = old.len() + 2;
+    let lo = cand.start.saturating_sub(window);
+    let hi = (cand.end.max(cand.start + 1) + window).min(keys.len());
+    old.iter()
+        .zip(&cand.slots)
+        .enumerate()
+        .find_map(|(i, (line, slot))| {
+            if *slot != Slot::Dropped || !line.text.chars().any(char::is_alphanumeric) {
+                return None;
+            }
+            (lo..hi)
+                .find(|&k| !used.contains(&k) && keys.fuzzy(k) == line.fuzzy())
+                .map(|k| (i, k))
+        })
+}
+
 /// A hunk placed on one of several equally good candidates because its
 /// line number pointed at it.
 #[derive(Debug)]

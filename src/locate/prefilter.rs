@@ -319,7 +319,8 @@ pub(super) fn starts(
 /// The lines [`starts`] searches for: the most distinctive removed line,
 /// or else the most distinctive context lines (three of the first half
 /// under the structural tier, which may drop two and leave the second half
-/// past the end of the file).
+/// past the end of the file; none, to scan everything, when the first half
+/// has fewer than three lines with a needle).
 fn start_anchors<'a, 'h>(
     old: &'a [OldLine<'h>],
     tier: Tier,
@@ -337,7 +338,14 @@ fn start_anchors<'a, 'h>(
     if anchors.iter().all(|(_, l)| l.kind == LineKind::Remove) {
         return anchors;
     }
-    anchor_lines(sure, tier, spare, counts)
+    let anchors = anchor_lines(sure, tier, spare, counts);
+    // Fewer lines with a needle than may be left out: a match may hold
+    // none of them (it matches on lines like `if x:`), so no needle
+    // finds every candidate and the whole file is scanned.
+    if anchors.len() < spare {
+        return Vec::new();
+    }
+    anchors
 }
 
 /// The whitespace tokens of a resilient key long enough to search for
