@@ -149,6 +149,29 @@ pub(super) fn stale_sites(keys: &FileKeys, old: &[OldLine], hints: &Hints) -> Ve
     }
 }
 
+/// True when the hunk's context stands byte for byte at `site` (one of
+/// [`stale_sites`]): the leading context at its start, the trailing
+/// context at its end.
+pub(super) fn context_exact_at(keys: &FileKeys, old: &[OldLine], site: &Range<usize>) -> bool {
+    let (Some(first), Some(last)) = (
+        old.iter().position(|l| l.kind == LineKind::Remove),
+        old.iter().rposition(|l| l.kind == LineKind::Remove),
+    ) else {
+        return false;
+    };
+    let (lead, trail) = (&old[..first], &old[last + 1..]);
+    let exact_at = |part: &[OldLine], p: usize| {
+        part.iter().enumerate().all(|(i, l)| {
+            p + i < keys.len() && keys.compare(Tier::Exact, p + i, l) == LineMatch::Exact
+        })
+    };
+    exact_at(lead, site.start)
+        && site
+            .end
+            .checked_sub(trail.len())
+            .is_some_and(|q| q >= site.start && exact_at(trail, q))
+}
+
 pub(super) fn stale_failure(
     keys: &FileKeys,
     old: &[OldLine],

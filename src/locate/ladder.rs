@@ -6,18 +6,19 @@
 
 use super::accept;
 use super::applied::{self, NewSideFound, already_applied, place_pure_addition};
-use super::choose::{Choice, Hints, choose, hints_disagree};
+use super::choose::{Choice, Hints, choose, hints_disagree, points_among};
 use super::decide;
 use super::diagnose;
 use super::evidence;
 use super::keys::{FileKeys, OldLine, old_side};
+use super::normalize::LineMatch;
 use super::numbered::AdditionEvidence;
-use super::search::Candidate;
+use super::search::{Candidate, Slot};
 use super::{
     Failure, FileState, HunkStatus, Located, MatchOptions, Reason, Tier, ambiguous,
     exact_near_hint, failure, fixed, hint_line, in_order_pick, resolve_anchors, search_tier,
 };
-use crate::model::Hunk;
+use crate::model::{Hunk, LineKind};
 use std::ops::Range;
 
 /// What the patch says about the hunk's place: its line number as written
@@ -267,6 +268,13 @@ impl Ladder<'_, '_, '_> {
             if tier > options.max_tier || (tier > Tier::Exact && wordless) {
                 break;
             }
+            // Where the context stands byte for byte with the removed
+            // lines changed, a whitespace- or case-tolerant match elsewhere
+            // that no number points at is a look-alike (rule 5).
+            if tier == Tier::Resilient {
+                stale = diagnose::stale_sites(keys, old, hints);
+                stale.retain(|site| diagnose::context_exact_at(keys, old, site));
+            }
             if tier == Tier::Structural {
                 stale = diagnose::stale_sites(keys, old, hints);
                 let one = match stale.as_slice() {
@@ -281,11 +289,34 @@ impl Ladder<'_, '_, '_> {
             let mut cands = search_tier(keys, old, tier, hints, options);
             // A lenient match away from where the context stands exactly is a
             // look-alike block: it must not be edited instead.
-            if !stale.is_empty() {
+            if !stale.is_empty() && (tier >= Tier::Structural || !cands.is_empty()) {
+                // A number that points at the tolerant match rather than at
+                // the stale site vouches for it (the structural and
+                // similarity tiers never take a match away from the site).
+                let mut places: Vec<usize> = stale.iter().map(|s| s.start).collect();
+                places.extend(cands.iter().map(|c| c.start));
+                places.sort_unstable();
+                places.dedup();
+                // So does a context as exact as the site's: the tolerance
+                // is then in the removed lines, which the site lacks.
+                let context_exact = |c: &Candidate| {
+                    old.iter().zip(&c.slots).all(|(l, slot)| {
+                        l.kind != LineKind::Context
+                            || matches!(slot, Slot::Line(_, LineMatch::Exact))
+                    })
+                };
+                let vouched = |c: &Candidate| {
+                    tier < Tier::Structural
+                        && (context_exact(c)
+                            || hints
+                                .lines()
+                                .any(|line| points_among(&places, line) == Some(c.start)))
+                };
                 cands.retain(|c| {
-                    stale
-                        .iter()
-                        .any(|site| c.start < site.end && site.start < c.end.max(c.start + 1))
+                    vouched(c)
+                        || stale
+                            .iter()
+                            .any(|site| c.start < site.end && site.start < c.end.max(c.start + 1))
                 });
                 if cands.is_empty() {
                     return self.stale_or_applied(&stale);
