@@ -8,6 +8,7 @@ use crate::locate::keys::{FileKeys, OldLine};
 use crate::locate::normalize::{LineMatch, is_structural};
 use crate::locate::{Normalization, Tier};
 use crate::model::LineKind;
+use crate::patch::elision::is_elision;
 
 /// Finds matches with bounded structural slack, comparing lines at the fuzzy level.
 pub fn structural(
@@ -248,10 +249,14 @@ impl Aligner<'_, '_, '_> {
     fn drop_context_line(&mut self, i: usize, j: usize) -> bool {
         let line = &self.old[i];
         let just_skipped = j > 0 && self.skipped.last() == Some(&(j - 1));
+        // An elision line (`// ... existing code ...`) stands for lines the
+        // file has: dropped as one it lacks, it would hide the reading of
+        // the hunk as the pieces around it (docs/formats.md, elision).
         if self.matched_before()
             && line.kind == LineKind::Context
             && !line.blank
             && !just_skipped
+            && !is_elision(line.text)
             && i + 1 < self.old.len()
             && self.drops < self.slack.max_drops
         {
