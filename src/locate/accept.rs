@@ -132,9 +132,13 @@ fn no_rival_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
         return Err(two_places(p.index, cand.start, rival, why));
     }
     if tier == Tier::Structural
-        && let Some(range) = similarity_range(p.hints, keys.len(), old.len(), p.options)
-        && let Some(rival) =
-            decide::similar_rival(keys, old, cand, range, p.options.similarity_threshold)
+        && let Some(rival) = decide::similar_rival(
+            keys,
+            old,
+            cand,
+            similarity_range(p.hints, keys.len(), old.len(), p.options),
+            p.options.similarity_threshold,
+        )
     {
         let why = format!(
             "the hunk matches at line {at} with a line left out, and at line {} with a line written differently: nothing says which one is meant; give context the file has",
