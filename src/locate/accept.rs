@@ -4,11 +4,11 @@
 //! first one that finds one refuses the hunk.
 
 use super::applied::{self, AppliedAround};
-use super::choose::Hints;
+use super::choose::{HINT_WINDOW, Hints, points_among};
 use super::footprint::Footprint;
 use super::keys::{self, FileKeys, OldLine};
 use super::normalize::same_but_whitespace;
-use super::search::Candidate;
+use super::search::{Candidate, contiguous};
 use super::{
     FileState, Located, MatchOptions, Reason, Tier, ambiguous, decide, evidence, failure, fixed,
     indent, located, similarity_range,
@@ -195,21 +195,55 @@ fn deletion_done_where_numbered(p: &Proposal, cand: &Candidate) -> Result<(), Fa
     let worded = new
         .iter()
         .any(|l| l.text.chars().any(char::is_alphanumeric));
-    let away = line + new.len() <= cand.start || cand.end <= line;
-    let stands = line + new.len() <= p.keys.len()
+    if adds || !worded || line == cand.start {
+        return Ok(());
+    }
+    let Some(done) = deletion_done_near(p, &new, line, cand) else {
+        return Ok(());
+    };
+    let why = format!(
+        "the hunk's context stands at line {}, where its line number points, without the lines it removes, and its old lines stand at line {}: already applied, or to be applied there?",
+        done + 1,
+        cand.start + 1
+    );
+    Err(two_places(p.index, done, cand.start, why))
+}
+
+/// Where the new side `new` of a deletion stands, away from `cand`, at a
+/// place the line number `line` points at rather than at `cand` (the
+/// pointing rule of placement, `points_at`, so a number one line off
+/// still names it): read with up to the tolerance that placed the old
+/// side (at least whitespace: a re-run of `-U0` output that removed a line
+/// with trailing spaces), or only where the number says when the line
+/// stands there exactly but for whitespace.
+fn deletion_done_near(
+    p: &Proposal,
+    new: &[OldLine],
+    line: usize,
+    cand: &Candidate,
+) -> Option<usize> {
+    let n = p.keys.len();
+    let tier = p.tier.clamp(Tier::Resilient, Tier::Fuzzy);
+    let lo = line.saturating_sub(HINT_WINDOW);
+    let hi = (line + HINT_WINDOW + 1).min(n);
+    let away = |s: usize| s + new.len() <= cand.start || cand.end <= s;
+    let stands_at_number = line + new.len() <= n
         && new
             .iter()
             .enumerate()
             .all(|(i, l)| same_but_whitespace(&p.keys.text(line + i), l.text));
-    if adds || !worded || !away || !stands {
-        return Ok(());
+    if stands_at_number && away(line) {
+        return Some(line);
     }
-    let why = format!(
-        "the hunk's context stands at line {}, where its line number points, without the lines it removes, and its old lines stand at line {}: already applied, or to be applied there?",
-        line + 1,
-        cand.start + 1
-    );
-    Err(two_places(p.index, line, cand.start, why))
+    let mut places: Vec<usize> = contiguous(p.keys, new, tier, lo..hi)
+        .into_iter()
+        .map(|c| c.start)
+        .filter(|&s| away(s))
+        .collect();
+    places.push(cand.start);
+    places.sort_unstable();
+    places.dedup();
+    points_among(&places, line).filter(|&s| s != cand.start)
 }
 
 /// The new side standing around the candidate (rule 7): done, or unsure

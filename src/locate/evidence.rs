@@ -26,17 +26,24 @@ pub(super) fn removal_readings(
 ) -> Option<Failure> {
     let at = |starts: &[usize], why: String| Some(ambiguous(index, starts, None, Some(why)));
     if tier > Tier::Exact
-        && hints.line.is_none()
+        && hints.line.is_none_or(|line| line != cand.start)
         && !hunk.lines.is_empty()
         && hunk.lines.iter().all(|l| l.kind == LineKind::Remove)
     {
-        // A deletion with no context and no number leaves no trace of
-        // having been applied: read with tolerance here, its exact copy
-        // may be the one a first run already deleted (rule 7).
+        // A deletion with no context leaves no trace of having been
+        // applied: read with tolerance here, and not where a line number
+        // says, its exact copy may be the one a first run already deleted
+        // (rule 7; a re-run of `-U0` output removing a line with trailing
+        // spaces found the twin without them).
+        let number = if hints.line.is_some() {
+            "has no context, its line number points elsewhere"
+        } else {
+            "has no context or line number"
+        };
         return at(
             &[cand.start],
             format!(
-                "the hunk only removes lines and has no context or line number, and they stand here only read with tolerance ({}): an exact copy may have been deleted already; applied before, or to be applied here?",
+                "the hunk only removes lines and {number}, and they stand here only read with tolerance ({}): an exact copy may have been deleted already; applied before, or to be applied here?",
                 tier.name()
             ),
         );
