@@ -132,6 +132,15 @@ fn no_rival_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
         return Err(two_places(p.index, cand.start, rival, why));
     }
     if tier == Tier::Structural
+        && let Some(rival) = evidence::overhang_rival(keys, old, cand)
+    {
+        let why = format!(
+            "the hunk matches at line {at} with its last context lines past the end of the file, and without them at line {}: the lines past the end may be invented, so nothing says which one is meant; give context the file has",
+            rival + 1
+        );
+        return Err(two_places(p.index, cand.start, rival, why));
+    }
+    if tier == Tier::Structural
         && let Some(rival) = decide::similar_rival(
             keys,
             old,

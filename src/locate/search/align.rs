@@ -293,6 +293,21 @@ impl Aligner<'_, '_, '_> {
         if overhang > 0 && (anchors < 2 || overhang > anchors) {
             return false;
         }
+        // A file line is omitted only between two matched lines: one
+        // skipped after the last match, before context read as past the
+        // end of the file, is a line that is there and not the patch's.
+        let last_matched = self.slots.iter().rev().find_map(|s| match s {
+            Slot::Line(j, _) => Some(*j),
+            _ => None,
+        });
+        if overhang > 0
+            && self
+                .skipped
+                .iter()
+                .any(|&k| last_matched.is_none_or(|j| k > j))
+        {
+            return false;
+        }
         // A patch line the file lacks together with a file line the patch
         // lacks is a line written differently: the similarity tier's call.
         if self.drops > 0 && !self.skipped.is_empty() {
