@@ -5,7 +5,9 @@
 //! block removes nothing and the file holds that line (see
 //! `docs/formats.md`).
 
-use crate::locate::{Failure, HunkStatus, Located, Pins, Reason, locate_file, locate_known_file};
+use crate::locate::{
+    Failure, HunkStatus, Located, Pins, Reason, Tier, locate_file, locate_known_file,
+};
 use crate::model::{BlobIds, Hunk, LineKind};
 use crate::outcome::{Problem, ProblemCode};
 use crate::patch::elision::is_elision;
@@ -113,8 +115,17 @@ pub(super) fn locate<'h>(
 /// lines be read as standing for text. A block refused for another reason
 /// (two places, an overlap, a line number against a look-alike) was found,
 /// and its `...` lines may be the file's own (Python's `...`, a docstring).
+/// A block found as written only by the structural or similarity tier
+/// stands nowhere as written either: those tiers may drop the elision line
+/// as a context line the file lacks, or pair it with a bracket line, and
+/// so read the pieces side by side where the file has no text between
+/// them (`refuse-numberless-elision-dropped-pieces-side-by-side`,
+/// `refuse-numberless-elision-paired-with-bracket-line`).
 fn not_found(result: &Result<Located, Failure>) -> bool {
-    matches!(result, Err(f) if matches!(f.reason, Reason::ContextNotFound | Reason::StaleRemovedLine))
+    match result {
+        Err(f) => matches!(f.reason, Reason::ContextNotFound | Reason::StaleRemovedLine),
+        Ok(loc) => loc.tier >= Some(Tier::Structural),
+    }
 }
 
 /// A piece placed before the piece above it: the elision does not read in
@@ -187,7 +198,7 @@ fn name_pieces(block: &[Option<usize>], hunks: &[Hunk], results: &mut Results) {
         let n = block.iter().take(k + 1).filter(|x| **x == Some(*b)).count();
         let of = block.iter().filter(|x| **x == Some(*b)).count();
         f.message = format!(
-            "{} (piece {n} of {of} of the block read around its elision line `{}` at patch line {}; the block as written was not found either)",
+            "{} (piece {n} of {of} of the block read around its elision line `{}` at patch line {}; the block as written was not found either, or only by the structural or similarity tier)",
             f.message, e.text, e.patch_line
         );
     }
