@@ -8,7 +8,7 @@
 use crate::locate::{
     Failure, HunkStatus, Located, Pins, Reason, Tier, locate_file, locate_known_file,
 };
-use crate::model::{BlobIds, Hunk, LineKind};
+use crate::model::{BlobIds, Hunk, HunkLine, LineKind};
 use crate::outcome::{Problem, ProblemCode};
 use crate::patch::elision::is_elision;
 use crate::source::SourceText;
@@ -74,6 +74,7 @@ pub(super) fn locate<'h>(
         .any(|(h, r)| not_found(r) && h.elision.as_deref().is_some_and(|e| e.pieces.is_ok()));
     if !retry {
         explain_unpaired(&found, &mut results);
+        refuse_lenient_unpaired(&found, &mut results);
         return (found, results);
     }
     // Each hunk of the new list, and the block it is a piece of.
@@ -108,7 +109,38 @@ pub(super) fn locate<'h>(
         }
     }
     name_pieces(&block, hunks, &mut results);
+    refuse_lenient_unpaired(&found, &mut results);
     (Cow::Owned(found), results)
+}
+
+/// A block whose elision lines do not pair, found as written only by the
+/// structural or similarity tier, is refused: those tiers may drop its
+/// elision line as a context line the file lacks, or pair it with a
+/// bracket line, and so read as nothing the text it stands for
+/// (`refuse-numberless-elision-added-after-trailing-elision-dropped`).
+fn refuse_lenient_unpaired(found: &[Hunk], results: &mut Results) {
+    for (h, r) in found.iter().zip(results.iter_mut()) {
+        let Some((e, Err(why))) = h.elision.as_deref().map(|e| (e, &e.pieces)) else {
+            continue;
+        };
+        let elided = |l: &HunkLine| l.kind != LineKind::Add && is_elision(&l.text);
+        if let Ok(loc) = &*r
+            && loc.tier >= Some(Tier::Structural)
+            && h.lines.iter().any(elided)
+        {
+            *r = Err(Failure {
+                hunk: loc.hunk,
+                reason: Reason::ContextNotFound,
+                message: format!(
+                    "the block as written stands only where the structural or similarity tier drops or loosely pairs its elision line `{}` (patch line {}), which is not read: {why}",
+                    e.text, e.patch_line
+                ),
+                candidates: Vec::new(),
+                tie: None,
+                near: None,
+            });
+        }
+    }
 }
 
 /// True when a block as written stands nowhere: only then may its elision
