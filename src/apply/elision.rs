@@ -6,9 +6,9 @@
 //! `docs/formats.md`).
 
 use crate::locate::{
-    Failure, HunkStatus, Located, Pins, Reason, Tier, locate_file, locate_known_file,
+    Failure, HunkStatus, Located, Pins, Reason, Slot, Tier, locate_file, locate_known_file,
 };
-use crate::model::{BlobIds, Hunk, HunkLine, LineKind};
+use crate::model::{BlobIds, Hunk, LineKind};
 use crate::outcome::{Problem, ProblemCode};
 use crate::patch::elision::is_elision;
 use crate::source::SourceText;
@@ -68,13 +68,12 @@ pub(super) fn locate<'h>(
     pre_image: Option<&BlobIds>,
 ) -> (Cow<'h, [Hunk]>, Results) {
     let (found, mut results) = locate_known_file(source, hunks, &options.matching, pins, pre_image);
-    let retry = found
-        .iter()
-        .zip(&results)
-        .any(|(h, r)| not_found(r) && h.elision.as_deref().is_some_and(|e| e.pieces.is_ok()));
+    let retry = found.iter().zip(&results).any(|(h, r)| {
+        not_found(source, h, r) && h.elision.as_deref().is_some_and(|e| e.pieces.is_ok())
+    });
     if !retry {
         explain_unpaired(&found, &mut results);
-        refuse_lenient_unpaired(&found, &mut results);
+        refuse_lenient_unpaired(source, &found, &mut results);
         return (found, results);
     }
     // Each hunk of the new list, and the block it is a piece of.
@@ -82,7 +81,7 @@ pub(super) fn locate<'h>(
     let mut block = Vec::new();
     for (k, (h, r)) in found.iter().zip(&results).enumerate() {
         match (h.elision.as_deref().map(|e| &e.pieces), r) {
-            (Some(Ok(pieces)), r) if not_found(r) => {
+            (Some(Ok(pieces)), r) if not_found(source, h, r) => {
                 // The first piece opens the block's section, if it did.
                 expanded.extend(pieces.iter().enumerate().map(|(i, p)| Hunk {
                     starts_section: i == 0 && h.starts_section,
@@ -109,24 +108,21 @@ pub(super) fn locate<'h>(
         }
     }
     name_pieces(&block, hunks, &mut results);
-    refuse_lenient_unpaired(&found, &mut results);
+    refuse_lenient_unpaired(source, &found, &mut results);
     (Cow::Owned(found), results)
 }
 
-/// A block whose elision lines do not pair, found as written only by the
-/// structural or similarity tier, is refused: those tiers may drop its
-/// elision line as a context line the file lacks, or pair it with a
-/// bracket line, and so read as nothing the text it stands for
+/// A block whose elision lines do not pair, found as written only with the
+/// slack of the structural or similarity tier ([`elision_slack`]), is
+/// refused: the tier read the text the elision stands for as nothing
 /// (`refuse-numberless-elision-added-after-trailing-elision-dropped`).
-fn refuse_lenient_unpaired(found: &[Hunk], results: &mut Results) {
+fn refuse_lenient_unpaired(source: &SourceText, found: &[Hunk], results: &mut Results) {
     for (h, r) in found.iter().zip(results.iter_mut()) {
         let Some((e, Err(why))) = h.elision.as_deref().map(|e| (e, &e.pieces)) else {
             continue;
         };
-        let elided = |l: &HunkLine| l.kind != LineKind::Add && is_elision(&l.text);
         if let Ok(loc) = &*r
-            && loc.tier >= Some(Tier::Structural)
-            && h.lines.iter().any(elided)
+            && elision_slack(source, h, loc)
         {
             *r = Err(Failure {
                 hunk: loc.hunk,
@@ -147,17 +143,33 @@ fn refuse_lenient_unpaired(found: &[Hunk], results: &mut Results) {
 /// lines be read as standing for text. A block refused for another reason
 /// (two places, an overlap, a line number against a look-alike) was found,
 /// and its `...` lines may be the file's own (Python's `...`, a docstring).
-/// A block found as written only by the structural or similarity tier
-/// stands nowhere as written either: those tiers may drop the elision line
-/// as a context line the file lacks, or pair it with a bracket line, and
-/// so read the pieces side by side where the file has no text between
-/// them (`refuse-numberless-elision-dropped-pieces-side-by-side`,
-/// `refuse-numberless-elision-paired-with-bracket-line`).
-fn not_found(result: &Result<Located, Failure>) -> bool {
+/// A block found as written only with the slack of the structural or
+/// similarity tier ([`elision_slack`]) stands nowhere as written either.
+fn not_found(source: &SourceText, hunk: &Hunk, result: &Result<Located, Failure>) -> bool {
     match result {
         Err(f) => matches!(f.reason, Reason::ContextNotFound | Reason::StaleRemovedLine),
-        Ok(loc) => loc.tier >= Some(Tier::Structural),
+        Ok(loc) => elision_slack(source, hunk, loc),
     }
+}
+
+/// True when a placement found by the structural or similarity tier puts an
+/// elision line of the hunk's old side on no file line holding that text:
+/// the tier dropped it as a context line the file lacks, or paired it with
+/// another line (a bracket), so it read the pieces side by side where the
+/// file has no text between them
+/// (`refuse-numberless-elision-dropped-pieces-side-by-side`,
+/// `refuse-numberless-elision-paired-with-bracket-line`). A file that holds
+/// the line there (a comment `//   ...`) keeps the reading as written.
+fn elision_slack(source: &SourceText, hunk: &Hunk, loc: &Located) -> bool {
+    if loc.tier < Some(Tier::Structural) {
+        return false;
+    }
+    let old = hunk.lines.iter().filter(|l| l.kind != LineKind::Add);
+    let mut slots = loc.slots.iter();
+    old.map(|l| (l, slots.next())).any(|(l, slot)| {
+        is_elision(&l.text)
+            && !matches!(slot, Some(Slot::Line(j, _)) if source.line_text(*j).trim() == l.text.trim())
+    })
 }
 
 /// A piece placed before the piece above it: the elision does not read in
