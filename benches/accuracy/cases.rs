@@ -13,6 +13,8 @@ pub mod adversary;
 pub mod corpus;
 #[path = "edit.rs"]
 pub mod edit;
+#[path = "elided.rs"]
+pub mod elided;
 #[path = "noise.rs"]
 pub mod noise;
 #[path = "render.rs"]
