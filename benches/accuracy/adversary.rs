@@ -47,6 +47,11 @@ pub struct Built {
     pub reverse: bool,
     /// The patch is `-U0` output (peers need `--unidiff-zero`).
     pub unidiff_zero: bool,
+    /// This case's intended outcome when it is not its kind's
+    /// (`sequence.rs` builds apply and refuse cases of one kind).
+    pub expectation: Option<Expectation>,
+    /// Which construction of the kind built it (a table row of its own).
+    pub variant: Option<&'static str>,
 }
 
 /// Lines of filler put above a file for the large variant: past the
@@ -106,32 +111,32 @@ pub fn shift_patch(patch: &str, format: Format, pad: usize) -> String {
     out
 }
 
-fn ctx(t: &str) -> BodyLine {
+pub(super) fn ctx(t: &str) -> BodyLine {
     BodyLine {
         kind: Kind::Context,
         text: t.to_string(),
     }
 }
 
-fn add(t: &str) -> BodyLine {
+pub(super) fn add(t: &str) -> BodyLine {
     BodyLine {
         kind: Kind::Add,
         text: t.to_string(),
     }
 }
 
-fn is_blank(l: &str) -> bool {
+pub(super) fn is_blank(l: &str) -> bool {
     l.trim().is_empty()
 }
 
-fn indent_of(l: &str) -> &str {
+pub(super) fn indent_of(l: &str) -> &str {
     &l[..l.len() - l.trim_start().len()]
 }
 
 /// Applies each `(at, hunk)` at `at` in `file`, keeping the file's own text
 /// for context and removed lines (they may differ from the hunk's in
 /// whitespace or case). `None` if they overlap or run past the end.
-fn place(file: &[String], at: &[(usize, &Hunk)]) -> Option<Vec<String>> {
+pub(super) fn place(file: &[String], at: &[(usize, &Hunk)]) -> Option<Vec<String>> {
     let mut list: Vec<(usize, &Hunk)> = at.to_vec();
     list.sort_by_key(|p| p.0);
     let mut out = Vec::new();
@@ -160,7 +165,7 @@ fn place(file: &[String], at: &[(usize, &Hunk)]) -> Option<Vec<String>> {
 }
 
 /// Exact occurrences of `block` in `lines`.
-fn exact_count(lines: &[String], block: &[&str]) -> usize {
+pub(super) fn exact_count(lines: &[String], block: &[&str]) -> usize {
     if block.is_empty() || block.len() > lines.len() {
         return 0;
     }
@@ -183,7 +188,7 @@ fn flip_case(line: &str) -> Option<String> {
 }
 
 /// Whitespace drift or a case flip on a line: equal loosely, not exactly.
-fn drifted(rng: &mut Rng, line: &str) -> Option<String> {
+pub(super) fn drifted(rng: &mut Rng, line: &str) -> Option<String> {
     let got = if rng.chance(0.5) {
         super::noise::drift(rng, line)
     } else {
@@ -194,18 +199,27 @@ fn drifted(rng: &mut Rng, line: &str) -> Option<String> {
 
 /// How the hunks of a case are rendered.
 #[derive(Clone, Debug, Default)]
-struct Hints {
+pub(super) struct Hints {
     /// Per hunk, the 1-based old start the header (or `:start_line:`)
     /// claims; `None` for the correct one.
-    lines: Vec<Option<usize>>,
+    pub(super) lines: Vec<Option<usize>>,
     /// Codex `@@` anchors per hunk.
-    anchors: Vec<Option<String>>,
+    pub(super) anchors: Vec<Option<String>>,
     /// Codex `*** End of File` after the last hunk.
-    eof: bool,
+    pub(super) eof: bool,
+    /// SEARCH/REPLACE blocks never get a `:start_line:` (a block placed in
+    /// order must carry no line number).
+    pub(super) no_start_line: bool,
 }
 
 /// Renders `hunks` (positions in the file the tool gets) in `format`.
-fn render_as(rng: &mut Rng, path: &str, format: Format, hunks: &[Hunk], hints: &Hints) -> String {
+pub(super) fn render_as(
+    rng: &mut Rng,
+    path: &str,
+    format: Format,
+    hunks: &[Hunk],
+    hints: &Hints,
+) -> String {
     let correct = render::starts(hunks);
     match format {
         Format::Unified => {
@@ -240,7 +254,8 @@ fn render_as(rng: &mut Rng, path: &str, format: Format, hunks: &[Hunk], hints: &
         }
         Format::SearchReplace => {
             let mut blocks = render::sr_blocks(hunks);
-            let with_lines = hints.lines.iter().any(Option::is_some) || rng.chance(0.5);
+            let with_lines = !hints.no_start_line
+                && (hints.lines.iter().any(Option::is_some) || rng.chance(0.5));
             for (k, b) in blocks.iter_mut().enumerate() {
                 if let Some(Some(c)) = hints.lines.get(k) {
                     b.start_line = *c;
@@ -304,7 +319,7 @@ fn render_git_u0(path: &str, lines: &[String], hunks: &[Hunk]) -> String {
 }
 
 /// Fails when a SEARCH/REPLACE rendering would hold a marker-like line.
-fn markers_ok(format: Format, hunks: &[Hunk]) -> Result<(), Skip> {
+pub(super) fn markers_ok(format: Format, hunks: &[Hunk]) -> Result<(), Skip> {
     if format == Format::SearchReplace
         && hunks
             .iter()
@@ -316,7 +331,7 @@ fn markers_ok(format: Format, hunks: &[Hunk]) -> Result<(), Skip> {
 }
 
 /// Every hunk's old side occurs exactly once in `lines`, loosely.
-fn all_unique(lines: &[String], hunks: &[Hunk]) -> Result<(), Skip> {
+pub(super) fn all_unique(lines: &[String], hunks: &[Hunk]) -> Result<(), Skip> {
     for h in hunks {
         if occurrences(lines, &h.old_lines()) != 1 {
             return Err(Skip::Duplicate);
@@ -327,7 +342,12 @@ fn all_unique(lines: &[String], hunks: &[Hunk]) -> Result<(), Skip> {
 
 /// One random edit (insert, replace or delete) as a single hunk with 3 lines
 /// of context, unique in `lines`.
-fn one_hunk(rng: &mut Rng, lines: &[String], ext: &str, removal: bool) -> Result<Hunk, Skip> {
+pub(super) fn one_hunk(
+    rng: &mut Rng,
+    lines: &[String],
+    ext: &str,
+    removal: bool,
+) -> Result<Hunk, Skip> {
     let edits = edit::random_edits(rng, lines, ext, 1, false, removal).ok_or(Skip::Other)?;
     let hunks = hunks_from_edits(lines, &edits, 3);
     all_unique(lines, &hunks)?;
@@ -337,7 +357,7 @@ fn one_hunk(rng: &mut Rng, lines: &[String], ext: &str, removal: bool) -> Result
 /// The file with a copy of `lines[s..e]` put at least `min_gap` lines away,
 /// at a random distance; returns (file, start of the original, start of the
 /// copy) as positions in the new file.
-fn with_twin(
+pub(super) fn with_twin(
     rng: &mut Rng,
     lines: &[String],
     s: usize,
@@ -405,7 +425,7 @@ fn drift_copy(rng: &mut Rng, file: &mut [String], at: usize, h: &Hunk) -> bool {
 
 /// The nearest line before `at` (within 40, not before `floor`) that is
 /// non-blank and unique in `file`: a Codex anchor.
-fn anchor_before(file: &[String], floor: usize, at: usize) -> Option<String> {
+pub(super) fn anchor_before(file: &[String], floor: usize, at: usize) -> Option<String> {
     let lo = floor.max(at.saturating_sub(40));
     file[lo..at]
         .iter()
@@ -431,6 +451,8 @@ pub(super) fn build(
         expect,
         reverse: false,
         unidiff_zero: false,
+        expectation: None,
+        variant: None,
     };
     match noise {
         Noise::UnmatchedBesideInsert | Noise::UnmatchedBlankBesideInsert => {
@@ -726,6 +748,8 @@ pub(super) fn build(
                 expect: Expect::Apply(edit::join(&want).into_bytes()),
                 reverse: false,
                 unidiff_zero: true,
+                expectation: None,
+                variant: None,
             })
         }
         Noise::ReverseMulti => {
@@ -784,6 +808,8 @@ pub(super) fn build(
                 expect: Expect::Apply(edit::join(&before).into_bytes()),
                 reverse: true,
                 unidiff_zero: false,
+                expectation: None,
+                variant: None,
             })
         }
         Noise::OverlapContext | Noise::OverlapRemoved => {
@@ -1265,6 +1291,6 @@ pub(super) fn build(
             let patch = render_as(rng, path, format, &[ph], &hints);
             Ok(simple(file, patch, Expect::Refuse))
         }
-        _ => Err(Skip::Other),
+        _ => super::sequence::build(rng, path, &lines, ext, format, noise),
     }
 }

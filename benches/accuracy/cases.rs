@@ -13,10 +13,14 @@ pub mod adversary;
 pub mod corpus;
 #[path = "edit.rs"]
 pub mod edit;
+#[path = "elided.rs"]
+pub mod elided;
 #[path = "noise.rs"]
 pub mod noise;
 #[path = "render.rs"]
 pub mod render;
+#[path = "sequence.rs"]
+pub mod sequence;
 
 use corpus::Corpus;
 use edit::{Hunk, Kind, apply_hunks, hunks_from_edits, join, random_edits};
@@ -185,6 +189,22 @@ pub enum Noise {
     CaseFixStale,
     /// Must refuse: stale removed line, the new lines stand elsewhere.
     StaleNewElsewhere,
+    // Kinds of the in-order and elision stream (`sequence.rs`).
+    /// A later block edits lines an earlier block wrote; sometimes its text
+    /// also stands in the original (exactly, drifted, or as the pre-image).
+    InOrderChain,
+    /// Two blocks with the same SEARCH text (the region once or twice).
+    InOrderSameSearch,
+    /// Pieces around elision lines, each unique, at many gap sizes.
+    ElisionPieces,
+    /// Pieces around elision lines with a copy of a piece (or of all of
+    /// them) between, before, after or elsewhere.
+    ElisionLookalike,
+    /// The elision line is real text of the file (in the gap, elsewhere,
+    /// or the block as written stands elsewhere).
+    ElisionLineInFile,
+    /// An elision at the start or end of a block.
+    ElisionEdge,
     /// Another adversarial kind with the file padded past 200,000 lines.
     Large,
 }
@@ -252,6 +272,12 @@ impl Noise {
             Noise::U0Duplicate => "adv-u0-insert-equal-neighbour",
             Noise::CaseFixStale => "adv-case-fix-stale-context",
             Noise::StaleNewElsewhere => "adv-stale-new-lines-elsewhere",
+            Noise::InOrderChain => "adv-in-order-chain",
+            Noise::InOrderSameSearch => "adv-in-order-same-search",
+            Noise::ElisionPieces => "adv-elision-pieces",
+            Noise::ElisionLookalike => "adv-elision-lookalike",
+            Noise::ElisionLineInFile => "adv-elision-line-in-file",
+            Noise::ElisionEdge => "adv-elision-at-edge",
             Noise::Large => "adv-large",
         }
     }
@@ -262,7 +288,7 @@ impl Noise {
     }
 
     /// Every adversarial kind, in table order.
-    pub const ADVERSARIAL: [Noise; 18] = [
+    pub const ADVERSARIAL: [Noise; 24] = [
         Noise::UnmatchedBesideInsert,
         Noise::UnmatchedBlankBesideInsert,
         Noise::HintDriftedTwin,
@@ -280,7 +306,25 @@ impl Noise {
         Noise::U0Duplicate,
         Noise::CaseFixStale,
         Noise::StaleNewElsewhere,
+        Noise::InOrderChain,
+        Noise::InOrderSameSearch,
+        Noise::ElisionPieces,
+        Noise::ElisionLookalike,
+        Noise::ElisionLineInFile,
+        Noise::ElisionEdge,
         Noise::Large,
+    ];
+
+    /// The kinds of the in-order and elision stream (`sequence.rs`),
+    /// generated apart from the other adversarial kinds (`--seq-cases`), so
+    /// that adding them changed none of those cases.
+    pub const SEQUENCE: [Noise; 6] = [
+        Noise::InOrderChain,
+        Noise::InOrderSameSearch,
+        Noise::ElisionPieces,
+        Noise::ElisionLookalike,
+        Noise::ElisionLineInFile,
+        Noise::ElisionEdge,
     ];
 
     /// True for the adversarial placement kinds (`adversary.rs`).
@@ -307,6 +351,8 @@ impl Noise {
             | Noise::OverlapContext
             | Noise::PyReindent
             | Noise::CaseFixStale => ApplyOrRefuse,
+            // Each case says its own (`Case::expectation`).
+            n if Noise::SEQUENCE.contains(&n) => ApplyOrRefuse,
             _ => Apply,
         }
     }
@@ -317,7 +363,7 @@ impl Noise {
         matches!(
             self,
             Noise::U0Duplicate | Noise::CaseFixStale | Noise::StaleNewElsewhere
-        )
+        ) || Noise::SEQUENCE.contains(&self)
     }
 
     /// The formats this damage applies to.
@@ -331,6 +377,8 @@ impl Noise {
             Noise::HintDriftedTwin => &[Unified, Codex, SearchReplace],
             Noise::HintFarTwin | Noise::CarriedOffset => &[Unified, SearchReplace],
             Noise::UnidiffZero | Noise::ReverseMulti | Noise::U0Duplicate => &[Unified],
+            // A block placed in order carries no line number or anchor.
+            Noise::InOrderChain | Noise::InOrderSameSearch => &[Numberless, Codex, SearchReplace],
             _ => &Format::ALL,
         }
     }
@@ -344,11 +392,34 @@ pub fn combos() -> Vec<(Format, Noise)> {
         .collect()
 }
 
-/// Every (format, adversarial kind) pair, in table order.
-pub fn adversarial_combos() -> Vec<(Format, Noise)> {
-    Noise::ADVERSARIAL
-        .iter()
-        .flat_map(|&n| n.formats().iter().map(move |&f| (f, n)))
+/// Which adversarial cases a generator run makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// The placement kinds of `adversary.rs` (and their large variants).
+    Placement,
+    /// The in-order and elision kinds of `sequence.rs` (and theirs).
+    Sequence,
+}
+
+impl Stream {
+    /// The stream's kinds, in table order, `Large` last.
+    pub fn kinds(self) -> Vec<Noise> {
+        Noise::ADVERSARIAL
+            .iter()
+            .copied()
+            .filter(|n| {
+                *n == Noise::Large || Noise::SEQUENCE.contains(n) == (self == Stream::Sequence)
+            })
+            .collect()
+    }
+}
+
+/// Every (format, adversarial kind) pair of a stream, in table order.
+pub fn adversarial_combos(stream: Stream) -> Vec<(Format, Noise)> {
+    stream
+        .kinds()
+        .into_iter()
+        .flat_map(|n| n.formats().iter().map(move |&f| (f, n)))
         .collect()
 }
 
@@ -390,6 +461,10 @@ pub struct Case {
     /// For padded cases: the patch before its numbers were shifted (for
     /// running the same case unpadded); empty otherwise.
     pub unpadded_patch: Vec<u8>,
+    /// The case's own intended outcome, when not its kind's.
+    pub expect_as: Option<adversary::Expectation>,
+    /// Which construction of its kind built it.
+    pub variant: Option<&'static str>,
 }
 
 impl Case {
@@ -400,14 +475,19 @@ impl Case {
 
     /// What the case must end in.
     pub fn expectation(&self) -> adversary::Expectation {
-        self.kind().expectation()
+        self.expect_as.unwrap_or_else(|| self.kind().expectation())
     }
 
-    /// Table label: the kind, and for `Large` the padded kind.
+    /// Table label: the kind, and for `Large` the padded kind; then the
+    /// variant, if any.
     pub fn label(&self) -> String {
+        let kind = match self.variant {
+            Some(v) => format!("{}: {v}", self.kind().name()),
+            None => self.kind().name().to_string(),
+        };
         match self.base {
-            Some(b) => format!("{} ({})", self.noise.name(), b.name()),
-            None => self.noise.name().to_string(),
+            Some(_) => format!("{} ({kind})", self.noise.name()),
+            None => kind,
         }
     }
 
@@ -474,6 +554,8 @@ pub fn generate(corpus: &Corpus, seed: u64, count: usize) -> Generated {
                         pad: 0,
                         base: None,
                         unpadded_patch: Vec::new(),
+                        expect_as: None,
+                        variant: None,
                     });
                     break;
                 }
@@ -485,33 +567,35 @@ pub fn generate(corpus: &Corpus, seed: u64, count: usize) -> Generated {
     out
 }
 
-/// Appends `count` adversarial cases (ids from `first_id`) to `out`; case
-/// `first_id + i` takes the `i % adversarial_combos().len()`-th pair. The
-/// `Large` kind builds a case of another kind that reads the same format
-/// and pads its file past 200,000 lines.
+/// Appends `count` adversarial cases of `stream` (ids from `first_id`) to
+/// `out`; case `first_id + i` takes the `i % adversarial_combos().len()`-th
+/// pair. The `Large` kind builds a case of another kind of the stream that
+/// reads the same format and pads its file past 200,000 lines.
 pub fn generate_adversarial(
     corpus: &Corpus,
     seed: u64,
     count: usize,
     first_id: usize,
+    stream: Stream,
     out: &mut Generated,
 ) {
     if corpus.files.is_empty() {
         return;
     }
-    let combos = adversarial_combos();
+    let combos = adversarial_combos(stream);
+    let salt = match stream {
+        Stream::Placement => 0x5eed_ad00_0000_0000,
+        Stream::Sequence => 0x5e9e_e11d_0000_0000,
+    };
     for i in 0..count {
         let id = first_id + i;
         let (format, noise) = combos[i % combos.len()];
-        let mut rng = Rng::new(
-            seed.rotate_left(17)
-                ^ 0x5eed_ad00_0000_0000
-                ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
-        );
+        let mut rng =
+            Rng::new(seed.rotate_left(17) ^ salt ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
         let (kind, pad) = if noise == Noise::Large {
-            let bases: Vec<Noise> = Noise::ADVERSARIAL
-                .iter()
-                .copied()
+            let bases: Vec<Noise> = stream
+                .kinds()
+                .into_iter()
                 .filter(|n| *n != Noise::Large && n.formats().contains(&format))
                 .collect();
             (*rng.pick(&bases), adversary::LARGE_PAD + rng.below(2000))
@@ -546,6 +630,8 @@ pub fn generate_adversarial(
                         pad,
                         base: (noise == Noise::Large).then_some(kind),
                         unpadded_patch,
+                        expect_as: b.expectation,
+                        variant: b.variant,
                     });
                     break;
                 }

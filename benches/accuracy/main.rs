@@ -3,13 +3,14 @@
 //! of damage.
 //!
 //! ```sh
-//! cargo bench --bench accuracy -- [--cases N] [--adv-cases N] [--seed S]
-//!     [--write-docs] [--jobs J] [--ours-only] [--dump DIR] [--bin PATH]
+//! cargo bench --bench accuracy -- [--cases N] [--adv-cases N] [--seq-cases N]
+//!     [--seed S] [--write-docs] [--jobs J] [--ours-only] [--dump DIR] [--bin PATH]
 //! ```
 //!
 //! `--cases` counts the classic damage kinds, `--adv-cases` (default: the
 //! same number) the adversarial placement kinds of `adversary.rs`, which get
-//! their own table.
+//! their own table, and `--seq-cases` (default: half of `--adv-cases`) the
+//! in-order and elision kinds of `sequence.rs`, in the same table.
 //!
 //! `--write-docs` rewrites `docs/accuracy.md`; `--dump DIR` writes every case
 //! our tool got wrong or failed to apply under DIR for inspection.
@@ -31,6 +32,7 @@ use tools::{Outcome, Run, Scratch, Tool};
 struct Args {
     cases: usize,
     adv_cases: Option<usize>,
+    seq_cases: Option<usize>,
     seed: u64,
     write_docs: bool,
     jobs: usize,
@@ -43,6 +45,7 @@ fn parse_args() -> Result<Args, String> {
     let mut args = Args {
         cases: 2000,
         adv_cases: None,
+        seq_cases: None,
         seed: 1,
         write_docs: false,
         jobs: nproc(),
@@ -57,6 +60,9 @@ fn parse_args() -> Result<Args, String> {
             "--cases" => args.cases = value("--cases")?.parse().map_err(|e| format!("{e}"))?,
             "--adv-cases" => {
                 args.adv_cases = Some(value("--adv-cases")?.parse().map_err(|e| format!("{e}"))?)
+            }
+            "--seq-cases" => {
+                args.seq_cases = Some(value("--seq-cases")?.parse().map_err(|e| format!("{e}"))?)
             }
             "--seed" => args.seed = value("--seed")?.parse().map_err(|e| format!("{e}"))?,
             "--jobs" => args.jobs = value("--jobs")?.parse().map_err(|e| format!("{e}"))?,
@@ -160,10 +166,13 @@ fn run_all(
 fn dump(dir: &Path, generated: &Generated, misses: &[Miss]) -> std::io::Result<()> {
     for m in misses {
         let c: &Case = &generated.cases[m.case];
-        let kind = match c.base {
+        let mut kind = match c.base {
             Some(b) => format!("{}-{}", c.noise.name(), b.name()),
             None => c.noise.name().split(' ').next().unwrap_or("x").to_string(),
         };
+        if let Some(v) = c.variant {
+            kind = format!("{kind}-{}", v.replace([' ', ',', '/'], "-"));
+        }
         let name = format!("{:?}-{}-{:04}", m.run.outcome, kind, c.id).to_lowercase();
         let d = dir.join(format!("{}-{}", name, c.format.name().replace('/', "-")));
         let before = d.join("before").join(&c.path);
@@ -248,6 +257,7 @@ fn targets(apply: &Tally, refuse: &Tally, all: usize) -> String {
 /// and for the large kind one row per padded kind.
 fn adversarial_rows(generated: &Generated, ours: &[Outcome], small: &[Outcome]) -> String {
     let mut rows: Vec<(String, &'static str, table::Tally)> = Vec::new();
+    type Key = (usize, usize, String, &'static str);
     let (mut large, mut differs) = (0, Vec::new());
     for (c, (&o, &s)) in generated.cases.iter().zip(ours.iter().zip(small)) {
         if c.pad > 0 && o != Outcome::Unsupported {
@@ -261,19 +271,20 @@ fn adversarial_rows(generated: &Generated, ours: &[Outcome], small: &[Outcome]) 
             }
         }
     }
-    let mut order: Vec<(usize, usize, String)> = Vec::new();
+    let mut order: Vec<Key> = Vec::new();
     for (c, &o) in generated.cases.iter().zip(ours) {
         if !c.noise.is_adversarial() || o == Outcome::Unsupported {
             continue;
         }
         let label = c.label();
         let pos = |n: Noise| Noise::ADVERSARIAL.iter().position(|&k| k == n).unwrap_or(0);
-        let key = (pos(c.noise), c.base.map_or(0, pos), label.clone());
+        let expect = c.expectation().label();
+        let key = (pos(c.noise), c.base.map_or(0, pos), label.clone(), expect);
         let k = match order.iter().position(|x| *x == key) {
             Some(k) => k,
             None => {
                 order.push(key);
-                rows.push((label, c.expectation().label(), table::Tally::default()));
+                rows.push((label, expect, table::Tally::default()));
                 rows.len() - 1
             }
         };
@@ -321,11 +332,21 @@ fn main() {
     let corpus = Corpus::discover();
     let mut generated = cases::generate(&corpus, args.seed, args.cases);
     let classic = generated.cases.len();
+    let adv_count = args.adv_cases.unwrap_or(args.cases);
     cases::generate_adversarial(
         &corpus,
         args.seed,
-        args.adv_cases.unwrap_or(args.cases),
+        adv_count,
         args.cases,
+        cases::Stream::Placement,
+        &mut generated,
+    );
+    cases::generate_adversarial(
+        &corpus,
+        args.seed,
+        args.seq_cases.unwrap_or(adv_count / 2),
+        args.cases + adv_count,
+        cases::Stream::Sequence,
         &mut generated,
     );
     let adversarial = generated.cases.len() - classic;

@@ -5,7 +5,9 @@
 //! block removes nothing and the file holds that line (see
 //! `docs/formats.md`).
 
-use crate::locate::{Failure, HunkStatus, Located, Pins, Reason, locate_file, locate_known_file};
+use crate::locate::{
+    Failure, HunkStatus, Located, Pins, Reason, Slot, Tier, locate_file, locate_known_file,
+};
 use crate::model::{BlobIds, Hunk, LineKind};
 use crate::outcome::{Problem, ProblemCode};
 use crate::patch::elision::is_elision;
@@ -66,12 +68,12 @@ pub(super) fn locate<'h>(
     pre_image: Option<&BlobIds>,
 ) -> (Cow<'h, [Hunk]>, Results) {
     let (found, mut results) = locate_known_file(source, hunks, &options.matching, pins, pre_image);
-    let retry = found
-        .iter()
-        .zip(&results)
-        .any(|(h, r)| not_found(r) && h.elision.as_deref().is_some_and(|e| e.pieces.is_ok()));
+    let retry = found.iter().zip(&results).any(|(h, r)| {
+        not_found(source, h, r) && h.elision.as_deref().is_some_and(|e| e.pieces.is_ok())
+    });
     if !retry {
         explain_unpaired(&found, &mut results);
+        refuse_lenient_unpaired(source, &found, &mut results);
         return (found, results);
     }
     // Each hunk of the new list, and the block it is a piece of.
@@ -79,7 +81,7 @@ pub(super) fn locate<'h>(
     let mut block = Vec::new();
     for (k, (h, r)) in found.iter().zip(&results).enumerate() {
         match (h.elision.as_deref().map(|e| &e.pieces), r) {
-            (Some(Ok(pieces)), r) if not_found(r) => {
+            (Some(Ok(pieces)), r) if not_found(source, h, r) => {
                 // The first piece opens the block's section, if it did.
                 expanded.extend(pieces.iter().enumerate().map(|(i, p)| Hunk {
                     starts_section: i == 0 && h.starts_section,
@@ -106,15 +108,68 @@ pub(super) fn locate<'h>(
         }
     }
     name_pieces(&block, hunks, &mut results);
+    refuse_lenient_unpaired(source, &found, &mut results);
     (Cow::Owned(found), results)
+}
+
+/// A block whose elision lines do not pair, found as written only with the
+/// slack of the structural or similarity tier ([`elision_slack`]), is
+/// refused: the tier read the text the elision stands for as nothing
+/// (`refuse-numberless-elision-added-after-trailing-elision-dropped`).
+fn refuse_lenient_unpaired(source: &SourceText, found: &[Hunk], results: &mut Results) {
+    for (h, r) in found.iter().zip(results.iter_mut()) {
+        let Some((e, Err(why))) = h.elision.as_deref().map(|e| (e, &e.pieces)) else {
+            continue;
+        };
+        if let Ok(loc) = &*r
+            && elision_slack(source, h, loc)
+        {
+            *r = Err(Failure {
+                hunk: loc.hunk,
+                reason: Reason::ContextNotFound,
+                message: format!(
+                    "the block as written stands only where the structural or similarity tier drops or loosely pairs its elision line `{}` (patch line {}), which is not read: {why}",
+                    e.text, e.patch_line
+                ),
+                candidates: Vec::new(),
+                tie: None,
+                near: None,
+            });
+        }
+    }
 }
 
 /// True when a block as written stands nowhere: only then may its elision
 /// lines be read as standing for text. A block refused for another reason
 /// (two places, an overlap, a line number against a look-alike) was found,
 /// and its `...` lines may be the file's own (Python's `...`, a docstring).
-fn not_found(result: &Result<Located, Failure>) -> bool {
-    matches!(result, Err(f) if matches!(f.reason, Reason::ContextNotFound | Reason::StaleRemovedLine))
+/// A block found as written only with the slack of the structural or
+/// similarity tier ([`elision_slack`]) stands nowhere as written either.
+fn not_found(source: &SourceText, hunk: &Hunk, result: &Result<Located, Failure>) -> bool {
+    match result {
+        Err(f) => matches!(f.reason, Reason::ContextNotFound | Reason::StaleRemovedLine),
+        Ok(loc) => elision_slack(source, hunk, loc),
+    }
+}
+
+/// True when a placement found by the structural or similarity tier puts an
+/// elision line of the hunk's old side on no file line holding that text:
+/// the tier dropped it as a context line the file lacks, or paired it with
+/// another line (a bracket), so it read the pieces side by side where the
+/// file has no text between them
+/// (`refuse-numberless-elision-dropped-pieces-side-by-side`,
+/// `refuse-numberless-elision-paired-with-bracket-line`). A file that holds
+/// the line there (a comment `//   ...`) keeps the reading as written.
+fn elision_slack(source: &SourceText, hunk: &Hunk, loc: &Located) -> bool {
+    if loc.tier < Some(Tier::Structural) {
+        return false;
+    }
+    let old = hunk.lines.iter().filter(|l| l.kind != LineKind::Add);
+    let mut slots = loc.slots.iter();
+    old.map(|l| (l, slots.next())).any(|(l, slot)| {
+        is_elision(&l.text)
+            && !matches!(slot, Some(Slot::Line(j, _)) if source.line_text(*j).trim() == l.text.trim())
+    })
 }
 
 /// A piece placed before the piece above it: the elision does not read in
@@ -187,7 +242,7 @@ fn name_pieces(block: &[Option<usize>], hunks: &[Hunk], results: &mut Results) {
         let n = block.iter().take(k + 1).filter(|x| **x == Some(*b)).count();
         let of = block.iter().filter(|x| **x == Some(*b)).count();
         f.message = format!(
-            "{} (piece {n} of {of} of the block read around its elision line `{}` at patch line {}; the block as written was not found either)",
+            "{} (piece {n} of {of} of the block read around its elision line `{}` at patch line {}; the block as written was not found either, or only by the structural or similarity tier)",
             f.message, e.text, e.patch_line
         );
     }
