@@ -7,8 +7,9 @@ use super::applied::{self, AppliedAround};
 use super::choose::{HINT_WINDOW, Hints, points_among};
 use super::footprint::Footprint;
 use super::keys::{self, FileKeys, OldLine};
+use super::normalize::LineMatch;
 use super::normalize::same_but_whitespace;
-use super::search::{Candidate, contiguous};
+use super::search::{Candidate, Slot, contiguous};
 use super::{
     FileState, Located, MatchOptions, Reason, Tier, ambiguous, decide, evidence, failure, fixed,
     indent, located, similarity_range,
@@ -49,6 +50,7 @@ pub(super) fn accept(p: &Proposal, cand: Candidate) -> Result<Located, Failure> 
     if p.hints.pins.is_empty() {
         not_done_where_numbered(p, &cand)?;
     }
+    replaced_lines_read_exactly(p, &cand)?;
     insertion_has_one_place(p, &cand)?;
     Ok(located(p.index, p.hunk, p.tier, cand))
 }
@@ -253,6 +255,90 @@ fn deletion_done_near(
     places.sort_unstable();
     places.dedup();
     points_among(&places, line).filter(|&s| s != cand.start)
+}
+
+/// A removed line found only with its case or punctuation forgiven (the
+/// fuzzy tier and beyond), in a hunk that writes lines, where the lines
+/// written carry the patch's difference from the file: the `,` between two
+/// JSON members or a `;` the file has and the patch's lines lack, one they
+/// add that the file lacks, a backtick Markdown ate, or a word in the case
+/// the patch gave it. Written as the patch has them, they would break the
+/// file's code silently (rule 5: removed lines are the narrowest). A
+/// difference the added lines do not repeat (a SEARCH line quoted in
+/// another case, a REPLACE written as the file has it) is the patch's own
+/// noise and stays forgiven.
+fn replaced_lines_read_exactly(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
+    let added: Vec<&str> = p
+        .hunk
+        .lines
+        .iter()
+        .filter(|l| l.kind == LineKind::Add)
+        .map(|l| l.text.as_str())
+        .collect();
+    if p.tier < Tier::Fuzzy || added.is_empty() {
+        return Ok(());
+    }
+    let carried = p
+        .old
+        .iter()
+        .zip(&cand.slots)
+        .find_map(|(line, slot)| match slot {
+            Slot::Line(j, LineMatch::Normalized) if line.kind == LineKind::Remove => {
+                let file = p.keys.text(*j);
+                carried_difference(&file, line.text, &added)
+                    .map(|what| (*j, file.trim().to_string(), line.text, what))
+            }
+            _ => None,
+        });
+    let Some((j, file, text, what)) = carried else {
+        return Ok(());
+    };
+    let why = format!(
+        "the line to remove `{}` stands at line {} only as `{file}`, and the lines the hunk writes carry the difference ({what}): keep the file's code or write the patch's? Quote the line as the file has it",
+        text.trim(),
+        j + 1
+    );
+    // Found, and two readings of what to write: `ambiguous`, never "not
+    // found" (which would let another reading, blocks in order, take over).
+    Err(ambiguous(p.index, &[cand.start], None, Some(why)))
+}
+
+/// What of the difference between the file's line `file` and the patch's
+/// removed line `patch` the added lines `added` would write into the file.
+fn carried_difference(file: &str, patch: &str, added: &[&str]) -> Option<String> {
+    let count = |s: &str, c: char| s.chars().filter(|&x| x == c).count();
+    let added_count = |c: char| added.iter().map(|a| count(a, c)).sum::<usize>();
+    for c in [',', ';', ':', '`'] {
+        let (in_file, in_patch) = (count(file, c), count(patch, c));
+        if in_file > in_patch && added_count(c) < in_file {
+            return Some(format!("`{c}` dropped"));
+        }
+        if in_patch > in_file && added_count(c) > in_file {
+            return Some(format!("`{c}` added"));
+        }
+    }
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric() && c != '_')
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let file_words = words(file);
+    let recased = words(patch).into_iter().find(|w| {
+        !file_words.contains(w)
+            && file_words
+                .iter()
+                .any(|f| f.to_lowercase() == w.to_lowercase())
+            && added.iter().any(|a| words(a).contains(w))
+    });
+    if let Some(w) = recased {
+        return Some(format!("`{w}` in another case"));
+    }
+    patch
+        .chars()
+        .find(|c| !c.is_ascii() && !file.contains(*c) && added.iter().any(|a| a.contains(*c)))
+        .filter(|c| !c.is_alphanumeric())
+        .map(|c| format!("`{c}` for the file's character"))
 }
 
 /// The new side standing around the candidate (rule 7): done, or unsure
