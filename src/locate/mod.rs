@@ -28,6 +28,7 @@
 //! ```
 
 mod accept;
+mod addition;
 mod applied;
 mod choose;
 mod decide;
