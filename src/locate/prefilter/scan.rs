@@ -3,7 +3,7 @@
 //! as fuzzy folding reads them.
 
 use super::super::keys::FileKeys;
-use super::Needle;
+use super::super::needles::Needle;
 use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
 
