@@ -4,7 +4,7 @@
 
 use super::{ConflictReport, Destination, Invocation, Outcome, RunError};
 use crate::apply::{FileResult, NewContent, PatchPlan};
-use crate::git::{GitError, Repo};
+use crate::git::{GitError, ReadBack, Repo};
 use crate::journal::JournalSpec;
 use crate::outcome::Problem;
 use crate::progress::Progress;
@@ -57,12 +57,17 @@ pub(super) fn write_results(
             Vec::new()
         };
         if let (Some(r), Some((mut ix, lock))) = (place.repo, index) {
-            r.stage(
-                &mut ix,
-                plan.results(),
-                inv.destination == Destination::Index,
-                lock,
-            )?;
+            // `--index` stages the bytes the commit wrote, read back, rather
+            // than rendering each file's new content a second time.
+            let written = committed.as_ref().map(|c| c.written());
+            let read_back = |path: &str| {
+                let target = place.targets.resolve_checked(path).ok()?;
+                let written = written.as_ref()?.get(target.as_path())?;
+                Some(written.read_back(&target))
+            };
+            let worktree: Option<ReadBack> =
+                (inv.destination == Destination::Index).then_some(&read_back);
+            r.stage(&mut ix, plan.results(), worktree, lock)?;
         }
         Ok(rejects)
     })();
