@@ -4,7 +4,7 @@
 //! a [`Progress`] which [`Stage`] starts, how much work it holds (a
 //! [`Workload`]), and when each file is done. The default observer,
 //! [`NoProgress`], does nothing, so the core stays free of terminal output;
-//! the command (the binary, `src/terminal.rs`) passes a progress bar that it
+//! the command (the binary, `src/cli/terminal.rs`) passes a progress bar that it
 //! draws on standard error only for a run over 50 files or 64 MiB, with
 //! standard error a terminal, and neither `-q` nor `--json`. The library
 //! knows nothing of terminals or of `indicatif`.
