@@ -43,15 +43,20 @@ pub enum GitError {
         /// Why.
         source: std::io::Error,
     },
-    /// A file the run wrote could not be read back to stage it (`--index`),
-    /// or another process changed it after it was written.
-    #[error("{path}: cannot stage what the patch wrote: {source}")]
+    /// A file the run wrote could not be read back to stage it (`--index`).
+    #[error("{path}: cannot read back what the patch wrote, to stage it: {source}")]
     ReadBack {
         /// The file, as the patch names it.
         path: String,
         /// Why.
         source: std::io::Error,
     },
+    /// Another process changed a file the run wrote before it was staged
+    /// (`--index`): it is not staged as the patch's result.
+    #[error(
+        "{0}: cannot stage what the patch wrote: another process changed the file after the patch wrote it"
+    )]
+    ChangedAfterWriting(String),
     /// Something gix reported.
     #[error("{context}: {source}")]
     Gix {
@@ -63,9 +68,10 @@ pub enum GitError {
 }
 
 /// Reads back what the run wrote to the working tree for a file, by its
-/// path in the patch: `None` when the run wrote no file there, an error
-/// when it cannot be read or is no longer what was written.
-pub(crate) type ReadBack<'a> = &'a (dyn Fn(&str) -> Option<std::io::Result<Vec<u8>>> + Sync);
+/// path in the patch: `None` when the run wrote no file there; an error
+/// ([`GitError::ReadBack`], [`GitError::ChangedAfterWriting`]) when it
+/// cannot be read or is no longer what was written.
+pub(crate) type ReadBack<'a> = &'a (dyn Fn(&str) -> Option<Result<Vec<u8>, GitError>> + Sync);
 
 /// Why `--index` cannot go on: a file the patch reads is not in the index
 /// or differs from it, or it could not be compared.
@@ -315,12 +321,7 @@ impl Repo {
                         let blob = match worktree {
                             Some(read) => {
                                 let new = match read(new_path) {
-                                    Some(bytes) => {
-                                        Cow::Owned(bytes.map_err(|source| GitError::ReadBack {
-                                            path: new_path.clone(),
-                                            source,
-                                        })?)
-                                    }
+                                    Some(bytes) => Cow::Owned(bytes?),
                                     None => r.new_bytes(),
                                 };
                                 to_git(&mut pipeline, snapshot, new_path, &new)?

@@ -63,7 +63,14 @@ pub(super) fn write_results(
             let read_back = |path: &str| {
                 let target = place.targets.resolve_checked(path).ok()?;
                 let written = written.as_ref()?.get(target.as_path())?;
-                Some(written.read_back(&target))
+                Some(match written.read_back(&target) {
+                    Ok(Some(bytes)) => Ok(bytes),
+                    Ok(None) => Err(GitError::ChangedAfterWriting(path.to_string())),
+                    Err(source) => Err(GitError::ReadBack {
+                        path: path.to_string(),
+                        source,
+                    }),
+                })
             };
             let worktree: Option<ReadBack> =
                 (inv.destination == Destination::Index).then_some(&read_back);
