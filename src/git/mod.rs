@@ -318,15 +318,13 @@ impl Repo {
                         let Some(new_path) = &r.new_path else {
                             return Ok(None);
                         };
+                        let new = match worktree.and_then(|read| read(new_path)) {
+                            Some(bytes) => Cow::Owned(bytes?),
+                            None => r.new_bytes(),
+                        };
                         let blob = match worktree {
-                            Some(read) => {
-                                let new = match read(new_path) {
-                                    Some(bytes) => Cow::Owned(bytes?),
-                                    None => r.new_bytes(),
-                                };
-                                to_git(&mut pipeline, snapshot, new_path, &new)?
-                            }
-                            None => r.new_bytes().into_owned(),
+                            Some(_) => to_git(&mut pipeline, snapshot, new_path, &new)?,
+                            None => Cow::Borrowed(&*new),
                         };
                         crate::test_hooks::fail(Step::Blob, Path::new(new_path))
                             .map_err(gix_err(new_path))?;
@@ -417,20 +415,21 @@ impl Repo {
     }
 }
 
-/// Converts working-tree `bytes` at `path` to what git stores.
-fn to_git(
+/// Converts working-tree `bytes` at `path` to what git stores: `bytes`
+/// themselves when no filter changes them (not copied).
+fn to_git<'b>(
     pipeline: &mut gix::filter::Pipeline,
     index: &gix::index::State,
     path: &str,
-    bytes: &[u8],
-) -> Result<Vec<u8>, GitError> {
+    bytes: &'b [u8],
+) -> Result<Cow<'b, [u8]>, GitError> {
     use gix::filter::plumbing::pipeline::convert::ToGitOutcome;
     let out = pipeline
         .convert_to_git(bytes, Path::new(path), index)
         .map_err(gix_err(path))?;
     let mut buf = Vec::new();
     match out {
-        ToGitOutcome::Unchanged(mut r) => r.read_to_end(&mut buf),
+        ToGitOutcome::Unchanged(_) => return Ok(Cow::Borrowed(bytes)),
         ToGitOutcome::Process(mut r) => r.read_to_end(&mut buf),
         ToGitOutcome::Buffer(b) => {
             buf.extend_from_slice(b);
@@ -438,7 +437,7 @@ fn to_git(
         }
     }
     .map_err(gix_err(path))?;
-    Ok(buf)
+    Ok(Cow::Owned(buf))
 }
 
 /// Why taking `lock_path` failed: another git holds it, or the real cause
