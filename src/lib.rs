@@ -33,7 +33,6 @@
 #![warn(unnameable_types)]
 #![warn(unreachable_pub)]
 
-mod apply;
 mod content;
 mod error;
 mod git;
@@ -51,7 +50,6 @@ mod outcome;
 mod patch;
 mod plan;
 mod progress;
-mod render;
 pub mod report;
 mod sigbus;
 mod signals;
@@ -60,7 +58,6 @@ mod target;
 mod test_hooks;
 mod write;
 
-pub use apply::{ApplyOptions, FileResult, PatchPlan, PathRule, Pin, PlannedFile, plan_patch};
 pub use error::ParseError;
 pub use git::GitError;
 pub use hook::{HookEntry, HookMode, HookRun, run_hook};
@@ -74,6 +71,7 @@ pub use model::Patch;
 pub use outcome::Problem;
 pub use outcome::codes::ProblemCode;
 pub use patch::{ParseOptions, PatchText, parse_patch, parse_patch_text};
+pub use plan::{ApplyOptions, FileResult, PatchPlan, PathRule, Pin, PlannedFile, plan_patch};
 pub use progress::{NoProgress, Progress, Stage, Workload};
 pub use report::Report;
 pub use signals::clean_up_on_signals;
@@ -159,7 +157,7 @@ pub fn apply_to_text(
     }
     let target = OneText::new(original);
     let text = patch::PatchText::from(patch.to_vec());
-    let plan = apply::plan_patch_with(&text, &target, options, &progress::NoProgress);
+    let plan = plan::plan_patch_with(&text, &target, options, &progress::NoProgress);
     if let Some(problem) = &plan.error {
         return Err(TextApplyError::File {
             code: problem.code.as_str(),

@@ -7,8 +7,8 @@
 //! fsmonitor data are dropped, and a v4 index is written as v2). Git rebuilds
 //! all of them on demand. See `docs/git.md`.
 
-use crate::apply::FileResult;
 use crate::content::Content;
+use crate::plan::FileResult;
 use crate::target::{TargetError, Targets};
 use crate::test_hooks::Step;
 use gix::bstr::{BStr, ByteSlice};

@@ -3,10 +3,10 @@
 //! report a run that wrote nothing leaves.
 
 use super::{ConflictReport, Destination, Invocation, Outcome, RunError};
-use crate::apply::{FileResult, NewContent, PatchPlan};
 use crate::git::{GitError, ReadBack, Repo};
 use crate::journal::JournalSpec;
 use crate::outcome::Problem;
+use crate::plan::{FileResult, NewContent, PatchPlan};
 use crate::progress::Progress;
 use crate::report::{Report, conflict};
 use crate::target::WorktreeTargets;

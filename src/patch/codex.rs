@@ -437,7 +437,7 @@ fn finish(
         }
     }
     // Read around its elision lines only when the chunk as written stands
-    // nowhere (`apply::elision`), as unified and numberless hunks are.
+    // nowhere (`plan::elision`), as unified and numberless hunks are.
     h.elision = super::elision::read_context(&h, &elided).map(Box::new);
     fp.hunks.push(h);
     Ok(())

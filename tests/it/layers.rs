@@ -10,10 +10,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// The modules below the run orchestration (`invocation/`, `hook.rs`,
+/// The modules below the run orchestration (`run/`, `hook.rs`,
 /// `main.rs`): the core and the edges it hands its outcome to.
 const BELOW_THE_RUN: &[&str] = &[
-    "apply",
     "content",
     "error",
     "git",
@@ -162,7 +161,7 @@ fn nothing_below_the_run_imports_the_report() {
 /// report's data): the planner, which makes the outcome. The parser, the
 /// ladder, the edit planner and the edges (targets, git, writing, the
 /// journal) fail with errors of their own (docs/architecture.md, "Errors").
-const MAKE_THE_OUTCOME: &[&str] = &["apply", "outcome"];
+const MAKE_THE_OUTCOME: &[&str] = &["plan", "outcome"];
 
 #[test]
 fn below_the_run_only_the_planner_imports_the_outcome() {
@@ -180,6 +179,26 @@ fn below_the_run_only_the_planner_imports_the_outcome() {
         offenders.is_empty(),
         "these modules import crate::outcome instead of failing with errors of their own: {offenders:?}"
     );
+}
+
+/// Inside the planner, the edits of a file (`plan/edits.rs`, once
+/// `src/plan.rs`, a module of its own below the planner) still import
+/// neither the outcome nor the report: they are neutral data the planner
+/// turns into its outcome.
+#[test]
+fn the_edits_of_a_file_import_neither_the_outcome_nor_the_report() {
+    let edits = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/plan/edits.rs");
+    let reached = reached(&code_of(&edits));
+    assert!(
+        reached.contains("model"),
+        "the check sees its imports: {reached:?}"
+    );
+    for not in ["outcome", "report"] {
+        assert!(
+            !reached.contains(not),
+            "src/plan/edits.rs imports crate::{not}"
+        );
+    }
 }
 
 #[test]
@@ -395,7 +414,7 @@ fn no_import_cycle_between_files() {
     // The check sees the edges it must: these are there today (a sibling
     // named through `super::`, a cousin through `super::super::`).
     let sees = |from: &str, to: &str| edges.get(from).is_some_and(|t| t.contains(to));
-    assert!(sees("apply/file", "apply/hunks"), "{edges:?}");
+    assert!(sees("plan/file", "plan/hunks"), "{edges:?}");
     assert!(sees("locate/prefilter/scan", "locate/keys"), "{edges:?}");
     let found = cycles(&edges);
     assert!(
