@@ -37,7 +37,6 @@ mod content;
 mod error;
 mod git;
 mod hook;
-mod invocation;
 mod journal;
 // Not yet narrowed to `pub(crate)`: `locate/keys.rs`, `locate/choose.rs`
 // and `locate/search/align.rs`, which the placement work was editing when
@@ -51,6 +50,7 @@ mod patch;
 mod plan;
 mod progress;
 pub mod report;
+mod run;
 mod sigbus;
 mod signals;
 mod source;
@@ -61,10 +61,6 @@ mod write;
 pub use error::ParseError;
 pub use git::GitError;
 pub use hook::{HookEntry, HookMode, HookRun, run_hook};
-pub use invocation::{
-    ConflictReport, Destination, Invocation, Outcome, Recovery, RunError, recover, run,
-    run_patch_text, run_with_progress,
-};
 pub use journal::{JournalError, LeftAlone};
 pub use locate::{MatchOptions, Normalization, Reason, Tier};
 pub use model::Patch;
@@ -74,6 +70,10 @@ pub use patch::{ParseOptions, PatchText, parse_patch, parse_patch_text};
 pub use plan::{ApplyOptions, FileResult, PatchPlan, PathRule, Pin, PlannedFile, plan_patch};
 pub use progress::{NoProgress, Progress, Stage, Workload};
 pub use report::Report;
+pub use run::{
+    ConflictReport, Destination, Invocation, Outcome, Recovery, RunError, recover, run,
+    run_patch_text, run_with_progress,
+};
 pub use signals::clean_up_on_signals;
 pub use write::{CommitError, FinishError};
 

@@ -1,6 +1,6 @@
 //! Progress of a long run, reported to an observer.
 //!
-//! A run ([`run_with_progress`](crate::invocation::run_with_progress)) tells
+//! A run ([`run_with_progress`](crate::run::run_with_progress)) tells
 //! a [`Progress`] which [`Stage`] starts, how much work it holds (a
 //! [`Workload`]), and when each file is done. The default observer,
 //! [`NoProgress`], does nothing, so the core stays free of terminal output;
