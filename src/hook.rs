@@ -27,11 +27,11 @@
 //! assert_eq!(run_hook(dir.path(), &waiting, HookMode::Apply).unwrap().exit_code(), 0);
 //! ```
 
-use crate::invocation::{Invocation, RunError, run_patch_text};
 use crate::patch::PatchText;
 use crate::progress::NoProgress;
 use crate::report::Report;
 use crate::report::human::{self, ErrorStyle};
+use crate::run::{Invocation, RunError, run_patch_text};
 use std::fmt::Write as _;
 use std::fs;
 use std::io;

@@ -33,12 +33,10 @@
 #![warn(unnameable_types)]
 #![warn(unreachable_pub)]
 
-mod apply;
 mod content;
 mod error;
 mod git;
 mod hook;
-mod invocation;
 mod journal;
 // Not yet narrowed to `pub(crate)`: `locate/keys.rs`, `locate/choose.rs`
 // and `locate/search/align.rs`, which the placement work was editing when
@@ -51,8 +49,8 @@ mod outcome;
 mod patch;
 mod plan;
 mod progress;
-mod render;
 pub mod report;
+mod run;
 mod sigbus;
 mod signals;
 mod source;
@@ -60,22 +58,22 @@ mod target;
 mod test_hooks;
 mod write;
 
-pub use apply::{ApplyOptions, FileResult, PatchPlan, PathRule, Pin, PlannedFile, plan_patch};
 pub use error::ParseError;
 pub use git::GitError;
 pub use hook::{HookEntry, HookMode, HookRun, run_hook};
-pub use invocation::{
-    ConflictReport, Destination, Invocation, Outcome, Recovery, RunError, recover, run,
-    run_patch_text, run_with_progress,
-};
 pub use journal::{JournalError, LeftAlone};
 pub use locate::{MatchOptions, Normalization, Reason, Tier};
 pub use model::Patch;
 pub use outcome::Problem;
 pub use outcome::codes::ProblemCode;
 pub use patch::{ParseOptions, PatchText, parse_patch, parse_patch_text};
+pub use plan::{ApplyOptions, FileResult, PatchPlan, PathRule, Pin, PlannedFile, plan_patch};
 pub use progress::{NoProgress, Progress, Stage, Workload};
 pub use report::Report;
+pub use run::{
+    ConflictReport, Destination, Invocation, Outcome, Recovery, RunError, recover, run,
+    run_patch_text, run_with_progress,
+};
 pub use signals::clean_up_on_signals;
 pub use write::{CommitError, FinishError};
 
@@ -159,7 +157,7 @@ pub fn apply_to_text(
     }
     let target = OneText::new(original);
     let text = patch::PatchText::from(patch.to_vec());
-    let plan = apply::plan_patch_with(&text, &target, options, &progress::NoProgress);
+    let plan = plan::plan_patch_with(&text, &target, options, &progress::NoProgress);
     if let Some(problem) = &plan.error {
         return Err(TextApplyError::File {
             code: problem.code.as_str(),

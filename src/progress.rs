@@ -1,10 +1,10 @@
 //! Progress of a long run, reported to an observer.
 //!
-//! A run ([`run_with_progress`](crate::invocation::run_with_progress)) tells
+//! A run ([`run_with_progress`](crate::run::run_with_progress)) tells
 //! a [`Progress`] which [`Stage`] starts, how much work it holds (a
 //! [`Workload`]), and when each file is done. The default observer,
 //! [`NoProgress`], does nothing, so the core stays free of terminal output;
-//! the command (the binary, `src/terminal.rs`) passes a progress bar that it
+//! the command (the binary, `src/cli/terminal.rs`) passes a progress bar that it
 //! draws on standard error only for a run over 50 files or 64 MiB, with
 //! standard error a terminal, and neither `-q` nor `--json`. The library
 //! knows nothing of terminals or of `indicatif`.

@@ -1,18 +1,22 @@
-//! The command line of `git-fuzzy-apply`: its options, help texts and value
-//! enums, as a [`clap`] definition.
-//!
-//! It is part of the binary, not of the library (clap is no part of the
-//! library's API); the man page and shell completion generator
-//! (`examples/gen-docs.rs`) reads the same file, so both share one
-//! definition. Nothing here runs a patch; the binary turns a parsed [`Cli`]
-//! into a `git_fuzzy_apply::Invocation`.
+//! The command line of `git-fuzzy-apply` and the binary's glue around the
+//! library. This file is the [`clap`] definition (options, help texts,
+//! value enums); the man page and shell completion generator
+//! (`examples/gen-docs.rs`) reads it too, so both share one definition.
+//! `run.rs` turns a parsed [`Cli`] into a `git_fuzzy_apply::Invocation`,
+//! runs it and prints its report; `exit.rs` ends a run that could not be
+//! made; `terminal.rs` draws the progress bar. All of it is part of the
+//! binary, not of the library: clap and indicatif are no part of the
+//! library's API.
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 pub(crate) mod docs;
+pub(crate) mod exit;
 mod git_apply;
 mod help;
+pub(crate) mod run;
+mod terminal;
 
 pub(crate) use git_apply::GitApplyArgs;
 use help::{

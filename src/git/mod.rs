@@ -7,12 +7,13 @@
 //! fsmonitor data are dropped, and a v4 index is written as v2). Git rebuilds
 //! all of them on demand. See `docs/git.md`.
 
-use crate::apply::FileResult;
 use crate::content::Content;
+use crate::plan::FileResult;
 use crate::target::{TargetError, Targets};
 use crate::test_hooks::Step;
 use gix::bstr::{BStr, ByteSlice};
 use gix::index::entry::{Flags, Mode, Stage, Stat};
+use std::borrow::Cow;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -42,6 +43,20 @@ pub enum GitError {
         /// Why.
         source: std::io::Error,
     },
+    /// A file the run wrote could not be read back to stage it (`--index`).
+    #[error("{path}: cannot read back what the patch wrote, to stage it: {source}")]
+    ReadBack {
+        /// The file, as the patch names it.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Another process changed a file the run wrote before it was staged
+    /// (`--index`): it is not staged as the patch's result.
+    #[error(
+        "{0}: cannot stage what the patch wrote: another process changed the file after the patch wrote it"
+    )]
+    ChangedAfterWriting(String),
     /// Something gix reported.
     #[error("{context}: {source}")]
     Gix {
@@ -51,6 +66,12 @@ pub enum GitError {
         source: Box<dyn std::error::Error + Send + Sync + 'static>,
     },
 }
+
+/// Reads back what the run wrote to the working tree for a file, by its
+/// path in the patch: `None` when the run wrote no file there; an error
+/// ([`GitError::ReadBack`], [`GitError::ChangedAfterWriting`]) when it
+/// cannot be read or is no longer what was written.
+pub(crate) type ReadBack<'a> = &'a (dyn Fn(&str) -> Option<Result<Vec<u8>, GitError>> + Sync);
 
 /// Why `--index` cannot go on: a file the patch reads is not in the index
 /// or differs from it, or it could not be compared.
@@ -267,13 +288,15 @@ impl Repo {
 
     /// The blob of each result's new content (`None` for a deletion) and,
     /// when the working tree was written, the stat data of its file. Made on
-    /// every core: the content is rendered, converted to what git stores,
-    /// hashed, and written unless the object database has it already.
+    /// every core: the content (read back from the working tree where the
+    /// run wrote it, else the result's own) is converted to what git
+    /// stores, hashed, and written unless the object database has it
+    /// already.
     fn blobs(
         &self,
         changed: &[&FileResult],
         snapshot: &gix::index::State,
-        worktree_written: bool,
+        worktree: Option<ReadBack>,
     ) -> Result<Vec<Option<(gix::ObjectId, Stat)>>, GitError> {
         use rayon::prelude::*;
         let shared = self.repo.clone().into_sync();
@@ -295,16 +318,18 @@ impl Repo {
                         let Some(new_path) = &r.new_path else {
                             return Ok(None);
                         };
-                        let new = r.new_bytes();
-                        let blob = if worktree_written {
-                            to_git(&mut pipeline, snapshot, new_path, &new)?
-                        } else {
-                            new.into_owned()
+                        let new = match worktree.and_then(|read| read(new_path)) {
+                            Some(bytes) => Cow::Owned(bytes?),
+                            None => r.new_bytes(),
+                        };
+                        let blob = match worktree {
+                            Some(_) => to_git(&mut pipeline, snapshot, new_path, &new)?,
+                            None => Cow::Borrowed(&*new),
                         };
                         crate::test_hooks::fail(Step::Blob, Path::new(new_path))
                             .map_err(gix_err(new_path))?;
                         let id = repo.write_blob(&blob).map_err(gix_err(new_path))?.detach();
-                        let stat = if worktree_written {
+                        let stat = if worktree.is_some() {
                             gix::index::fs::Metadata::from_path_no_follow(&workdir.join(new_path))
                                 .ok()
                                 .and_then(|m| Stat::from_fs(&m).ok())
@@ -321,14 +346,17 @@ impl Repo {
     }
 
     /// Records `results` in the index: new blobs for changed files, entries
-    /// removed for deleted ones, moved for renames. With `worktree_written`,
-    /// the new files' stat data is taken from disk so `git status` sees them
-    /// clean; otherwise (`--cached`) the blobs are the results themselves.
+    /// removed for deleted ones, moved for renames. With `worktree` (the
+    /// working tree was written, `--index`), each new file's blob is what
+    /// `worktree` reads back of it (the bytes the run wrote, not rendered a
+    /// second time) and its stat data is taken from disk so `git status`
+    /// sees it clean; otherwise (`--cached`) the blobs are the results
+    /// themselves.
     pub(crate) fn stage<'a>(
         &self,
         index: &mut gix::index::File,
         results: impl IntoIterator<Item = &'a FileResult>,
-        worktree_written: bool,
+        worktree: Option<ReadBack>,
         lock: IndexLock,
     ) -> Result<(), GitError> {
         let snapshot = index.clone();
@@ -336,7 +364,7 @@ impl Repo {
             .into_iter()
             .filter(|r| r.changes_anything())
             .collect();
-        let blobs = self.blobs(&changed, &snapshot, worktree_written)?;
+        let blobs = self.blobs(&changed, &snapshot, worktree)?;
         let mut removed: std::collections::HashSet<String> = Default::default();
         let mut pushed = false;
         for (r, blob) in changed.into_iter().zip(blobs) {
@@ -387,20 +415,21 @@ impl Repo {
     }
 }
 
-/// Converts working-tree `bytes` at `path` to what git stores.
-fn to_git(
+/// Converts working-tree `bytes` at `path` to what git stores: `bytes`
+/// themselves when no filter changes them (not copied).
+fn to_git<'b>(
     pipeline: &mut gix::filter::Pipeline,
     index: &gix::index::State,
     path: &str,
-    bytes: &[u8],
-) -> Result<Vec<u8>, GitError> {
+    bytes: &'b [u8],
+) -> Result<Cow<'b, [u8]>, GitError> {
     use gix::filter::plumbing::pipeline::convert::ToGitOutcome;
     let out = pipeline
         .convert_to_git(bytes, Path::new(path), index)
         .map_err(gix_err(path))?;
     let mut buf = Vec::new();
     match out {
-        ToGitOutcome::Unchanged(mut r) => r.read_to_end(&mut buf),
+        ToGitOutcome::Unchanged(_) => return Ok(Cow::Borrowed(bytes)),
         ToGitOutcome::Process(mut r) => r.read_to_end(&mut buf),
         ToGitOutcome::Buffer(b) => {
             buf.extend_from_slice(b);
@@ -408,7 +437,7 @@ fn to_git(
         }
     }
     .map_err(gix_err(path))?;
-    Ok(buf)
+    Ok(Cow::Owned(buf))
 }
 
 /// Why taking `lock_path` failed: another git holds it, or the real cause

@@ -64,6 +64,22 @@ impl Written {
         })
     }
 
+    /// The content of `path`, read once, when the file still is what the
+    /// run wrote (same inode, size, time and CRC); `None` when it is not:
+    /// another process changed or replaced it since.
+    pub(crate) fn read_back(&self, path: &Path) -> io::Result<Option<Vec<u8>>> {
+        let mut file = fs::File::open(path)?;
+        let meta = file.metadata()?;
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+        file.read_to_end(&mut bytes)?;
+        let same = meta.ino() == self.inode
+            && meta.len() == self.len
+            && (meta.mtime(), meta.mtime_nsec()) == self.modified
+            && bytes.len() as u64 == self.len
+            && crc32fast::hash(&bytes) == self.crc32;
+        Ok(same.then_some(bytes))
+    }
+
     /// True when `path` is a regular file (not followed through a link)
     /// that still is what the run wrote: same inode, size, time and CRC.
     fn is_at(&self, path: &Path) -> bool {

@@ -8,6 +8,7 @@
 //! before any tier lenient enough to read the applied state as the old one
 //! (see `docs/matching.md`, "One placement decision", rule 7).
 
+use super::addition::{PlaceError, addition_present, insert_at};
 use super::choose::{Choice, Hints, choose, points_at};
 use super::keys::{FileKeys, OldLine, new_side};
 use super::normalize::{LineMatch, same_but_whitespace};
@@ -15,9 +16,6 @@ use super::search::{Candidate, contiguous};
 use super::{FileState, Footprint, HunkStatus, Located, Reason, Slot, Tier, fixed, prefilter};
 use crate::model::{Hunk, LineKind};
 use std::ops::Range;
-
-/// A failure to place a pure addition: reason, message, candidate lines.
-pub(super) type PlaceError = (Reason, String, Vec<usize>);
 
 /// A hunk with no old lines goes after its anchor, after the line its
 /// header names, or at the end of the file.
@@ -72,26 +70,6 @@ pub(super) fn place_pure_addition(
     insert_at(hunk, index, at, state).map(|loc| (loc, super::numbered::AdditionEvidence::Plain))
 }
 
-/// A pure addition inserted at `at`, unless that overlaps a placed hunk.
-pub(super) fn insert_at(
-    hunk: &Hunk,
-    index: usize,
-    at: usize,
-    state: &FileState,
-) -> Result<Located, PlaceError> {
-    if let Some(other) = state.overlapping(&Footprint::of(hunk, at, at, &[])) {
-        return Err((
-            Reason::Overlap,
-            format!("the insertion point overlaps hunk {}", other + 1),
-            Vec::new(),
-        ));
-    }
-    Ok(Located {
-        tier: None,
-        ..fixed(index, at, at, HunkStatus::Applied)
-    })
-}
-
 /// The lines that the hunks after `index` which append at the end of the
 /// file (no old lines, no anchor, no line number or `*** End of File`) add,
 /// in order: what stands after an earlier append once the patch is applied.
@@ -108,95 +86,6 @@ pub(super) fn later_appends(hunks: &[Hunk], index: usize) -> Vec<&str> {
                 .map(|l| l.text.as_str())
         })
         .collect()
-}
-
-/// `@@ -a,0 +c,d @@` inserts after line a: the line number is the only
-/// evidence of the place, so it must be inside the file and agree with
-/// where the hunks before it were found.
-pub(super) fn addition_point(hunk: &Hunk, hints: &Hints, n: usize) -> Result<usize, PlaceError> {
-    let written = hunk.line_hint.unwrap_or(0);
-    // A pure addition's hint names the line *after* which it goes: 0..=n.
-    let raw = hints.raw_line.map(|l| l + 1).filter(|&l| l <= n);
-    let Some(raw) = raw.or((written == 0).then_some(0)) else {
-        return Err((
-            Reason::ContextNotFound,
-            format!("the hunk adds lines after line {written}, but the file has only {n} lines"),
-            Vec::new(),
-        ));
-    };
-    match hints.line.map(|l| l + 1) {
-        Some(corrected) if corrected != raw => Err((
-            Reason::Ambiguous,
-            format!(
-                "the hunk only adds lines and its place comes from its line number alone: after line {raw} as written, or after line {corrected} where the hunks before it were found; add context lines"
-            ),
-            vec![raw + 1, corrected + 1],
-        )),
-        _ => Ok(raw),
-    }
-}
-
-/// The first line of a copy of a pure addition's lines at its insertion
-/// point (or, for an append at the end of the file, right before it), when
-/// they are there already, exactly but for whitespace.
-pub(super) fn addition_present(
-    keys: &FileKeys,
-    hunk: &Hunk,
-    at: usize,
-    appending: Option<&[&str]>,
-) -> Option<usize> {
-    let added = new_side(hunk);
-    let k = added.len();
-    // A line with a word in it tells (a comment counts, as in
-    // `already_applied`); blank lines and brackets could stand anywhere.
-    if added
-        .iter()
-        .all(|l| !l.text.chars().any(char::is_alphanumeric))
-    {
-        return None;
-    }
-    // The file's byte-order mark is not part of its first line's text: an
-    // added first line that carries one (a file created with it) stands
-    // there without it.
-    let bom = keys.source().has_bom();
-    fn text_at(j: usize, text: &str, bom: bool) -> &str {
-        match text.strip_prefix('\u{feff}') {
-            Some(rest) if j == 0 && bom => rest,
-            _ => text,
-        }
-    }
-    let fits = |start: usize| {
-        start + k <= keys.len()
-            && added.iter().enumerate().all(|(i, l)| {
-                same_but_whitespace(&keys.text(start + i), text_at(start + i, l.text, bom))
-            })
-    };
-    let before = appending.and_then(|_| at.checked_sub(k));
-    // Before the later appends' lines, when those end the file.
-    let before_later = appending
-        .filter(|later| !later.is_empty())
-        .and_then(|later| {
-            let from = at.checked_sub(later.len())?;
-            later
-                .iter()
-                .enumerate()
-                .all(|(i, l)| same_but_whitespace(&keys.text(from + i), l))
-                .then(|| from.checked_sub(k))
-                .flatten()
-        });
-    // Before blank lines that end the file (an editor's trailing blank
-    // line after the appended block).
-    let before_blanks = appending.filter(|later| later.is_empty()).and_then(|_| {
-        let blanks = (0..at)
-            .rev()
-            .take_while(|&j| keys.text(j).trim().is_empty())
-            .count();
-        (blanks > 0).then(|| at.checked_sub(blanks + k)).flatten()
-    });
-    [Some(at), before, before_later, before_blanks]
-        .into_iter()
-        .flatten()
-        .find(|&s| fits(s))
 }
 
 /// Where a hunk's new side stands in the file.

@@ -2,18 +2,13 @@
 //! and for a hunk's old side.
 
 use super::Tier;
+use super::needles::{Searches, resilient_token, word_token};
 use super::normalize::{LineMatch, fuzzy_key, heading_level, keys_match, resilient_key};
-use super::prefilter::{Announcements, Needle, TokenCounts, resilient_token, word_token};
 use crate::model::{Hunk, LineKind};
 use crate::source::SourceText;
 use std::borrow::Cow;
-use std::cell::{OnceCell, RefCell};
-use std::collections::HashMap;
+use std::cell::OnceCell;
 use std::ops::Range;
-use std::rc::Rc;
-
-/// Makes the needles to announce (see [`FileKeys::announce_later`]).
-type Announcer<'s> = Box<dyn FnOnce() -> Announcements + 's>;
 
 /// The lines of a target file with their normalised keys.
 ///
@@ -30,17 +25,8 @@ pub struct FileKeys<'s> {
     texts: OnceCell<Vec<Cow<'s, str>>>,
     resilient: OnceCell<Vec<String>>,
     fuzzy: OnceCell<Vec<String>>,
-    /// Lines found for each prefilter needle so far (large files).
-    hits: RefCell<HashMap<Needle, Rc<[usize]>>>,
-    /// Needles searched along with the next search.
-    announced: RefCell<Vec<Needle>>,
-    /// Makes more of them, and the counts they are chosen by, when the
-    /// first needle is chosen (if one is).
-    announcer: RefCell<Option<Announcer<'s>>>,
-    /// How many lines of the patch share each token.
-    counts: OnceCell<TokenCounts>,
-    /// Which pieces of the file hold characters a raw search cannot see.
-    unseen_pieces: OnceCell<Vec<bool>>,
+    /// What the prefilter remembers of its searches of the file.
+    searches: Searches<'s>,
     /// A small file's line numbers ordered by the lines' bytes (then by
     /// number), made on first use.
     by_bytes: OnceCell<Vec<usize>>,
@@ -60,11 +46,7 @@ impl<'s> FileKeys<'s> {
             texts: OnceCell::new(),
             resilient: OnceCell::new(),
             fuzzy: OnceCell::new(),
-            hits: RefCell::default(),
-            announced: RefCell::default(),
-            announcer: RefCell::default(),
-            counts: OnceCell::new(),
-            unseen_pieces: OnceCell::new(),
+            searches: Searches::default(),
             by_bytes: OnceCell::new(),
         }
     }
@@ -89,66 +71,9 @@ impl<'s> FileKeys<'s> {
         self.indexed
     }
 
-    /// Announces needles that will probably be searched for, so that the
-    /// next search of the file finds them all in the same pass.
-    pub fn announce(&self, needles: Vec<Needle>) {
-        self.announced.borrow_mut().extend(needles);
-    }
-
-    /// Announces the needles `announcer` makes, when the first needle is
-    /// chosen: a run that never searches (every hunk exactly at its line
-    /// number) makes none.
-    pub fn announce_later(&self, announcer: impl FnOnce() -> Announcements + 's) {
-        *self.announcer.borrow_mut() = Some(Box::new(announcer));
-    }
-
-    /// Runs the announcer, if it has not run.
-    fn run_announcer(&self) {
-        let announcer = self.announcer.borrow_mut().take();
-        if let Some(announcer) = announcer {
-            let made = announcer();
-            let _ = self.counts.set(made.counts);
-            self.announce(made.needles);
-        }
-    }
-
-    /// Takes the announced needles.
-    pub fn take_announced(&self) -> Vec<Needle> {
-        self.run_announcer();
-        std::mem::take(&mut *self.announced.borrow_mut())
-    }
-
-    /// How many lines of the patch share each token (none counted when
-    /// nothing was announced later).
-    pub fn counts(&self) -> &TokenCounts {
-        self.run_announcer();
-        self.counts.get_or_init(TokenCounts::default)
-    }
-
-    /// Which pieces of the file hold a character a raw search cannot see
-    /// (`prefilter/scan.rs`), once the first search found out.
-    pub fn unseen_pieces(&self) -> Option<&[bool]> {
-        self.unseen_pieces.get().map(|v| v.as_slice())
-    }
-
-    /// Records what the first search found out.
-    pub fn set_unseen_pieces(&self, pieces: Vec<bool>) {
-        let _ = self.unseen_pieces.set(pieces);
-    }
-
-    /// The lines found for `needle`, if it was searched (shared, not copied).
-    pub fn cached_hits(&self, needle: &Needle) -> Option<Rc<[usize]>> {
-        self.hits.borrow().get(needle).cloned()
-    }
-
-    /// True when `needle` was searched.
-    pub fn is_cached(&self, needle: &Needle) -> bool {
-        self.hits.borrow().contains_key(needle)
-    }
-
-    /// Keeps the lines found for `needle`.
-    pub fn cache_hits(&self, needle: Needle, lines: Vec<usize>) {
-        self.hits.borrow_mut().insert(needle, lines.into());
+    /// What the prefilter remembers of this file's searches.
+    pub(super) fn searches(&self) -> &Searches<'s> {
+        &self.searches
     }
 
     /// Number of lines.
@@ -312,7 +237,7 @@ impl<'h> OldLine<'h> {
         self.fuzzy.get_or_init(|| fuzzy_key(self.text))
     }
 
-    /// The longest word of the fuzzy key (`prefilter::word_token`), found once.
+    /// The longest word of the fuzzy key (`needles::word_token`), found once.
     pub fn longest_word(&self) -> Option<&str> {
         let key = self.fuzzy();
         let at = self
@@ -322,7 +247,7 @@ impl<'h> OldLine<'h> {
     }
 
     /// The longest token of the resilient key
-    /// (`prefilter::resilient_token`), found once.
+    /// (`needles::resilient_token`), found once.
     pub fn longest_resilient_token(&self) -> Option<&str> {
         let key = self.resilient();
         let at = self

@@ -28,6 +28,7 @@
 //! ```
 
 mod accept;
+mod addition;
 mod applied;
 mod choose;
 mod decide;
@@ -38,6 +39,7 @@ pub(crate) mod indent;
 mod keys;
 mod ladder;
 mod lenient;
+mod needles;
 pub(crate) mod normalize;
 mod numbered;
 mod outcome;
@@ -113,7 +115,8 @@ pub(crate) fn locate_hunks(
     let keys = FileKeys::new(source, options.prefilter_above_lines)
         .index_also_when(searches > options.prefilter_above_lines);
     if keys.is_indexed() {
-        keys.announce_later(|| prefilter::announcements(hunks));
+        keys.searches()
+            .announce_later(|| prefilter::announcements(hunks));
     }
     let mut state = FileState {
         pins: pins.clone(),

@@ -3,7 +3,7 @@
 //! before put them, and what the hunks of the file together say about
 //! which it is (see `docs/matching.md`, rule 7).
 
-use super::applied::{PlaceError, addition_point, addition_present, insert_at};
+use super::addition::{PlaceError, addition_present, insert_at};
 use super::choose::Hints;
 use super::keys::{FileKeys, new_side};
 use super::normalize::same_but_whitespace;
@@ -82,6 +82,32 @@ pub(super) fn place_numbered(
         return Ok(done_at(at, AdditionEvidence::Unsure));
     }
     Ok(Numbered::Point(at))
+}
+
+/// `@@ -a,0 +c,d @@` inserts after line a: the line number is the only
+/// evidence of the place, so it must be inside the file and agree with
+/// where the hunks before it were found.
+pub(super) fn addition_point(hunk: &Hunk, hints: &Hints, n: usize) -> Result<usize, PlaceError> {
+    let written = hunk.line_hint.unwrap_or(0);
+    // A pure addition's hint names the line *after* which it goes: 0..=n.
+    let raw = hints.raw_line.map(|l| l + 1).filter(|&l| l <= n);
+    let Some(raw) = raw.or((written == 0).then_some(0)) else {
+        return Err((
+            Reason::ContextNotFound,
+            format!("the hunk adds lines after line {written}, but the file has only {n} lines"),
+            Vec::new(),
+        ));
+    };
+    match hints.line.map(|l| l + 1) {
+        Some(corrected) if corrected != raw => Err((
+            Reason::Ambiguous,
+            format!(
+                "the hunk only adds lines and its place comes from its line number alone: after line {raw} as written, or after line {corrected} where the hunks before it were found; add context lines"
+            ),
+            vec![raw + 1, corrected + 1],
+        )),
+        _ => Ok(raw),
+    }
 }
 
 /// True when the hunk adds only lines without a word (blank lines,

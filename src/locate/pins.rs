@@ -4,7 +4,7 @@
 //! given line is one. Nothing else reaches them, so a run can also record
 //! every line it asked about: a run whose pins differ from another's only
 //! in lines it never asked about takes the same course and gives the same
-//! results (`apply::pin_check` relies on this to try a suggested `--at`
+//! results (`plan::pin_check` relies on this to try a suggested `--at`
 //! without locating the file again).
 
 use std::cell::RefCell;

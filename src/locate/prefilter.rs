@@ -29,27 +29,13 @@
 
 use super::Tier;
 use super::keys::{FileKeys, OldLine, new_side, old_side};
+use super::needles::{Announcements, MIN_TOKEN, Needle, TokenCounts, TokenKind};
 use crate::model::{Hunk, LineKind};
-pub(super) use rarity::TokenCounts;
-use rarity::{Candidate, TokenKind};
+use rarity::Candidate;
 use std::rc::Rc;
 
 mod rarity;
 mod scan;
-
-/// Tokens shorter than this are too common to narrow the search.
-const MIN_TOKEN: usize = 3;
-
-/// What a tier searches the raw bytes for.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(super) enum Needle {
-    /// A whole line (the exact tier): hits must be the entire line.
-    Line(String),
-    /// A fragment that stands verbatim in every matching line.
-    Plain(String),
-    /// A fragment that stands in every matching line up to ASCII case.
-    Folded(String),
-}
 
 impl Needle {
     /// The needle a line is searched by under `tier`, given how many lines
@@ -63,12 +49,6 @@ impl Needle {
             TokenKind::Line => Needle::Line(c.text.into()),
             _ if c.folded => Needle::Folded(c.text.into()),
             _ => Needle::Plain(c.text.into()),
-        }
-    }
-
-    fn text(&self) -> &str {
-        match self {
-            Needle::Line(t) | Needle::Plain(t) | Needle::Folded(t) => t,
         }
     }
 }
@@ -106,7 +86,7 @@ fn usual<'l>(line: &'l OldLine, tier: Tier) -> Option<Candidate<'l>> {
 }
 
 /// The needle of a line under `tier`: the usual one, unless its token is
-/// shared by more lines of the patch than [`rarity::SHARED_BY`]; then the
+/// shared by more lines of the patch than [`SHARED_BY`](super::needles::SHARED_BY); then the
 /// least shared of the line's sound needles (the usual one on a tie).
 fn choose<'l>(line: &'l OldLine, tier: Tier, counts: &TokenCounts) -> Option<Candidate<'l>> {
     let usual = usual(line, tier)?;
@@ -135,45 +115,39 @@ fn sharing(line: &OldLine, tier: Tier, counts: &TokenCounts) -> u32 {
 /// caller then scans every line).
 ///
 /// The first search of a file also searches, in the same pass, the needles
-/// announced with [`FileKeys::announce`] or [`FileKeys::announce_later`];
-/// all results are kept.
+/// announced with [`Searches::announce`](super::needles::Searches::announce)
+/// or [`announce_later`](super::needles::Searches::announce_later);
+/// all results are kept (in [`FileKeys::searches`]).
 pub(super) fn lines_matching(keys: &FileKeys, line: &OldLine, tier: Tier) -> Option<Rc<[usize]>> {
     if !keys.is_indexed() {
         return None;
     }
-    let needle = Needle::of(line, tier, keys.counts())?;
-    if let Some(hits) = keys.cached_hits(&needle) {
+    let searches = keys.searches();
+    let needle = Needle::of(line, tier, searches.counts())?;
+    if let Some(hits) = searches.cached_hits(&needle) {
         return Some(hits);
     }
     // The announced needles searched the same way (case-sensitively or
     // not) join this search; the others wait for their own.
     let folded = |n: &Needle| matches!(n, Needle::Folded(_));
-    let (mut needles, later): (Vec<Needle>, Vec<Needle>) = keys
+    let (mut needles, later): (Vec<Needle>, Vec<Needle>) = searches
         .take_announced()
         .into_iter()
-        .filter(|n| !keys.is_cached(n))
+        .filter(|n| !searches.is_cached(n))
         .partition(|n| folded(n) == folded(&needle));
-    keys.announce(later);
+    searches.announce(later);
     needles.push(needle.clone());
     needles.sort();
     needles.dedup();
     for (needle, hits) in scan::search(keys, &needles) {
-        keys.cache_hits(needle, hits);
+        searches.cache_hits(needle, hits);
     }
-    keys.cached_hits(&needle)
-}
-
-/// What the location of a file's hunks will probably search for: the
-/// needles, and the patch's token counts they were chosen by.
-pub(super) struct Announcements {
-    /// Each needle once.
-    pub needles: Vec<Needle>,
-    /// How many lines of the patch share each token.
-    pub counts: TokenCounts,
+    searches.cached_hits(&needle)
 }
 
 /// The needles of a hunk's old side that the tiers searching the whole file
-/// will look for, to announce with [`FileKeys::announce`].
+/// will look for, to announce with
+/// [`Searches::announce`](super::needles::Searches::announce).
 #[cfg(test)]
 pub(super) fn anchors_of(old: &[OldLine]) -> Vec<Needle> {
     let counts = TokenCounts::default();
@@ -298,7 +272,7 @@ pub(super) fn starts(
     if !keys.is_indexed() {
         return None;
     }
-    let anchors = start_anchors(old, tier, keys.counts());
+    let anchors = start_anchors(old, tier, keys.searches().counts());
     if anchors.is_empty() {
         return None;
     }
@@ -348,35 +322,9 @@ fn start_anchors<'a, 'h>(
     anchors
 }
 
-/// The whitespace tokens of a resilient key long enough to search for
-/// (a trailing ellipsis left out: the token before it may be cut).
-fn resilient_tokens(key: &str) -> impl Iterator<Item = &str> {
-    let key = key
-        .strip_suffix("...")
-        .or_else(|| key.strip_suffix('\u{2026}'))
-        .unwrap_or(key);
-    key.split(' ').filter(|t| t.len() >= MIN_TOKEN)
-}
-
-/// The words (runs of ASCII letters, digits and `_`) of a fuzzy key long
-/// enough to search for.
-fn words(key: &str) -> impl Iterator<Item = &str> {
-    key.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .filter(|t| t.len() >= MIN_TOKEN)
-}
-
-/// The longest of [`resilient_tokens`] (the last of equals).
-pub(super) fn resilient_token(key: &str) -> Option<&str> {
-    resilient_tokens(key).max_by_key(|t| t.len())
-}
-
-/// The longest of [`words`] (the last of equals).
-pub(super) fn word_token(key: &str) -> Option<&str> {
-    words(key).max_by_key(|t| t.len())
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::needles::{resilient_token, word_token};
     use super::*;
 
     #[test]
@@ -459,13 +407,13 @@ mod tests {
         let source = crate::source::SourceText::new(text.as_bytes());
         let keys = FileKeys::new(&source, 0);
         let probe = OldLine::new(LineKind::Context, "fn handle_request(req) {");
-        keys.announce(anchors_of(&[OldLine::new(
+        keys.searches().announce(anchors_of(&[OldLine::new(
             LineKind::Remove,
             "    respond(req)",
         )]));
         let hits = lines_matching(&keys, &probe, Tier::Fuzzy).unwrap();
         assert_eq!(&*hits, &[1, 4, 5]);
-        assert_eq!(keys.unseen_pieces(), Some(&[true][..]));
+        assert_eq!(keys.searches().unseen_pieces(), Some(&[true][..]));
         let kelvin = OldLine::new(LineKind::Context, "fn handle_rek(z) {");
         assert_eq!(&*lines_matching(&keys, &kelvin, Tier::Fuzzy).unwrap(), &[7]);
     }
@@ -502,7 +450,7 @@ mod tests {
             Needle::of(&line, Tier::Fuzzy, &counts),
             Some(Needle::Folded("accumulate_measurement".into()))
         );
-        let few = TokenCounts::of(&hunks[..rarity::SHARED_BY as usize]);
+        let few = TokenCounts::of(&hunks[..super::super::needles::SHARED_BY as usize]);
         assert_eq!(
             Needle::of(&line, Tier::Resilient, &few),
             Some(Needle::Plain("accumulate_measurement(s,".into()))

@@ -1,5 +1,5 @@
 //! What the planner decided, file by file and hunk by hunk: the core's
-//! outcome types. The planner (`crate::apply`), the targets and git fill
+//! outcome types. The planner (`crate::plan`), the targets and git fill
 //! them in; `crate::write` and `crate::git` act on them; `crate::report`
 //! builds what people and tools read from them. This module imports no
 //! report, renderer or terminal code.

@@ -2,7 +2,7 @@
 //! `CHANGES`, `configure`): no extension, no `/`, not one of the
 //! conventional names [`paths::path_line`] reads. The parser sees no tree,
 //! so it only records the word (`model::BareName`); the tree decides before
-//! anything is located (`apply::transform`).
+//! anything is located (`plan::transform`).
 
 use super::cleanup::Src;
 use super::{fence, paths};

@@ -226,7 +226,7 @@ fn ends_bare_body(src: &Src, j: usize) -> bool {
     let body = |k: usize| {
         src.line(k).is_some_and(|l| {
             (l.starts_with([' ', '-', '+', '\t']) || l.starts_with("@@") || l.starts_with("***"))
-                && !super::hunk::is_file_header(src, k)
+                && !paths::is_file_header(src, k)
         })
     };
     match src.line(j) {
@@ -437,7 +437,7 @@ fn finish(
         }
     }
     // Read around its elision lines only when the chunk as written stands
-    // nowhere (`apply::elision`), as unified and numberless hunks are.
+    // nowhere (`plan::elision`), as unified and numberless hunks are.
     h.elision = super::elision::read_context(&h, &elided).map(Box::new);
     fp.hunks.push(h);
     Ok(())

@@ -3,14 +3,9 @@
 use super::cleanup::Src;
 use super::malformed;
 use super::numbering::{split_line_number, strip_numbered_hunk};
+use super::paths::is_file_header;
 use crate::error::ParseError;
 use crate::model::{Hunk, HunkLine, LineKind, LineText};
-
-/// True when line `i` is `--- x` directly followed by `+++ y` (a file header).
-pub(crate) fn is_file_header(src: &Src, i: usize) -> bool {
-    src.line(i).is_some_and(|l| l.starts_with("--- "))
-        && src.line(i + 1).is_some_and(|l| l.starts_with("+++ "))
-}
 
 /// True for a hunk header line (`@@ ...`).
 pub(crate) fn is_hunk_header(line: &str) -> bool {

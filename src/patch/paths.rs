@@ -1,9 +1,16 @@
-//! Path clean-up: header paths, `-pN` stripping, and path-like lines that name
-//! the file of the edit below them.
+//! Paths in patches: the `--- `/`+++ ` file header and its paths, `-pN`
+//! stripping, path clean-up, and path-like lines that name the file of the
+//! edit below them.
 
 use super::cleanup::Src;
 use super::fence;
 use crate::error::ParseError;
+
+/// True when line `i` is `--- x` directly followed by `+++ y` (a file header).
+pub(crate) fn is_file_header(src: &Src, i: usize) -> bool {
+    src.line(i).is_some_and(|l| l.starts_with("--- "))
+        && src.line(i + 1).is_some_and(|l| l.starts_with("+++ "))
+}
 
 /// Cleans a path as written: trims; a C-quoted path
 /// (`"a/caf\303\251.txt"`, `"x\\y"`) is decoded as git writes it;

@@ -20,7 +20,7 @@ pub mod human;
 pub mod stat;
 pub mod unified;
 
-use crate::apply::PatchPlan;
+use crate::plan::PatchPlan;
 use serde::Serialize;
 
 pub use crate::locate::NearMatch;

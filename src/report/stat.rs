@@ -11,8 +11,8 @@
 //! ```
 
 use super::{FileReport, FileStatus, HunkOutcome, Report};
-use crate::apply::FileResult;
 use crate::model::FileOp;
+use crate::plan::FileResult;
 use std::fmt::Write as _;
 
 fn shown_path(f: &FileReport) -> String {

@@ -13,7 +13,7 @@
 //! assert!(unified_diff(plan.results()).contains("@@ -1,2 +1,2 @@\n one\n-two\n+2\n"));
 //! ```
 
-use crate::apply::FileResult;
+use crate::plan::FileResult;
 use similar::TextDiff;
 
 /// Standard unified diff (3 lines of context) of every changed file.

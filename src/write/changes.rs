@@ -3,8 +3,8 @@
 
 use super::stage::exec_bits;
 use super::{Expect, FileChange, WriteContent};
-use crate::apply::{FileResult, NewContent};
 use crate::content::Content;
+use crate::plan::{FileResult, NewContent};
 use crate::target::{TargetError, WorktreeTargets};
 
 /// How to recognise that a file is still as it was read.

@@ -9,7 +9,7 @@ use crate::journal::{self, JournalData, JournalEntry, JournalSpec, TreeId, Writt
 use crate::progress::{NoProgress, Progress, Stage, Workload};
 use crate::target::Stamp;
 use crate::test_hooks::{self, Step, checkpoint};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -123,6 +123,17 @@ impl Committed {
             .index
             .as_ref()
             .is_some_and(|(index, sum)| journal::index_checksum(index).unwrap_or_default() != *sum)
+    }
+
+    /// Each file the commit wrote, with what it wrote there: staging the
+    /// index from the working tree (`--index`) reads them back through
+    /// [`Written::read_back`] instead of rendering their content again.
+    pub(crate) fn written(&self) -> HashMap<&Path, Written> {
+        self.data
+            .entries
+            .iter()
+            .filter_map(|e| Some((e.target.as_path(), e.written?)))
+            .collect()
     }
 
     /// Puts every file back as it was before the commit.

@@ -1,10 +1,10 @@
 //! Producing the result on disk: an all-or-nothing replacement of files
 //! ([`commit_with_progress`]), each new content streamed into place by
-//! `crate::render`.
+//! `crate::plan::render`.
 
 use crate::content::Content;
 use crate::model::LineText;
-use crate::plan::FilePlan;
+use crate::plan::edits::FilePlan;
 use crate::source::LineIndex;
 use crate::target::Stamp;
 use std::io;
@@ -203,7 +203,7 @@ mod stage;
 mod writeback;
 
 #[cfg(test)]
-use crate::render::render_to_vec;
+use crate::plan::render::render_to_vec;
 pub(crate) use changes::worktree_changes;
 #[cfg(test)]
 use commit::commit;

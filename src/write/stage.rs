@@ -4,7 +4,7 @@
 
 use super::{WriteContent, parent_dir, writeback};
 use crate::journal::Written;
-use crate::render::{self, Bulk};
+use crate::plan::render::{self, Bulk};
 use crate::source::SourceText;
 use crate::test_hooks::{self, Step};
 use std::collections::HashSet;
@@ -90,7 +90,7 @@ pub(super) fn stage(
                 crc: &mut crc,
             };
             test_hooks::fail(Step::StageWrite, staged)?;
-            crate::apply::write_lines(lines, final_newline, &mut out)?;
+            crate::plan::write_lines(lines, final_newline, &mut out)?;
             out.flush()?;
         }
         WriteContent::Render { old, plan, index } => {

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::journal::{JournalData, JournalSpec};
-use crate::plan::{Edit, NewLine};
+use crate::plan::edits::{Edit, NewLine};
 use crate::source::SourceText;
 use crate::test_hooks::Step;
 use std::fs;

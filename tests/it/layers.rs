@@ -1,19 +1,18 @@
 //! The dependency rule of `docs/architecture.md`, checked on the sources:
 //! nothing below the run orchestration imports the report, only the
-//! planner imports the outcome's types, and no import
-//! cycle between top-level modules, nor between files, appears beyond the
-//! ones the document names (none between modules today, three between
-//! files). The edges are the `crate::X` (and, between files, `super::X`)
-//! paths in each file's code (comments and doc examples left out).
+//! planner imports the outcome's types, no import cycle between top-level
+//! modules appears beyond the ones the document names (none today), and
+//! none between files. The edges are the `crate::X` (and, between files,
+//! `super::X`) paths in each file's code (comments and doc examples left
+//! out).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// The modules below the run orchestration (`invocation/`, `hook.rs`,
+/// The modules below the run orchestration (`run/`, `hook.rs`,
 /// `main.rs`): the core and the edges it hands its outcome to.
 const BELOW_THE_RUN: &[&str] = &[
-    "apply",
     "content",
     "error",
     "git",
@@ -162,7 +161,7 @@ fn nothing_below_the_run_imports_the_report() {
 /// report's data): the planner, which makes the outcome. The parser, the
 /// ladder, the edit planner and the edges (targets, git, writing, the
 /// journal) fail with errors of their own (docs/architecture.md, "Errors").
-const MAKE_THE_OUTCOME: &[&str] = &["apply", "outcome"];
+const MAKE_THE_OUTCOME: &[&str] = &["plan", "outcome"];
 
 #[test]
 fn below_the_run_only_the_planner_imports_the_outcome() {
@@ -182,6 +181,26 @@ fn below_the_run_only_the_planner_imports_the_outcome() {
     );
 }
 
+/// Inside the planner, the edits of a file (`plan/edits.rs`, once
+/// `src/plan.rs`, a module of its own below the planner) still import
+/// neither the outcome nor the report: they are neutral data the planner
+/// turns into its outcome.
+#[test]
+fn the_edits_of_a_file_import_neither_the_outcome_nor_the_report() {
+    let edits = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/plan/edits.rs");
+    let reached = reached(&code_of(&edits));
+    assert!(
+        reached.contains("model"),
+        "the check sees its imports: {reached:?}"
+    );
+    for not in ["outcome", "report"] {
+        assert!(
+            !reached.contains(not),
+            "src/plan/edits.rs imports crate::{not}"
+        );
+    }
+}
+
 #[test]
 fn no_import_cycle_beyond_the_ones_named() {
     let found = cycles(&edges());
@@ -196,16 +215,6 @@ fn no_import_cycle_beyond_the_ones_named() {
     );
 }
 
-/// The cycles between files (modules below the top level) that
-/// `docs/architecture.md` names as remaining, each sorted. Each is between
-/// two files of one module that the placement or parser work was editing
-/// when the check went in; a new one fails the test.
-const KNOWN_FILE_CYCLES: &[&[&str]] = &[
-    &["locate/applied", "locate/numbered"],
-    &["locate/keys", "locate/prefilter"],
-    &["patch/codex", "patch/hunk"],
-];
-
 /// The module path of a file under `src/` (`locate/keys` for
 /// `src/locate/keys.rs`, `locate` for `src/locate/mod.rs`).
 fn module_path(src: &Path, file: &Path) -> String {
@@ -214,83 +223,172 @@ fn module_path(src: &Path, file: &Path) -> String {
     rel.strip_suffix("/mod").unwrap_or(&rel).to_string()
 }
 
-/// The first one or two names of each path that starts with `prefix`
-/// (`super::` or `crate::`) in `code`, also inside `prefix{…}` groups:
-/// `crate::locate::{keys, prefilter::Needle}` gives `locate/keys` and
-/// `locate/prefilter`.
-fn named_after(code: &str, prefix: &str) -> BTreeSet<String> {
-    let word = |s: &str| -> String {
-        s.trim_start()
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect()
-    };
-    // The heads of `rest`: one word, or the first word of each part of a group.
-    let heads = |rest: &str| -> Vec<(String, String)> {
-        let parts: Vec<&str> = match rest.strip_prefix('{') {
-            Some(group) => group[..group.find('}').unwrap_or(group.len())]
-                .split(',')
-                .collect(),
-            None => vec![rest],
-        };
-        parts
-            .into_iter()
-            .map(|p| {
-                let p = p.trim_start();
-                let w = word(p);
-                let after = p[w.len()..].strip_prefix("::").unwrap_or("").to_string();
-                (w, after)
-            })
-            .filter(|(w, _)| !w.is_empty())
-            .collect()
-    };
-    let mut names = BTreeSet::new();
-    for (i, _) in code.match_indices(prefix) {
-        let before = code[..i].chars().next_back();
-        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':') {
-            continue;
+/// The paths of the use tree (or plain path) at the start of `s`, each as
+/// its words: `a::{b, c::{d, e as f}}` gives `a b`, `a c d` and `a c e`;
+/// `a::B::new(x)` gives `a B new`. Returns where the tree ends.
+fn use_paths(s: &[u8], mut i: usize) -> (Vec<Vec<String>>, usize) {
+    let skip_space = |i: &mut usize| {
+        while s.get(*i).is_some_and(|c| c.is_ascii_whitespace()) {
+            *i += 1;
         }
-        for (first, after) in heads(&code[i + prefix.len()..]) {
-            let seconds = heads(&after);
-            if seconds.is_empty() {
-                names.insert(first.clone());
+    };
+    skip_space(&mut i);
+    if s.get(i) == Some(&b'{') {
+        i += 1;
+        let mut all = Vec::new();
+        loop {
+            let (paths, j) = use_paths(s, i);
+            all.extend(paths);
+            i = j;
+            // Past what follows the item (`as name`) to its `,` or the `}`.
+            let mut depth = 0;
+            while let Some(&c) = s.get(i) {
+                match c {
+                    b'{' => depth += 1,
+                    b'}' if depth == 0 => break,
+                    b'}' => depth -= 1,
+                    b',' if depth == 0 => break,
+                    _ => {}
+                }
+                i += 1;
             }
-            for (second, _) in seconds {
-                names.insert(format!("{first}/{second}"));
+            match s.get(i) {
+                Some(b',') => i += 1,
+                Some(_) => return (all, i + 1),
+                None => return (all, i),
             }
         }
     }
-    names
+    let start = i;
+    while s
+        .get(i)
+        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+    {
+        i += 1;
+    }
+    if i == start {
+        return (Vec::new(), i);
+    }
+    let word = String::from_utf8_lossy(&s[start..i]).to_string();
+    if !s[i..].starts_with(b"::") {
+        return (vec![vec![word]], i);
+    }
+    let (rest, end) = use_paths(s, i + 2);
+    if rest.is_empty() {
+        return (vec![vec![word]], end);
+    }
+    let paths = rest
+        .into_iter()
+        .map(|mut p| {
+            p.insert(0, word.clone());
+            p
+        })
+        .collect();
+    (paths, end)
 }
 
-/// Every edge between two files of `src/`: `super::NAME` and
-/// `crate::TOP::NAME` paths to another file's module, leaving out a file's
-/// own ancestors (a child uses its parent's types by design).
-fn file_edges() -> BTreeMap<String, BTreeSet<String>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    let modules: BTreeSet<String> = files.iter().map(|f| module_path(&src, f)).collect();
-    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for file in &files {
-        let from = module_path(&src, file);
-        let code = code_of(file);
-        let is_mod = file.ends_with("mod.rs");
-        let parent = from.rsplit_once('/').map_or("", |(p, _)| p);
-        let mut targets: Vec<String> = Vec::new();
-        if !is_mod && !parent.is_empty() {
-            for name in named_after(&code, "super::") {
-                let first = name.split('/').next().unwrap_or("");
-                targets.push(format!("{parent}/{first}"));
+/// For each line of `code`, how many inline modules (`mod tests { … }`,
+/// as rustfmt lays them out) it is inside: `super::` there first leaves
+/// those.
+fn inline_depths(code: &str) -> Vec<usize> {
+    let mut open: Vec<String> = Vec::new();
+    let mut depths = Vec::new();
+    for line in code.lines() {
+        let indent: String = line.chars().take_while(|c| *c == ' ').collect();
+        let rest = line.trim();
+        let rest = rest.strip_prefix("pub(crate) ").unwrap_or(rest);
+        let rest = rest.strip_prefix("pub(super) ").unwrap_or(rest);
+        let opens = rest.strip_prefix("mod ").is_some_and(|r| {
+            r.strip_suffix(" {")
+                .is_some_and(|name| name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        });
+        if open.last().is_some_and(|o| *o == indent) && rest == "}" {
+            open.pop();
+        }
+        depths.push(open.len());
+        if opens {
+            open.push(indent);
+        }
+    }
+    depths
+}
+
+/// The file module `words` name from `base` (the module the path starts
+/// at): the longest run of them that is a file's module, if any.
+fn resolve(modules: &BTreeSet<String>, base: &str, words: &[String]) -> String {
+    let mut best = base.to_string();
+    let mut at = base.to_string();
+    for word in words {
+        at = if at.is_empty() {
+            word.clone()
+        } else {
+            format!("{at}/{word}")
+        };
+        if !modules.contains(&at) {
+            break;
+        }
+        best = at.clone();
+    }
+    best
+}
+
+/// The files' modules that `code`, the code of the file of module `from`,
+/// names: every `crate::` path, and every `super::` path, which starts
+/// at the module as many levels up as it has `super`s (less the inline
+/// modules it stands in).
+fn named_files(modules: &BTreeSet<String>, from: &str, code: &str) -> BTreeSet<String> {
+    let depths = inline_depths(code);
+    let mut line_starts = vec![0];
+    line_starts.extend(code.match_indices('\n').map(|(i, _)| i + 1));
+    let bytes = code.as_bytes();
+    let mut named = BTreeSet::new();
+    for prefix in ["crate::", "super::"] {
+        for (i, _) in code.match_indices(prefix) {
+            let before = code[..i].chars().next_back();
+            if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            let line = line_starts.partition_point(|&s| s <= i) - 1;
+            let start = if prefix == "crate::" {
+                i + prefix.len()
+            } else {
+                i
+            };
+            for path in use_paths(bytes, start).0 {
+                let (base, words) = if prefix == "crate::" {
+                    (Some(String::new()), &path[..])
+                } else {
+                    let supers = path.iter().take_while(|w| *w == "super").count();
+                    let up = supers.saturating_sub(depths[line]);
+                    let mut base = (up > 0).then(|| from.to_string());
+                    for _ in 0..up {
+                        base = base.and_then(|b| {
+                            (!b.is_empty())
+                                .then(|| b.rsplit_once('/').map_or("", |(p, _)| p).to_string())
+                        });
+                    }
+                    (base, &path[supers..])
+                };
+                if let Some(base) = base {
+                    named.insert(resolve(modules, &base, words));
+                }
             }
         }
-        for name in named_after(&code, "crate::") {
-            targets.push(name.clone());
-            targets.push(name.split('/').next().unwrap_or("").to_string());
-        }
-        for to in targets {
+    }
+    named
+}
+
+/// Every edge between two files' modules below the top level, given each
+/// file's module and code: the `super::` and `crate::` paths to another
+/// file's module, leaving out a file's own ancestors (a child uses its
+/// parent's types by design).
+fn file_edges_in(files: &[(String, String)]) -> BTreeMap<String, BTreeSet<String>> {
+    let modules: BTreeSet<String> = files.iter().map(|(m, _)| m.clone()).collect();
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (from, code) in files {
+        for to in named_files(&modules, from, code) {
             let ancestor = from.starts_with(&format!("{to}/"));
-            if to != from && !ancestor && modules.contains(&to) && to.contains('/') {
+            if to != *from && !ancestor && to.contains('/') {
                 edges.entry(from.clone()).or_default().insert(to);
             }
         }
@@ -298,24 +396,61 @@ fn file_edges() -> BTreeMap<String, BTreeSet<String>> {
     edges
 }
 
-#[test]
-fn no_import_cycle_between_files_beyond_the_ones_named() {
-    let edges = file_edges();
-    // The check sees the edges it must: this one is there today.
-    assert!(
-        edges
-            .get("apply/file")
-            .is_some_and(|to| to.contains("apply/hunks")),
-        "{edges:?}"
-    );
-    let found = cycles(&edges);
-    let known: BTreeSet<Vec<String>> = KNOWN_FILE_CYCLES
+/// Every edge between two files of `src/` (see [`file_edges_in`]).
+fn file_edges() -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let files: Vec<(String, String)> = files
         .iter()
-        .map(|c| c.iter().map(|m| m.to_string()).collect())
+        .map(|f| (module_path(&src, f), code_of(f)))
         .collect();
-    let new: Vec<&Vec<String>> = found.difference(&known).collect();
+    file_edges_in(&files)
+}
+
+#[test]
+fn no_import_cycle_between_files() {
+    let edges = file_edges();
+    // The check sees the edges it must: these are there today (a sibling
+    // named through `super::`, a cousin through `super::super::`).
+    let sees = |from: &str, to: &str| edges.get(from).is_some_and(|t| t.contains(to));
+    assert!(sees("plan/file", "plan/hunks"), "{edges:?}");
+    assert!(sees("locate/prefilter/scan", "locate/keys"), "{edges:?}");
+    let found = cycles(&edges);
     assert!(
-        new.is_empty(),
-        "import cycles between files that docs/architecture.md does not name: {new:?}"
+        found.is_empty(),
+        "import cycles between files (docs/architecture.md, dependency rule 3): {found:?}"
     );
+}
+
+/// The file check finds a cycle however its edges are written: `super::`
+/// to a sibling, `super::super::` to a cousin, `crate::` paths, nested
+/// `use` groups, and not a test module's own `super::`.
+#[test]
+fn the_file_check_finds_a_cycle_when_there_is_one() {
+    let file = |m: &str, code: &str| (m.to_string(), code.to_string());
+    let base = vec![
+        file("m", "mod a;\nmod b;\nmod p;\n"),
+        file("m/a", "use super::b::B;\n"),
+        file("m/p", "mod q;\n"),
+        file(
+            "m/p/q",
+            "use super::super::a::A;\n#[cfg(test)]\nmod tests {\n    use super::super::b;\n}\n",
+        ),
+    ];
+    assert!(cycles(&file_edges_in(&base)).is_empty());
+    let edges = file_edges_in(&base);
+    assert_eq!(edges["m/p/q"], BTreeSet::from(["m/a".to_string()]));
+    for back in [
+        "use super::a::A;\n",
+        "fn f() { super::a::A::new() }\n",
+        "use crate::m::a;\n",
+        "use crate::{m::{a::A, p}, x};\n",
+        "use super::p::q::Q;\n",
+    ] {
+        let mut files = base.clone();
+        files.push(file("m/b", back));
+        let found = cycles(&file_edges_in(&files));
+        assert!(!found.is_empty(), "no cycle found with m/b: {back}");
+    }
 }

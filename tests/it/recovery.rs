@@ -296,6 +296,58 @@ fn a_reader_never_rolls_back_a_live_run() {
     }
 }
 
+/// A committed repository holding `a.txt` (2,000 lines) and, at `../patch`,
+/// a patch changing its line 999; returns the file's lines.
+fn index_scene(dir: &Path) -> (PathBuf, String) {
+    let root = dir.join("tree");
+    fs::create_dir(&root).unwrap();
+    let lines: String = (0..2000).map(|i| format!("line {i}\n")).collect();
+    fs::write(root.join("a.txt"), &lines).unwrap();
+    support::scene::commit_all(&root, &[]);
+    let patch = "--- a/a.txt\n+++ b/a.txt\n@@ -1000,3 +1000,3 @@\n line 998\n-line 999\n+line 999 changed\n line 1000\n";
+    fs::write(dir.join("patch"), patch).unwrap();
+    (root, lines)
+}
+
+/// `--index` stages the bytes the run wrote, read back from the working
+/// tree (one rendering feeds both): a file another process changed between
+/// its rename and the staging is not staged as the patch's result beside
+/// the changed file's stat data (which would hide the change from `git
+/// status`); the run is undone instead, the index keeps its entry, and the
+/// other process's change stays.
+#[test]
+fn index_stages_what_was_written_or_nothing() {
+    let args = ["--index", "../patch"];
+    let dir = tempfile::tempdir().unwrap();
+    let (root, lines) = index_scene(dir.path());
+    let flag = dir.path().join("paused");
+    let paused = Paused::start(&root, &args, "replaced", &flag);
+    let mut edited = fs::read(root.join("a.txt")).unwrap();
+    assert!(String::from_utf8_lossy(&edited).contains("line 999 changed\n"));
+    edited.extend_from_slice(b"a line another process added\n");
+    fs::write(root.join("a.txt"), &edited).unwrap();
+    let out = paused.resume();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("changed the file after the patch wrote it"),
+        "{err}"
+    );
+    assert_eq!(git(&root, &["show", ":a.txt"]), lines);
+    assert_eq!(fs::read(root.join("a.txt")).unwrap(), edited);
+    let status = git(&root, &["status", "--porcelain"]);
+    assert!(status.starts_with(" M a.txt\n"), "{status}");
+    // Undisturbed, the staged blob is the bytes written, byte for byte.
+    let dir = tempfile::tempdir().unwrap();
+    let (root, _) = index_scene(dir.path());
+    let out = run(&root, &args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let staged = git(&root, &["show", ":a.txt"]);
+    assert_eq!(staged.as_bytes(), fs::read(root.join("a.txt")).unwrap());
+    assert!(staged.contains("line 999 changed\n"));
+    assert_eq!(git(&root, &["status", "--porcelain"]), "M  a.txt\n");
+}
+
 // ---------------------------------------------------------------------
 // Item 3: only journals this tool wrote for this tree.
 

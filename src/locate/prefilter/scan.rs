@@ -3,7 +3,7 @@
 //! as fuzzy folding reads them.
 
 use super::super::keys::FileKeys;
-use super::Needle;
+use super::super::needles::Needle;
 use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
 
@@ -168,7 +168,7 @@ pub(super) fn search(keys: &FileKeys, needles: &[Needle]) -> Vec<(Needle, Vec<us
     let searchers = searchers(needles);
     let pieces = bytes.len().div_ceil(SEARCH_PIECE);
     let body_start = if source.has_bom() { 3 } else { 0 };
-    let known = keys.unseen_pieces();
+    let known = keys.searches().unseen_pieces();
     let found: Vec<(Vec<Vec<usize>>, bool)> = (0..pieces)
         .into_par_iter()
         .map(|piece| {
@@ -216,7 +216,8 @@ pub(super) fn search(keys: &FileKeys, needles: &[Needle]) -> Vec<(Needle, Vec<us
         })
         .collect();
     if known.is_none() {
-        keys.set_unseen_pieces(found.iter().map(|(_, unseen)| *unseen).collect());
+        keys.searches()
+            .set_unseen_pieces(found.iter().map(|(_, unseen)| *unseen).collect());
     }
     let mut lines: Vec<Vec<usize>> = vec![Vec::new(); needles.len()];
     for (piece, _) in found {

@@ -13,7 +13,7 @@ use crate::locate::{
     Failure, HunkStatus, Located, MatchOptions, Normalization, Pins, Reason, Tier, locate_hunks,
 };
 use crate::model::{Hunk, LineKind};
-use crate::plan::{Edit, FilePlan, NewLine, order_edits, plan_file};
+use crate::plan::edits::{Edit, FilePlan, NewLine, order_edits, plan_file};
 use crate::source::SourceText;
 use std::collections::HashSet;
 use std::ops::Range;

@@ -29,7 +29,7 @@
 use crate::locate::normalize::{fuzzy_key, resilient_key};
 use crate::locate::{Failure, HunkStatus, Located, Slot, Tier};
 use crate::model::{Hunk, LineKind};
-use crate::plan::{Edit, NewLine};
+use crate::plan::edits::{Edit, NewLine};
 use crate::source::SourceText;
 use aho_corasick::AhoCorasick;
 use std::cell::OnceCell;

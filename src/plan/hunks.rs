@@ -8,7 +8,7 @@ use crate::model::{Hunk, LineKind};
 use crate::outcome::{
     CandidateView, FileReport, HunkFailure, HunkOutcome, HunkReport, LineRange, quote,
 };
-use crate::plan::FilePlan;
+use crate::plan::edits::FilePlan;
 use crate::source::SourceText;
 use std::borrow::Cow;
 

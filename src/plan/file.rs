@@ -8,7 +8,7 @@ use crate::outcome::{
     FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, LineRange, Problem, ProblemCode,
     quote,
 };
-use crate::plan::{FilePlan, plan_file};
+use crate::plan::edits::{FilePlan, plan_file};
 use crate::source::{SourceText, looks_binary};
 use crate::target::Targets;
 use std::cell::OnceCell;

@@ -5,7 +5,7 @@
 //! ([`render_to_vec`]); writing streams it into a staged file
 //! (`crate::write`).
 
-use crate::plan::{FilePlan, NewLine};
+use crate::plan::edits::{FilePlan, NewLine};
 use crate::source::SourceText;
 use std::fs;
 use std::io::{self, Write};

@@ -5,12 +5,14 @@
 
 pub(crate) mod checks;
 mod done;
+pub(crate) mod edits;
 mod elision;
 mod file;
 mod hunks;
 mod options;
 mod pin_check;
 mod reach;
+pub(crate) mod render;
 mod sequence;
 mod transform;
 
@@ -18,9 +20,9 @@ use crate::content::Content;
 use crate::model::{FilePatch, LineText};
 use crate::outcome::{FileReport, FileStatus, Problem, ProblemCode};
 use crate::patch::{PatchText, parse_patch_text};
-use crate::plan::FilePlan;
+use crate::plan::edits::FilePlan;
+use crate::plan::render::render_to_vec;
 use crate::progress::{NoProgress, Progress, Stage, Workload};
-use crate::render::render_to_vec;
 use crate::source::{LineIndex, SourceText};
 use crate::target::{Targets, WorktreeTargets};
 use file::plan_one;

@@ -3,10 +3,10 @@
 //! report a run that wrote nothing leaves.
 
 use super::{ConflictReport, Destination, Invocation, Outcome, RunError};
-use crate::apply::{FileResult, NewContent, PatchPlan};
-use crate::git::{GitError, Repo};
+use crate::git::{GitError, ReadBack, Repo};
 use crate::journal::JournalSpec;
 use crate::outcome::Problem;
+use crate::plan::{FileResult, NewContent, PatchPlan};
 use crate::progress::Progress;
 use crate::report::{Report, conflict};
 use crate::target::WorktreeTargets;
@@ -57,12 +57,24 @@ pub(super) fn write_results(
             Vec::new()
         };
         if let (Some(r), Some((mut ix, lock))) = (place.repo, index) {
-            r.stage(
-                &mut ix,
-                plan.results(),
-                inv.destination == Destination::Index,
-                lock,
-            )?;
+            // `--index` stages the bytes the commit wrote, read back, rather
+            // than rendering each file's new content a second time.
+            let written = committed.as_ref().map(|c| c.written());
+            let read_back = |path: &str| {
+                let target = place.targets.resolve_checked(path).ok()?;
+                let written = written.as_ref()?.get(target.as_path())?;
+                Some(match written.read_back(&target) {
+                    Ok(Some(bytes)) => Ok(bytes),
+                    Ok(None) => Err(GitError::ChangedAfterWriting(path.to_string())),
+                    Err(source) => Err(GitError::ReadBack {
+                        path: path.to_string(),
+                        source,
+                    }),
+                })
+            };
+            let worktree: Option<ReadBack> =
+                (inv.destination == Destination::Index).then_some(&read_back);
+            r.stage(&mut ix, plan.results(), worktree, lock)?;
         }
         Ok(rejects)
     })();

@@ -2,7 +2,7 @@
 //! [`Destination`]. The fields are the crate's; callers use the `with_…`
 //! setters and the getters.
 
-use crate::apply::ApplyOptions;
+use crate::plan::ApplyOptions;
 use std::path::{Path, PathBuf};
 
 /// Where results go.

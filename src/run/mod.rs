@@ -14,10 +14,10 @@
 //! assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "one\n");
 //! ```
 
-use crate::apply::{ApplyOptions, PatchPlan, plan_patch_with};
 use crate::git::{GitError, IndexCheckError, Repo};
 use crate::journal::JournalError;
 use crate::patch::PatchText;
+use crate::plan::{ApplyOptions, PatchPlan, plan_patch_with};
 use crate::progress::{NoProgress, Progress};
 use crate::report::{Problem, ProblemCode, Report};
 use crate::target::WorktreeTargets;
@@ -372,7 +372,7 @@ fn plan_run(
         }
         _ => plan_patch_with(text, targets, apply, progress),
     };
-    crate::apply::checks::check(&mut plan, &apply.pins, inv.allow_empty);
+    crate::plan::checks::check(&mut plan, &apply.pins, inv.allow_empty);
     if inv.destination != Destination::Worktree && repo.is_none() {
         plan.error = Some(Problem::new(
             ProblemCode::NotARepository,

@@ -109,7 +109,7 @@ pub(crate) fn plan_file(source: &SourceText, hunks: &[Hunk], located: &mut [Loca
 
 /// Sorts the edits of located hunks by position and splits those that
 /// share lines kept as context, as [`plan_file`] does with the edits it
-/// builds (`apply::sequence` builds each hunk's edit once and combines
+/// builds (`plan::sequence` builds each hunk's edit once and combines
 /// them here).
 pub(crate) fn order_edits(edits: &mut Vec<Edit>) {
     edits.sort_by_key(|e| (e.start, e.end, e.hunk));
