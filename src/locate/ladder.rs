@@ -362,7 +362,7 @@ impl Ladder<'_, '_, '_> {
         starts: &[usize],
         new_side: &Option<NewSideFound>,
     ) -> Result<Located, Failure> {
-        if let Some(pick) = in_order_pick(self.hunks, self.index, starts)
+        if let Some(pick) = in_order_pick(self.hunks, self.index, starts, &self.state.twins)
             && let Some(c) = cands.iter().position(|c| c.start == pick)
         {
             return self.settle(tier, cands.swap_remove(c), new_side);

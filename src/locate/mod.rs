@@ -67,6 +67,8 @@ use numbered::{AdditionEvidence, insert_numbered_additions_again};
 use scope::Anchors;
 use search::{Candidate, Slack, contiguous, similar, structural};
 use std::borrow::Cow;
+use std::cell::OnceCell;
+use std::collections::HashMap;
 use std::ops::Range;
 
 /// At most this many candidate lines of an ambiguous hunk are reported.
@@ -180,7 +182,7 @@ struct FileState {
     /// What the hunks before each hunk add and remove, as written
     /// (`written_delta[i]` for hunk `i`): made once per file, on the first
     /// hunk with a new-side start.
-    written_delta: std::cell::OnceCell<Vec<isize>>,
+    written_delta: OnceCell<Vec<isize>>,
     /// Where the Codex anchors asked for so far stand.
     anchor_lines: scope::AnchorLines,
     /// Hunks placed on one of several equally good candidates because
@@ -188,6 +190,8 @@ struct FileState {
     /// of the hunks after them once the file is located. Noted from inside
     /// the ladder, which sees the state only shared.
     ties: std::cell::RefCell<Vec<evidence::SettledTie>>,
+    /// The file's hunks grouped by old side, made on the first tie.
+    twins: OnceCell<Twins>,
 }
 
 impl FileState {
@@ -536,22 +540,57 @@ fn inner_anchor(
 }
 
 /// When several identical hunks each match one of several identical places,
-/// the k-th such hunk takes the k-th place.
-fn in_order_pick(hunks: &[Hunk], index: usize, starts: &[usize]) -> Option<usize> {
-    fn key(h: &Hunk) -> Vec<(LineKind, &str)> {
-        h.lines
-            .iter()
-            .filter(|l| l.is_old())
-            .map(|l| (l.kind, l.text.as_str()))
-            .collect()
-    }
-    let mine = key(&hunks[index]);
-    let twins: Vec<usize> = (0..hunks.len())
-        .filter(|&i| hunks[i].anchors.is_empty() && key(&hunks[i]) == mine)
-        .collect();
-    if twins.len() != starts.len() || twins.len() < 2 {
+/// the k-th such hunk takes the k-th place. (`twins`: the file's hunks
+/// grouped by old side, made once per file: a scan of every hunk per tie
+/// made a patch of ties quadratic.)
+fn in_order_pick(
+    hunks: &[Hunk],
+    index: usize,
+    starts: &[usize],
+    twins: &OnceCell<Twins>,
+) -> Option<usize> {
+    let twins = twins.get_or_init(|| Twins::of(hunks));
+    let group = twins.members.get((*twins.group.get(index)?)?)?;
+    if group.len() != starts.len() || group.len() < 2 {
         return None;
     }
-    let rank = twins.iter().position(|&i| i == index)?;
+    let rank = group.iter().position(|&i| i == index)?;
     starts.get(rank).copied()
+}
+
+/// The hunks of a file without Codex anchors, grouped by their old side
+/// (each old line's text, and whether it is removed).
+#[derive(Default)]
+struct Twins {
+    /// Each hunk's group (`None` for a hunk with anchors).
+    group: Vec<Option<usize>>,
+    /// Each group's hunks, in order.
+    members: Vec<Vec<usize>>,
+}
+
+impl Twins {
+    fn of(hunks: &[Hunk]) -> Self {
+        let mut by_side: HashMap<Vec<(bool, &str)>, usize> = HashMap::new();
+        let mut twins = Twins::default();
+        for (i, h) in hunks.iter().enumerate() {
+            if !h.anchors.is_empty() {
+                twins.group.push(None);
+                continue;
+            }
+            let side: Vec<(bool, &str)> = h
+                .lines
+                .iter()
+                .filter(|l| l.is_old())
+                .map(|l| (l.kind == LineKind::Remove, l.text.as_str()))
+                .collect();
+            let next = twins.members.len();
+            let g = *by_side.entry(side).or_insert(next);
+            if g == next {
+                twins.members.push(Vec::new());
+            }
+            twins.members[g].push(i);
+            twins.group.push(Some(g));
+        }
+        twins
+    }
 }
