@@ -54,7 +54,7 @@ mod unique;
 pub(crate) use choose::HINT_WINDOW;
 pub(crate) use outcome::{Failure, HunkStatus, Located};
 pub use outcome::{MatchOptions, NearMatch, Normalization, Reason, Tier};
-pub(crate) use pins::Pins;
+pub(crate) use pins::{Asker, Course, NO_LINE, Pins, Step, TRIED};
 pub(crate) use proven::locate_known_file;
 pub(crate) use search::Slot;
 
@@ -124,6 +124,10 @@ pub(crate) fn locate_hunks(
         pins: pins.clone(),
         ..FileState::default()
     };
+    let course = pins.recording();
+    if let Some(course) = course {
+        course.begin();
+    }
     let mut results = Vec::with_capacity(hunks.len());
     for (index, hunk) in hunks.iter().enumerate() {
         if hunk.starts_section {
@@ -132,7 +136,16 @@ pub(crate) fn locate_hunks(
             state.done_offset = 0;
             state.done_drift = false;
         }
+        let told = state.telling_additions.len();
+        if let Some(course) = course {
+            course.locating(Some(index));
+        }
         let result = ladder::locate_one(&keys, hunks, index, hunk, &mut state, options);
+        if let Some(course) = course {
+            let file = (&keys, hunks, options);
+            pins::try_suggestions(course, file, (index, hunk), &mut state, (&result, told));
+            course.locating(None);
+        }
         if let Ok(loc) = &result {
             unique::debug_check(&keys, hunks, index, loc, !pins.is_empty());
             state.record(hunk, index, loc, keys.len());

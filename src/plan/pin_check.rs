@@ -10,35 +10,46 @@
 //!
 //! Location asks of the pins only whether there are any and whether a line
 //! is one (`locate::Pins`). So the file is located once more with a pin on
-//! no line (the *pinned course*, recording every line it asks about): a
-//! line it never asked about, pinned, changes no answer, and that run's
-//! results are the pinned course's. Only a line the course asked about is
-//! tried by locating the file again. A patch whose every hunk is refused
-//! where no pin is asked about (each "already applied, or to be applied
-//! there?") costs two locations of the file, not one per hunk.
+//! no line (the *pinned course*, recording every line it asks about and
+//! which hunk asked first). That one location answers most tries:
+//! - a line the course never asked about, pinned, changes no answer: that
+//!   run's results are the course's;
+//! - a line no hunk before the refused one asked about leaves the hunks
+//!   before it located alike, so the refused hunk is located as it was in
+//!   the course, or, when it asked about the line itself, as the course's
+//!   trial of that line located it (the hunk alone, on the same state:
+//!   `locate::pins`). The steps after location (blocks placed in order,
+//!   numbered additions) turn a hunk placed at a pinned line only into
+//!   itself, and never place a refused hunk whose lines were found; only a
+//!   hunk they might still place, or refuse for what other hunks do, is
+//!   left to a location of its own.
+//!
+//! Only a line an earlier hunk asked about is tried by locating the file
+//! again (and every line, where blocks are re-read as pieces or lines as
+//! written: location then runs more than once). A patch of genuine ties
+//! costs one location of the file and one of each refused hunk per
+//! suggestion, not one of the file per suggestion.
 
-use crate::locate::{Failure, Located, Pins};
+use crate::locate::{Asker, Course, Failure, Located, NO_LINE, Pins, Step, TRIED};
 use crate::model::{BlobIds, Hunk};
 use crate::source::SourceText;
 use std::cell::OnceCell;
-use std::collections::HashSet;
+use std::rc::Rc;
 
 use super::ApplyOptions;
 use super::elision;
 use super::sequence::place_in_order;
 
-/// At most this many candidates are tried one by one.
-const TRIED: usize = 10;
-
-/// A pin on no line: lines and places are below the file's length.
-const NO_LINE: usize = usize::MAX;
-
 /// The file's hunks located with the run's pins and a pin on no line, and
-/// the lines that location asked the pins about.
+/// what that location recorded (the lines it asked the pins about, each
+/// hunk's location, the trials of suggested lines).
 pub(super) struct PinnedCourse {
     found: Vec<Hunk>,
     results: Vec<Result<Located, Failure>>,
-    asked: HashSet<usize>,
+    course: Rc<Course>,
+    /// Location ran once, on the hunks as given: no block was read again
+    /// as its pieces, no lines again as written.
+    once: bool,
 }
 
 /// The run's pins, its options and the patch's blob ids for the file.
@@ -88,41 +99,51 @@ pub(super) fn settling(
 ) -> Vec<usize> {
     let pins = run.1;
     let course = course.get_or_init(|| {
-        let (pinned, asked) = Pins::recording(pins.iter().copied().chain([NO_LINE]).collect());
+        let (pinned, course) = Pins::course(pins);
         let (found, results) = located(source, file_hunks, run, &pinned);
-        let asked = asked.borrow().clone();
+        let once = course.locations() == 1 && !file_hunks.iter().any(rereads);
         PinnedCourse {
             found,
             results,
-            asked,
+            course,
+            once,
         }
     });
     let tried_again = |at: usize| {
         let mut pinned = pins.to_vec();
         pinned.push(at);
-        let (found, results) = located(source, file_hunks, run, &Pins::new(pinned));
-        (found, results)
+        located(source, file_hunks, run, &Pins::new(pinned))
     };
     let places = |line: usize| {
         let at = line.saturating_sub(1);
-        // (Were the pin on no line ever asked about, the course would
-        // answer one question differently: then every line is tried.)
-        if !course.asked.contains(&at) && !course.asked.contains(&NO_LINE) {
-            let placed = placed_at((&course.found, &course.results), (index, hunk), line);
-            // Where checks are on (debug builds, fuzz targets), the run the
-            // course stands for is made anyway: it must give the same.
-            if cfg!(any(debug_assertions, fuzzing)) {
-                let (found, results) = tried_again(at);
+        let answered = course_answer(course, file_hunks, (index, hunk), line);
+        // Where checks are on (debug builds, fuzz targets), the run the
+        // course stands for is made anyway: it must give the same.
+        if cfg!(any(debug_assertions, fuzzing))
+            && let Some((placed, same_run)) = answered
+        {
+            let (found, results) = tried_again(at);
+            if same_run {
                 assert_eq!(
                     (found.as_slice(), format!("{results:?}")),
                     (course.found.as_slice(), format!("{:?}", course.results)),
                     "--at line {line}, a line the pinned course never asked about, changed the location"
                 );
             }
-            return placed;
+            assert_eq!(
+                placed,
+                placed_at((&found, &results), (index, hunk), line),
+                "--at line {line}: the pinned course's answer for hunk {} is not the run's",
+                index + 1
+            );
         }
-        let (found, results) = tried_again(at);
-        placed_at((&found, &results), (index, hunk), line)
+        answered.map_or_else(
+            || {
+                let (found, results) = tried_again(at);
+                placed_at((&found, &results), (index, hunk), line)
+            },
+            |(placed, _)| placed,
+        )
     };
     let tried: Vec<usize> = failure.candidates.iter().take(TRIED).copied().collect();
     let settled: Vec<usize> = tried.iter().copied().filter(|&l| places(l)).collect();
@@ -131,4 +152,47 @@ pub(super) fn settling(
     } else {
         settled
     }
+}
+
+/// Whether hunk `index` (`hunk`) places at `line` (1-based) with that line
+/// pinned, as the pinned course tells it without locating the file again,
+/// and whether that run would be the course itself; `None` when the
+/// course cannot tell.
+fn course_answer(
+    course: &PinnedCourse,
+    file_hunks: &[Hunk],
+    (index, hunk): (usize, &Hunk),
+    line: usize,
+) -> Option<(bool, bool)> {
+    let at = line.saturating_sub(1);
+    let record = &course.course;
+    // (Were the pin on no line ever asked about, the course would answer
+    // that question differently from the run with the line pinned.)
+    if record.asker(NO_LINE).is_some() {
+        return None;
+    }
+    if record.asker(at).is_none() {
+        let placed = placed_at((&course.found, &course.results), (index, hunk), line);
+        return Some((placed, true));
+    }
+    // Location ran once, on the hunks as given, with this very hunk.
+    if !course.once || file_hunks.get(index) != Some(hunk) {
+        return None;
+    }
+    let step = match record.asker(at) {
+        Some(Asker::Hunk(first)) if first < index => return None,
+        Some(Asker::Hunk(first)) if first == index => record.trial(index, at)?,
+        _ => record.step(index)?,
+    };
+    match step {
+        Step::Placed(start) => Some((start == at, false)),
+        Step::Refused => Some((false, false)),
+        Step::Open => None,
+    }
+}
+
+/// True when location may run again on other hunks than these: a block
+/// that may be read as its pieces, lines that may be read as written.
+fn rereads(hunk: &Hunk) -> bool {
+    hunk.as_written.is_some() || hunk.elision.as_deref().is_some_and(|e| e.pieces.is_ok())
 }
