@@ -46,6 +46,13 @@ Cases (H hunks, one changed line each, on a file of 8 H lines unless said):
               (`apply/pin_check.rs`: one more location of the file, shared
               by every refusal; hunks squared before session 12's second
               pass)
+  ties        bare `@@` hunks, H of them on 16 H lines, on a file whose
+              second half repeats its first: every hunk matches two places
+              equally well and is refused (exit 1, file unchanged), each
+              refusal trying its two `--at` suggestions (`apply/pin_check.rs`:
+              every suggested line pinned, one hunk located again; hunks
+              squared before session 13). Fresh only (nothing applies, so
+              re-applied is the same run); the peers cannot read bare `@@`
 Each case runs on the original file (fresh: every hunk applies) and on the
 patched file (re-applied: every hunk already applied, the pre-commit case).
 
@@ -99,13 +106,19 @@ def make(case, k, base):
         hunks, n = 15 * k * base // 1000 or 1, 4750 * k * base // 1000
     elif case == "long-lines":
         hunks, n = k * base // 4 or 1, 2 * k * base
+    elif case == "ties":
+        hunks, n = k * base, 16 * k * base
     else:
         hunks, n = 2 * k * base, 16 * k * base
     step = n // hunks
+    if case == "ties":
+        # The look-alikes: the second half of the file is the first again,
+        # and the hunks edit the first half.
+        step = n // 2 // hunks
     # Codex: the changed line is the 5th of its block of 8 (after `fn`).
     codex = case.startswith("codex")
     targets = [step * h + step // 2 + (1 if codex else 0) for h in range(hunks)]
-    before = [line(i, case) for i in range(n)]
+    before = [line(i % (n // 2) if case == "ties" else i, case) for i in range(n)]
     after = list(before)
     for t in targets:
         after[t] = changed(t, case)
@@ -131,7 +144,7 @@ def make(case, k, base):
     out = ["--- a/f.rs\n", "+++ b/f.rs\n"]
     for h, t in enumerate(targets):
         lo, hi = max(0, t - 3), min(n, t + 4)
-        if case == "numberless":
+        if case in ("numberless", "ties"):
             out.append("@@\n")
         elif case == "misnumbered":
             at = lo + 1 + (6 if h % 2 else -6)
@@ -150,7 +163,9 @@ def make(case, k, base):
                 out.append(" " + before[j].replace("// step", "// STEP"))
             else:
                 out.append(" " + before[j])
-    return "".join(before), "".join(after), "".join(out), hunks, n
+    # Ties: every hunk is refused, the file stays as it was.
+    want = before if case == "ties" else after
+    return "".join(before), "".join(want), "".join(out), hunks, n
 
 
 def timed(cmd, cwd):
@@ -215,13 +230,19 @@ def main():
             git = ["git", "apply"] + (["--ignore-whitespace"] if lenient else []) + [pfile]
             gnu = ["patch", "-p1", "-s", "-N", "--no-backup-if-mismatch", "-r", "-"] + (["-l"] if lenient else []) + ["-i", pfile]
             states = [("fresh", before, after), ("re-applied", after, after)]
+            if case == "ties":
+                # Nothing applies: re-applied is the fresh run again.
+                states = states[:1]
             for state, start, want in [s for s in states if s[0] in args.states.split(",")]:
                 ours = measure([binary, "-q", pfile], start, want, args.runs, scratch)
                 peers = [] if args.no_peers else [measure(c, start, want, args.runs, scratch) for c in (git, gnu)]
                 # Re-applied, a hunk with a context line written differently
                 # is refused: its new side does not stand as written; a case
-                # fix read with the tolerance that found it is two readings.
+                # fix read with the tolerance that found it is two readings;
+                # a tie is refused fresh.
                 want_code = 1 if state == "re-applied" and case in ("similar", "case-fix") else 0
+                if case == "ties":
+                    want_code = 1
                 if not ours[3] or ours[1] != want_code:
                     failed = True
 
