@@ -46,6 +46,13 @@ Cases (H hunks, one changed line each, on a file of 8 H lines unless said):
               (`apply/pin_check.rs`: one more location of the file, shared
               by every refusal; hunks squared before session 12's second
               pass)
+  lenient-deletions  numbered hunks that only remove a line, every old line
+              (context and removed) with trailing blanks added: each is a
+              pure deletion read with tolerance (resilient tier), so the
+              removal checks run (`locate/evidence.rs`: a deletion whose
+              context stands exactly elsewhere, a removed line paired with
+              tolerance while its exact twin is skipped, a removed copy
+              beside a kept copy across an omitted line)
   ties        bare `@@` hunks, H of them on 16 H lines, on a file whose
               second half repeats its first: every hunk matches two places
               equally well and is refused (exit 1, file unchanged), each
@@ -149,13 +156,18 @@ def make(case, k, base):
         elif case == "misnumbered":
             at = lo + 1 + (6 if h % 2 else -6)
             out.append(f"@@ -{max(at, 1)},{hi - lo} +{max(at, 1)},{hi - lo} @@\n")
+        elif case == "lenient-deletions":
+            # The new side starts h lines up: each hunk before removed one.
+            out.append(f"@@ -{lo + 1},{hi - lo} +{lo + 1 - h},{hi - lo - 1} @@\n")
         else:
             out.append(f"@@ -{lo + 1},{hi - lo} +{lo + 1},{hi - lo} @@\n")
         for j in range(lo, hi):
-            if j == t:
+            if j == t and case == "lenient-deletions":
+                out.append("-" + before[j][:-1] + "  \n")
+            elif j == t:
                 out.append("-" + before[j])
                 out.append("+" + after[j])
-            elif case in ("drifted", "lenient"):
+            elif case in ("drifted", "lenient", "lenient-deletions"):
                 out.append(" " + before[j][:-1] + "  \n")
             elif case == "similar" and j == t - 2:
                 out.append(" " + before[j].replace("// step", "// stage"))
@@ -165,6 +177,9 @@ def make(case, k, base):
                 out.append(" " + before[j])
     # Ties: every hunk is refused, the file stays as it was.
     want = before if case == "ties" else after
+    if case == "lenient-deletions":
+        gone = set(targets)
+        want = [before[j] for j in range(n) if j not in gone]
     return "".join(before), "".join(want), "".join(out), hunks, n
 
 
@@ -210,7 +225,7 @@ def main():
     ap.add_argument("--states", default="fresh,re-applied",
                     help="which runs: fresh, re-applied, or both (default)")
     ap.add_argument("--no-peers", action="store_true", help="time ours only (the peers' columns stay empty)")
-    ap.add_argument("--cases", default="numbered,numberless,drifted,shared,backticks,codex,codex-same-anchor,sr-drift,long-lines,lenient,misnumbered,case-fix",
+    ap.add_argument("--cases", default="numbered,numberless,drifted,shared,backticks,codex,codex-same-anchor,sr-drift,long-lines,lenient,misnumbered,case-fix,lenient-deletions,ties",
                     help="default: every case but `similar` (minutes at 16x)")
     args = ap.parse_args()
     binary = os.path.abspath(args.bin)
@@ -226,7 +241,7 @@ def main():
             pfile = os.path.join(scratch, f"{case}-{k}.diff")
             with open(pfile, "w") as f:
                 f.write(patch)
-            lenient = case in ("drifted", "lenient", "similar")
+            lenient = case in ("drifted", "lenient", "similar", "lenient-deletions")
             git = ["git", "apply"] + (["--ignore-whitespace"] if lenient else []) + [pfile]
             gnu = ["patch", "-p1", "-s", "-N", "--no-backup-if-mismatch", "-r", "-"] + (["-l"] if lenient else []) + ["-i", pfile]
             states = [("fresh", before, after), ("re-applied", after, after)]
