@@ -44,8 +44,8 @@ pub(crate) fn scan(
             let (found, next) = codex::parse_bare(src, i)?;
             files.extend(found);
             i = next;
-        } else if sr_on && roo::is_apply_diff(l) {
-            i = roo::parse_apply_diff(src, i, ctx.target.as_deref(), files)?;
+        } else if sr_on && roo::is_tool_call(l) {
+            i = roo::parse_tool_call(src, i, ctx.target.as_deref(), files)?;
         } else if sr_on && sr::is_search(l) {
             let (block, next) = sr::parse_block(src, i)?;
             let fence = open_fence.is_some().then_some(fence_count);
@@ -170,7 +170,7 @@ fn openerless_block(
         src.line(k).is_some_and(|l| {
             codex::is_begin(l)
                 || codex::is_section(l)
-                || roo::is_apply_diff(l)
+                || roo::is_tool_call(l)
                 || unified::starts_at(src, k)
         })
     });
