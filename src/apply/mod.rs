@@ -6,6 +6,7 @@
 pub(crate) mod checks;
 mod done;
 mod elision;
+mod eof_blank;
 mod file;
 mod hunks;
 mod options;

@@ -327,6 +327,9 @@ fn reverse_hunk(hunk: &mut crate::model::Hunk) {
     }
     std::mem::swap(&mut hunk.old_missing_newline, &mut hunk.new_missing_newline);
     std::mem::swap(&mut hunk.added_crlf, &mut hunk.removed_crlf);
+    // Reversed, SEARCH's trailing blank line is an added line: nothing to
+    // read at the end of the file.
+    hunk.trailing_blank_search = false;
 }
 
 /// Swaps removed and added lines, keeping removed lines first within each

@@ -82,6 +82,11 @@ pub(crate) fn block_hunk(
         }
         Box::new(e)
     });
+    let blank = |l: Option<&String>| l.is_some_and(|l| l.trim().is_empty());
+    hunk.trailing_blank_search = blank(search.last())
+        && search.len() > 1
+        && !blank(search.get(search.len() - 2))
+        && hunk.elision.is_none();
     if stripped && !raw_search.iter().all(|l| l.trim().is_empty()) {
         hunk.as_written = Some(diff_lines(&raw_search, &raw_replace));
     } else if let Some(lines) = content.filter(|_| block.start_line.is_some()) {
@@ -92,7 +97,7 @@ pub(crate) fn block_hunk(
 
 /// The hunk lines of a SEARCH/REPLACE pair: a line diff of the two sections,
 /// compacted.
-fn diff_lines(search: &[String], replace: &[String]) -> Vec<HunkLine> {
+pub(crate) fn diff_lines(search: &[String], replace: &[String]) -> Vec<HunkLine> {
     let mut lines = Vec::new();
     let old: Vec<&str> = search.iter().map(String::as_str).collect();
     let new: Vec<&str> = replace.iter().map(String::as_str).collect();
