@@ -7,7 +7,7 @@
 use super::cleanup::Src;
 use super::elision;
 use super::malformed;
-use super::numbering::{strip_following, strip_numbered_section};
+use super::numbering::{strip_following, strip_numbered_after_first, strip_numbered_section};
 use crate::error::ParseError;
 use crate::model::{FileOp, FilePatch, Hunk, HunkLine, LineKind, PatchFormat};
 use similar::{Algorithm, DiffOp, capture_diff_slices};
@@ -39,7 +39,12 @@ pub(crate) fn block_hunk(
     let mut replace = block.replace;
     let mut hint = None;
     let mut stripped = false;
-    if let Some((s, numbering)) = strip_numbered_section(&search, true) {
+    let numbered = strip_numbered_section(&search, true).or_else(|| {
+        block
+            .start_line
+            .and_then(|n| strip_numbered_after_first(&search, n))
+    });
+    if let Some((s, numbering)) = numbered {
         search = s;
         hint = Some(numbering.first);
         stripped = true;
