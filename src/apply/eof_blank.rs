@@ -68,27 +68,31 @@ pub(super) fn retry<'h>(
         .iter()
         .zip(&results)
         .zip(retried.iter_mut())
-        .map(|((h, r), flag)| match without_trailing_blank(h).filter(|_| not_found(r)) {
-            Some(b) => {
-                *flag = true;
-                b
-            }
-            None => h.clone(),
-        })
+        .map(
+            |((h, r), flag)| match without_trailing_blank(h).filter(|_| not_found(r)) {
+                Some(b) => {
+                    *flag = true;
+                    b
+                }
+                None => h.clone(),
+            },
+        )
         .collect();
     if !retried.contains(&true) {
         return (found, results);
     }
     let (hunks, second) = locate_file(source, &again, &options.matching, pins);
     let n = source.len();
-    let kept = results.iter().zip(&second).zip(&retried).all(|((first, now), &r)| {
-        match (first, now) {
+    let kept = results
+        .iter()
+        .zip(&second)
+        .zip(&retried)
+        .all(|((first, now), &r)| match (first, now) {
             (_, Ok(loc)) if r => loc.end == n && loc.end > loc.start,
             (Ok(a), Ok(b)) => (a.start, a.end) == (b.start, b.end),
             (Ok(_), Err(_)) => false,
             (Err(_), _) => !r,
-        }
-    });
+        });
     if !kept {
         return (found, results);
     }
@@ -113,8 +117,11 @@ mod tests {
             ..Hunk::default()
         };
         let read = without_trailing_blank(&hunk).expect("read");
-        let kinds: Vec<(LineKind, &str)> =
-            read.lines.iter().map(|l| (l.kind, l.text.as_str())).collect();
+        let kinds: Vec<(LineKind, &str)> = read
+            .lines
+            .iter()
+            .map(|l| (l.kind, l.text.as_str()))
+            .collect();
         assert_eq!(
             kinds,
             [

@@ -37,6 +37,49 @@ pub(crate) fn is_tool_call(line: &str) -> bool {
     call_name(line).is_some()
 }
 
+/// True when the lines `block` (a SEARCH/REPLACE block, markers included)
+/// stand again, byte for byte and in one run, inside a tool call that
+/// starts after them: the block is a preview of the call's block. `calls`
+/// keeps the line ranges of the reply's tool calls, found once.
+pub(crate) fn sent_again_in_a_call(
+    src: &Src,
+    block: std::ops::Range<usize>,
+    calls: &mut Option<Vec<std::ops::Range<usize>>>,
+) -> bool {
+    let calls = calls.get_or_insert_with(|| tool_calls(src));
+    let lines = src.lines.get(block.clone()).unwrap_or(&[]);
+    if lines.is_empty() {
+        return false;
+    }
+    calls
+        .iter()
+        .filter(|c| c.start >= block.end)
+        .filter_map(|c| src.lines.get(c.clone()))
+        .any(|call| call.windows(lines.len()).any(|w| w == lines))
+}
+
+/// The line ranges of the complete tool calls of `src` (opening line to
+/// closing line).
+fn tool_calls(src: &Src) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(l) = src.line(i) {
+        let Some(name) = call_name(l) else {
+            i += 1;
+            continue;
+        };
+        let close = format!("</{name}>");
+        match (i..src.len()).find(|&k| src.line(k).is_some_and(|l| l.contains(&close))) {
+            Some(end) => {
+                out.push(i..end + 1);
+                i = end + 1;
+            }
+            None => break,
+        }
+    }
+    out
+}
+
 /// Finds `<name>…</name>` in `text[from..to]`; returns the inner range and the
 /// index after the closing tag. A `<![CDATA[ … ]]>` inner is skipped whole, so a
 /// closing tag inside it does not end the element.
