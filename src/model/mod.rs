@@ -243,6 +243,13 @@ pub struct Hunk {
     /// where the pieces beside it go (they must lie in order).
     #[serde(skip)]
     pub elision_piece: bool,
+    /// A SEARCH/REPLACE block whose SEARCH ends in one blank line after a
+    /// line that is not blank: where the block stands nowhere as written,
+    /// it is read without that line, kept only where it then ends at the
+    /// file's last line (Cline's applier matches that blank line with the
+    /// end of the file; see `docs/formats.md`).
+    #[serde(skip)]
+    pub trailing_blank_search: bool,
 }
 
 /// Elision lines in a SEARCH/REPLACE block: lines that stand for unchanged

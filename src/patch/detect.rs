@@ -35,6 +35,7 @@ pub(crate) fn scan(
     let mut open_fence: Option<(fence::Fence, usize)> = None;
     let mut last: Option<LastBlock> = None;
     let mut stray_scan = None;
+    let mut calls = None;
     while let Some(l) = src.line(i) {
         if codex_on && codex::is_begin(l) {
             let (found, next) = codex::parse(src, i)?;
@@ -44,8 +45,8 @@ pub(crate) fn scan(
             let (found, next) = codex::parse_bare(src, i)?;
             files.extend(found);
             i = next;
-        } else if sr_on && roo::is_apply_diff(l) {
-            i = roo::parse_apply_diff(src, i, ctx.target.as_deref(), files)?;
+        } else if sr_on && roo::is_tool_call(l) {
+            i = roo::parse_tool_call(src, i, ctx.target.as_deref(), files)?;
         } else if sr_on && sr::is_search(l) {
             let (block, next) = sr::parse_block(src, i)?;
             let fence = open_fence.is_some().then_some(fence_count);
@@ -54,7 +55,16 @@ pub(crate) fn scan(
                 Some(p) => (p, None),
                 None => {
                     let in_fence = open_fence.is_some();
-                    block_file(src, (i, in_fence), ctx, (near, after_prose), last.as_ref())?
+                    match block_file(src, (i, in_fence), ctx, (near, after_prose), last.as_ref()) {
+                        Err(ParseError::NoTargetPath { .. })
+                            if roo::sent_again_in_a_call(src, i..next, &mut calls) =>
+                        {
+                            // A preview of a block the reply sends in a tool call.
+                            i = next;
+                            continue;
+                        }
+                        found => found?,
+                    }
                 }
             };
             let (hunk, create) = sr::block_hunk(src, block, None)?;
@@ -170,7 +180,7 @@ fn openerless_block(
         src.line(k).is_some_and(|l| {
             codex::is_begin(l)
                 || codex::is_section(l)
-                || roo::is_apply_diff(l)
+                || roo::is_tool_call(l)
                 || unified::starts_at(src, k)
         })
     });

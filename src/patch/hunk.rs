@@ -170,7 +170,7 @@ fn starts_something_else(l: &str) -> bool {
         || super::search_replace::is_search(l)
         || super::search_replace::is_divider(l)
         || super::search_replace::is_replace(l)
-        || super::roo::is_apply_diff(l)
+        || super::roo::is_tool_call(l)
 }
 
 /// True when the blank lines `j..k` are blank context: the hunk goes on at

@@ -82,6 +82,36 @@ pub(crate) fn strip_numbered_section(
     Some((out, Numbering { first, sep }))
 }
 
+/// Strips the prefixes of a SEARCH section under `:start_line:` `start`
+/// whose first line lost its own (Roo: a numbered `read_file` view copied,
+/// the first line's `N | ` dropped): the first line is not blank and
+/// carries none, every non-empty line after it carries one with one
+/// separator, consecutive, and the numbering continues from `start` (the
+/// first line is line `start`). Returns the stripped lines and their
+/// numbering (its first number is `start`).
+pub(crate) fn strip_numbered_after_first(
+    lines: &[String],
+    start: usize,
+) -> Option<(Vec<String>, Numbering)> {
+    let (first, rest) = lines.split_first()?;
+    if first.trim().is_empty() || split_numbered(first).is_some() {
+        return None;
+    }
+    let (stripped, numbering) = strip_numbered_section(rest, true)?;
+    let at = rest.iter().position(|l| !l.trim().is_empty())?;
+    if numbering.first != start.checked_add(1 + at)? {
+        return None;
+    }
+    let out = std::iter::once(first.clone()).chain(stripped).collect();
+    Some((
+        out,
+        Numbering {
+            first: start,
+            sep: numbering.sep,
+        },
+    ))
+}
+
 /// Strips from the lines of a REPLACE section the prefixes that continue the
 /// SEARCH section's `numbering`: same separator, and a number above the last
 /// one stripped by at most the lines since it (a new line may carry the
@@ -184,6 +214,19 @@ mod tests {
         // Old lines of mixed separators are no numbering.
         let p = parse("--- a/f\n+++ b/f\n@@\n 1 | a\n-2: b\n+c\n").unwrap();
         assert_eq!(show(&p.files[0].hunks[0]), [" 1 | a", "-2: b", "+c"]);
+    }
+
+    #[test]
+    fn first_search_line_without_its_number() {
+        let lines = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let search = lines(&["*   a", " 6 |     1.  b", "", " 8 |     3.  c"]);
+        let (out, numbering) = strip_numbered_after_first(&search, 5).unwrap();
+        assert_eq!(out, ["*   a", "    1.  b", "", "    3.  c"]);
+        assert_eq!((numbering.first, numbering.sep), (5, '|'));
+        // Not continuing `:start_line:`, or the first line numbered: no.
+        assert!(strip_numbered_after_first(&search, 8).is_none());
+        let numbered = lines(&["5 | a", "6 | b"]);
+        assert!(strip_numbered_after_first(&numbered, 4).is_none());
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! The Roo-Code `<apply_diff>` XML envelope around SEARCH/REPLACE blocks:
-//! `<args><file><path>P</path><diff><content>…</content><start_line>N</start_line></diff></file></args>`
-//! and the older `<path>P</path><diff>…</diff>` form.
+//! The XML tool calls around SEARCH/REPLACE blocks: Roo-Code's
+//! `<apply_diff>` (`<args><file><path>P</path><diff><content>…</content><start_line>N</start_line></diff></file></args>`
+//! and the older `<path>P</path><diff>…</diff>` form) and Cline's
+//! `<replace_in_file><path>P</path><diff>…</diff></replace_in_file>`.
 
 use super::cleanup::Src;
 use super::search_replace::{
@@ -16,9 +17,67 @@ fn malformed(line: usize, message: impl Into<String>) -> ParseError {
     }
 }
 
-/// True when a line opens a Roo `<apply_diff>` envelope.
-pub(crate) fn is_apply_diff(line: &str) -> bool {
-    line.trim_start().starts_with("<apply_diff>")
+/// The tool calls read: Roo's `<apply_diff>` (both forms) and Cline's
+/// `<replace_in_file>` (the one-file form only).
+const CALLS: [&str; 2] = ["apply_diff", "replace_in_file"];
+
+/// The name of the tool call a line opens (`<apply_diff>`,
+/// `<replace_in_file>`), if it opens one.
+fn call_name(line: &str) -> Option<&'static str> {
+    let rest = line.trim_start().strip_prefix('<')?;
+    CALLS.into_iter().find(|n| {
+        rest.strip_prefix(n)
+            .is_some_and(|after| after.starts_with('>'))
+    })
+}
+
+/// True when a line opens a Roo `<apply_diff>` or a Cline
+/// `<replace_in_file>` tool call.
+pub(crate) fn is_tool_call(line: &str) -> bool {
+    call_name(line).is_some()
+}
+
+/// True when the lines `block` (a SEARCH/REPLACE block, markers included)
+/// stand again, byte for byte and in one run, inside a tool call that
+/// starts after them: the block is a preview of the call's block. `calls`
+/// keeps the line ranges of the reply's tool calls, found once.
+pub(crate) fn sent_again_in_a_call(
+    src: &Src,
+    block: std::ops::Range<usize>,
+    calls: &mut Option<Vec<std::ops::Range<usize>>>,
+) -> bool {
+    let calls = calls.get_or_insert_with(|| tool_calls(src));
+    let lines = src.lines.get(block.clone()).unwrap_or(&[]);
+    if lines.is_empty() {
+        return false;
+    }
+    calls
+        .iter()
+        .filter(|c| c.start >= block.end)
+        .filter_map(|c| src.lines.get(c.clone()))
+        .any(|call| call.windows(lines.len()).any(|w| w == lines))
+}
+
+/// The line ranges of the complete tool calls of `src` (opening line to
+/// closing line).
+fn tool_calls(src: &Src) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(l) = src.line(i) {
+        let Some(name) = call_name(l) else {
+            i += 1;
+            continue;
+        };
+        let close = format!("</{name}>");
+        match (i..src.len()).find(|&k| src.line(k).is_some_and(|l| l.contains(&close))) {
+            Some(end) => {
+                out.push(i..end + 1);
+                i = end + 1;
+            }
+            None => break,
+        }
+    }
+    out
 }
 
 /// Finds `<name>…</name>` in `text[from..to]`; returns the inner range and the
@@ -79,26 +138,30 @@ fn sub_src(src: &Src, first: usize, text: &str, start: usize, end: usize) -> Src
     out
 }
 
-/// Parses a Roo `<apply_diff>` envelope starting at line `i` (multi-file `<args>`
-/// form or the older `<path>` + `<diff>` form); returns the index after it.
-pub(crate) fn parse_apply_diff(
+/// Parses the tool call starting at line `i`: a Roo `<apply_diff>`
+/// (multi-file `<args>` form or the older `<path>` + `<diff>` form) or a
+/// Cline `<replace_in_file>` (`<path>` + `<diff>`); returns the index after it.
+pub(crate) fn parse_tool_call(
     src: &Src,
     i: usize,
     target: Option<&str>,
     files: &mut Vec<FilePatch>,
 ) -> Result<usize, ParseError> {
     let at = src.orig(i);
+    let name = src.line(i).and_then(call_name).unwrap_or(CALLS[0]);
+    let close = format!("</{name}>");
     let end = (i..src.len())
-        .find(|&k| src.line(k).is_some_and(|l| l.contains("</apply_diff>")))
-        .ok_or_else(|| malformed(at, "`<apply_diff>` has no `</apply_diff>`"))?;
+        .find(|&k| src.line(k).is_some_and(|l| l.contains(&close)))
+        .ok_or_else(|| malformed(at, format!("`<{name}>` has no `{close}`")))?;
     let text = src.lines.get(i..=end).unwrap_or(&[]).join("\n");
     let element = ApplyDiff {
         src,
         i,
         text,
         target,
+        name,
     };
-    if element.text.contains("<file>") {
+    if name == "apply_diff" && element.text.contains("<file>") {
         element.read_files(files)?;
     } else {
         element.read_single(files)?;
@@ -106,8 +169,8 @@ pub(crate) fn parse_apply_diff(
     Ok(end + 1)
 }
 
-/// One `<apply_diff>` element: its lines joined into one text, and where
-/// it stands in the patch.
+/// One tool call element: its lines joined into one text, and where it
+/// stands in the patch.
 struct ApplyDiff<'s, 'a> {
     src: &'s Src<'a>,
     /// Index in `src` of its first line.
@@ -115,6 +178,8 @@ struct ApplyDiff<'s, 'a> {
     text: String,
     /// The path to use when it names none.
     target: Option<&'s str>,
+    /// The call's tag name (`apply_diff`, `replace_in_file`).
+    name: &'static str,
 }
 
 impl ApplyDiff<'_, '_> {
@@ -205,14 +270,31 @@ impl ApplyDiff<'_, '_> {
     }
 
     /// The one-file form: `<path>`, `<diff>` and `<start_line>` directly
-    /// inside `<apply_diff>`.
+    /// inside `<apply_diff>` or `<replace_in_file>`. The `<path>` is read
+    /// outside the `<diff>` (before it, else after it): a `<path>` line of
+    /// the code inside never names the file.
     fn read_single(&self, files: &mut Vec<FilePatch>) -> Result<(), ParseError> {
         let (text, len) = (&self.text, self.text.len());
-        let path = self.path_of(0, len)?;
-        let (ds, de, _) = element(text, 0, len, "diff")
-            .ok_or_else(|| malformed(self.src.orig(self.i), "`<apply_diff>` holds no `<diff>`"))?;
+        let (ds, de, after) = element(text, 0, len, "diff").ok_or_else(|| {
+            let name = self.name;
+            malformed(
+                self.src.orig(self.i),
+                format!("`<{name}>` holds no `<diff>`"),
+            )
+        })?;
+        let open = ds.saturating_sub("<diff>".len());
+        let path = if element(text, after, len, "path").is_some()
+            && element(text, 0, open, "path").is_none()
+        {
+            self.path_of(after, len)?
+        } else {
+            self.path_of(0, open)?
+        };
         let content = unwrap_cdata(text, ds, de);
-        let hint = self.hint_of(0, len)?;
+        let hint = match element(text, 0, open, "start_line") {
+            Some(_) => self.hint_of(0, open)?,
+            None => self.hint_of(after, len)?,
+        };
         self.blocks(content, (&path, hint), ds, files)
     }
 }
@@ -280,6 +362,27 @@ mod tests {
         let (line, _) = malformed(parse(
             "<apply_diff>\n<path>a</path>\n<diff>\nnothing\n</diff>\n",
         ));
+        assert_eq!(line, 1);
+    }
+
+    #[test]
+    fn cline_replace_in_file() {
+        let text = "Done.\n<replace_in_file>\n<path>app/x.py</path>\n<diff>\n------- SEARCH\nold\n=======\nnew\n+++++++ REPLACE\n\n<<<<<<< SEARCH\nq\n=======\nr\n>>>>>>> REPLACE\n</diff>\n</replace_in_file>\n";
+        let p = parse(text).unwrap();
+        assert_eq!(p.files.len(), 1);
+        assert_eq!(p.files[0].path, "app/x.py");
+        assert_eq!(p.files[0].hunks.len(), 2);
+        assert_eq!(show(&p.files[0].hunks[1]), ["-q", "+r"]);
+        // A `<path>` inside the diff is content, never the file.
+        let inner = "<replace_in_file>\n<diff>\n<<<<<<< SEARCH\n<path>a.xml</path>\n=======\n<path>b.xml</path>\n>>>>>>> REPLACE\n</diff>\n</replace_in_file>\n";
+        assert!(matches!(
+            parse(inner),
+            Err(crate::error::ParseError::NoTargetPath { line: 1 })
+        ));
+        // `<file>` inside a Cline diff is content too.
+        let file = "<replace_in_file>\n<path>p.xml</path>\n<diff>\n<<<<<<< SEARCH\n<file>\n=======\n<file/>\n>>>>>>> REPLACE\n</diff>\n</replace_in_file>\n";
+        assert_eq!(parse(file).unwrap().files[0].path, "p.xml");
+        let (line, _) = malformed(parse("<replace_in_file>\n<path>a</path>\n<diff>\n"));
         assert_eq!(line, 1);
     }
 }

@@ -7,7 +7,7 @@
 use super::cleanup::Src;
 use super::elision;
 use super::malformed;
-use super::numbering::{strip_following, strip_numbered_section};
+use super::numbering::{strip_following, strip_numbered_after_first, strip_numbered_section};
 use crate::error::ParseError;
 use crate::model::{FileOp, FilePatch, Hunk, HunkLine, LineKind, PatchFormat};
 use similar::{Algorithm, DiffOp, capture_diff_slices};
@@ -39,7 +39,12 @@ pub(crate) fn block_hunk(
     let mut replace = block.replace;
     let mut hint = None;
     let mut stripped = false;
-    if let Some((s, numbering)) = strip_numbered_section(&search, true) {
+    let numbered = strip_numbered_section(&search, true).or_else(|| {
+        block
+            .start_line
+            .and_then(|n| strip_numbered_after_first(&search, n))
+    });
+    if let Some((s, numbering)) = numbered {
         search = s;
         hint = Some(numbering.first);
         stripped = true;
@@ -82,6 +87,11 @@ pub(crate) fn block_hunk(
         }
         Box::new(e)
     });
+    let blank = |l: Option<&String>| l.is_some_and(|l| l.trim().is_empty());
+    hunk.trailing_blank_search = blank(search.last())
+        && search.len() > 1
+        && !blank(search.get(search.len() - 2))
+        && hunk.elision.is_none();
     if stripped && !raw_search.iter().all(|l| l.trim().is_empty()) {
         hunk.as_written = Some(diff_lines(&raw_search, &raw_replace));
     } else if let Some(lines) = content.filter(|_| block.start_line.is_some()) {
@@ -92,7 +102,7 @@ pub(crate) fn block_hunk(
 
 /// The hunk lines of a SEARCH/REPLACE pair: a line diff of the two sections,
 /// compacted.
-fn diff_lines(search: &[String], replace: &[String]) -> Vec<HunkLine> {
+pub(crate) fn diff_lines(search: &[String], replace: &[String]) -> Vec<HunkLine> {
     let mut lines = Vec::new();
     let old: Vec<&str> = search.iter().map(String::as_str).collect();
     let new: Vec<&str> = replace.iter().map(String::as_str).collect();

@@ -60,7 +60,21 @@ pub(super) fn replace_only_problem(
 /// does not place as written and whose elision lines pair is located again
 /// as its pieces (with every other hunk), and pieces out of order are
 /// refused. Failures of a block whose elision lines do not pair say why.
+/// A block that stands nowhere, its SEARCH ending in a blank line, is then
+/// tried at the end of the file without that line (`super::eof_blank`).
 pub(super) fn locate<'h>(
+    source: &SourceText,
+    hunks: &'h [Hunk],
+    options: &ApplyOptions,
+    pins: &Pins,
+    pre_image: Option<&BlobIds>,
+) -> (Cow<'h, [Hunk]>, Results) {
+    let (found, results) = locate_pieces(source, hunks, options, pins, pre_image);
+    super::eof_blank::retry(source, found, results, options, pins)
+}
+
+/// [`locate`] before the end-of-file reading.
+fn locate_pieces<'h>(
     source: &SourceText,
     hunks: &'h [Hunk],
     options: &ApplyOptions,

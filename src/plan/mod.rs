@@ -7,6 +7,7 @@ pub(crate) mod checks;
 mod done;
 pub(crate) mod edits;
 mod elision;
+mod eof_blank;
 mod file;
 mod hunks;
 mod options;

@@ -325,8 +325,25 @@ fn reverse_hunk(hunk: &mut crate::model::Hunk) {
     if let Some(written) = hunk.as_written.as_mut() {
         reverse_lines(written);
     }
+    // Where the prefixes were stripped from SEARCH only, the lines as
+    // written look for the same old lines (REPLACE's) and would write the
+    // prefixes back: the stripped reading is the one reversed.
+    let old_side = |lines: &[crate::model::HunkLine]| -> Vec<String> {
+        let old = lines.iter().filter(|l| l.is_old());
+        old.map(|l| l.text.to_string()).collect()
+    };
+    if hunk
+        .as_written
+        .as_deref()
+        .is_some_and(|w| old_side(w) == old_side(&hunk.lines))
+    {
+        hunk.as_written = None;
+    }
     std::mem::swap(&mut hunk.old_missing_newline, &mut hunk.new_missing_newline);
     std::mem::swap(&mut hunk.added_crlf, &mut hunk.removed_crlf);
+    // Reversed, SEARCH's trailing blank line is an added line: nothing to
+    // read at the end of the file.
+    hunk.trailing_blank_search = false;
 }
 
 /// Swaps removed and added lines, keeping removed lines first within each

@@ -1,7 +1,7 @@
 //! Grammar property (issues #15, #19): in every notation (Aider's and
 //! Cline's SEARCH/REPLACE markers, Aider's retired `<<<<<<< ORIGINAL` /
-//! `>>>>>>> UPDATED`, in four-backtick and `<source>` fences,
-//! Codex sections with and without the envelope), an edit of content whose
+//! `>>>>>>> UPDATED`, in four-backtick and `<source>` fences and in
+//! Cline's `<replace_in_file>` call, Codex sections with and without the envelope), an edit of content whose
 //! lines look like the markers of any notation (`-------`, `=======`,
 //! `*** End Patch`, `@@`, `--- a/x`, `3 | x`, `-- `, `...`) applies exactly as
 //! intended — or, where a notation cannot carry such a line, is refused,
@@ -177,9 +177,10 @@ fn is_marker(line: &str, first_search: bool, in_replace: bool) -> bool {
 /// How SEARCH/REPLACE blocks are written: Aider's markers (`<<<<<<<`,
 /// `>>>>>>>`), Cline's (`-------`, `+++++++`) or Aider's retired
 /// `<<<<<<< ORIGINAL` / `>>>>>>> UPDATED` (`markers` 0, 1, 2), and the fence around
-/// them, after a path line: none, four backticks, or Aider's `<source>`.
-/// The path line is `f.txt`, or a bare name (`run`, no extension: a file
-/// the one-text target always has).
+/// them, after a path line: none, four backticks, or Aider's `<source>`;
+/// or Cline's `<replace_in_file>` call, its `<path>` naming the file
+/// (`fence` 3). The path is `f.txt`, or a bare name (`run`, no extension:
+/// a file the one-text target always has).
 #[derive(Debug, Clone, Copy)]
 struct Style {
     markers: usize,
@@ -209,10 +210,20 @@ impl Style {
             _ => ("", ""),
         }
     }
+    /// What stands before the blocks and after them, for the file `path`.
+    fn frame(&self, path: &str) -> (String, String) {
+        if self.fence == 3 {
+            let open = format!("<replace_in_file>\n<path>{path}</path>\n<diff>\n");
+            (open, "</diff>\n</replace_in_file>\n".to_string())
+        } else {
+            let (open, close) = self.fences();
+            (format!("{path}\n{open}"), close.to_string())
+        }
+    }
 }
 
 fn style() -> impl Strategy<Value = Style> {
-    (0usize..3, 0usize..3, any::<bool>()).prop_map(|(markers, fence, bare)| Style {
+    (0usize..3, 0usize..4, any::<bool>()).prop_map(|(markers, fence, bare)| Style {
         markers,
         fence,
         bare,
@@ -222,9 +233,8 @@ fn style() -> impl Strategy<Value = Style> {
 /// Renders SEARCH/REPLACE blocks for the hunks; marker-like lines are
 /// escaped with `\` when `escape`, as Aider and Roo write them.
 fn search_replace(hunks: &[(String, Vec<String>)], escape: bool, style: Style) -> (String, bool) {
-    let (fence_open, fence_close) = style.fences();
     let path = if style.bare { "run" } else { "f.txt" };
-    let mut patch = format!("{path}\n{fence_open}");
+    let (mut patch, fence_close) = style.frame(path);
     let mut needs_escape = false;
     for (_, body) in hunks {
         let search: Vec<&str> = body
@@ -256,7 +266,7 @@ fn search_replace(hunks: &[(String, Vec<String>)], escape: bool, style: Style) -
         patch.push_str(style.close());
         patch.push('\n');
     }
-    patch.push_str(fence_close);
+    patch.push_str(&fence_close);
     (patch, needs_escape)
 }
 

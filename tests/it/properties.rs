@@ -50,6 +50,8 @@ const PIECES: &[&str] = &[
     "2 | b\n",
     "<apply_diff><path>t.txt</path><diff><content><![CDATA[\n",
     "]]></content></diff></apply_diff>\n",
+    "<replace_in_file>\n<path>t.txt</path>\n<diff>\n",
+    "</diff>\n</replace_in_file>\n",
     "\r\n",
     "é",
     "\u{feff}",
