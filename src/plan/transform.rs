@@ -67,8 +67,9 @@ pub(super) fn transform(
                     Some(file.patch_line),
                 ));
             }
-            if let Some(problem) =
-                unplaceable_reversal(file, targets).or_else(|| cut_removed_line(file))
+            if let Some(problem) = unplaceable_reversal(file, targets)
+                .or_else(|| cut_removed_line(file))
+                .or_else(|| emptying_reversal(file, targets))
             {
                 return Err(problem);
             }
@@ -144,6 +145,55 @@ fn unplaceable_reversal(file: &FilePatch, targets: &dyn Targets) -> Option<Probl
         ),
         Some(hunk.patch_line),
     ))
+}
+
+/// An update without `/dev/null` whose hunks only add lines, with no
+/// context and no line number (a numberless creation, which creates the
+/// file when it is missing), reversed on a file that holds exactly those
+/// lines: the reversal would leave the file empty, and nothing says
+/// whether the patch created it (then `-R` should remove it) or filled an
+/// empty file. Refused, naming the file: `git fuzzy-apply -R` never leaves
+/// an empty file the forward run may have created.
+fn emptying_reversal(file: &FilePatch, targets: &dyn Targets) -> Option<Problem> {
+    let bare_additions = file.op == FileOp::Update
+        && !file.hunks.is_empty()
+        && file.hunks.iter().all(|h| {
+            h.line_hint.is_none_or(|l| l == 0) && h.lines.iter().all(|l| l.kind == LineKind::Add)
+        });
+    if !bare_additions {
+        return None;
+    }
+    let Ok(Some(content)) = targets.read(&file.path) else {
+        return None;
+    };
+    let added: usize = file
+        .hunks
+        .iter()
+        .flat_map(|h| &h.lines)
+        .map(|l| l.text.len() + 1)
+        .sum();
+    // The file holds no more than the added lines (with their line ends).
+    if content.is_empty() || content.len() > added + 1 {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&content);
+    let mut lines = text.lines().map(|l| l.trim_end_matches('\r'));
+    let same = file
+        .hunks
+        .iter()
+        .flat_map(|h| &h.lines)
+        .all(|l| lines.next() == Some(l.text.as_str()))
+        && lines.next().is_none();
+    same.then(|| {
+        Problem::new(
+            ProblemCode::MalformedPatch,
+            format!(
+                "{}: cannot reverse: the patch adds every line the file holds, without `/dev/null`, so nothing says whether it created the file (reversed, remove it) or filled an empty one; reverse it with `git rm` or give the patch a `--- /dev/null` header",
+                file.path
+            ),
+            Some(file.patch_line),
+        )
+    })
 }
 
 /// Puts every path where it points in the tree: the file of an edit named
