@@ -54,6 +54,7 @@ pub(crate) use outcome::{Failure, HunkStatus, Located};
 pub use outcome::{MatchOptions, NearMatch, Normalization, Reason, Tier};
 pub(crate) use pins::Pins;
 pub(crate) use proven::locate_known_file;
+pub(crate) use scope::{block_end_by, enclosing_end_by};
 pub(crate) use search::Slot;
 
 use crate::model::{Hunk, LineKind};

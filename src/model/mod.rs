@@ -243,6 +243,10 @@ pub struct Hunk {
     /// where the pieces beside it go (they must lie in order).
     #[serde(skip)]
     pub elision_piece: bool,
+    /// For a piece after an elision line: that line as written (its
+    /// indentation says which block the lines it stands for lie in).
+    #[serde(skip)]
+    pub elision_above: Option<String>,
 }
 
 /// Elision lines in a SEARCH/REPLACE block: lines that stand for unchanged
