@@ -534,7 +534,12 @@ fn inner_anchor(
 }
 
 /// When several identical hunks each match one of several identical places,
-/// the k-th such hunk takes the k-th place.
+/// the k-th such hunk takes the k-th place, when no byte depends on which
+/// takes which (their new sides are identical too: a block written once
+/// per place) or their line numbers say they are that many edits in that
+/// order (every one carries a number and the numbers rise in patch
+/// order). Two blocks with the same old side and different new sides and
+/// no numbers say nothing of which place each is for: ambiguous.
 fn in_order_pick(hunks: &[Hunk], index: usize, starts: &[usize]) -> Option<usize> {
     fn key(h: &Hunk) -> Vec<(LineKind, &str)> {
         h.lines
@@ -548,6 +553,19 @@ fn in_order_pick(hunks: &[Hunk], index: usize, starts: &[usize]) -> Option<usize
         .filter(|&i| hunks[i].anchors.is_empty() && key(&hunks[i]) == mine)
         .collect();
     if twins.len() != starts.len() || twins.len() < 2 {
+        return None;
+    }
+    let same_bytes = twins.iter().all(|&i| {
+        let text = |h: &Hunk| {
+            h.new_lines()
+                .map(|l| l.text.to_string())
+                .collect::<Vec<_>>()
+        };
+        text(&hunks[i]) == text(&hunks[index])
+    });
+    let numbers: Option<Vec<usize>> = twins.iter().map(|&i| hunks[i].line_hint).collect();
+    let numbered = numbers.is_some_and(|n| n.windows(2).all(|w| w[0] < w[1]));
+    if !same_bytes && !numbered {
         return None;
     }
     let rank = twins.iter().position(|&i| i == index)?;
