@@ -11,6 +11,7 @@ mod hunks;
 mod options;
 mod pin_check;
 mod reach;
+mod rerun;
 mod sequence;
 mod transform;
 
