@@ -57,18 +57,23 @@ fn located(
     (found.into_owned(), results)
 }
 
-/// Hunk `index` (`hunk`) placed at line `line` (1-based) among `results`.
-/// Placed elsewhere, the run refuses the pin (`unmatched_pin`,
-/// report::checks).
+/// Hunk `index` (`hunk`) placed at line `line` (1-based) among `results`,
+/// and, unless the run is `partial`, every other hunk of the file placed
+/// too: the suggested command applies the patch, so a pin that settles
+/// one hunk and leaves another refused (two blocks with the same SEARCH,
+/// each with both places) is no suggestion. Placed elsewhere, the run
+/// refuses the pin (`unmatched_pin`, report::checks).
 fn placed_at(
     (found, results): (&[Hunk], &[Result<Located, Failure>]),
     (index, hunk): (usize, &Hunk),
     line: usize,
+    partial: bool,
 ) -> bool {
     found.get(index) == Some(hunk)
         && results
             .get(index)
             .is_some_and(|r| r.as_ref().is_ok_and(|loc| loc.start + 1 == line))
+        && (partial || results.iter().all(Result::is_ok))
 }
 
 /// The candidates (1-based lines) of `failure`, the refusal of hunk `index`
@@ -108,7 +113,12 @@ pub(super) fn settling(
         // (Were the pin on no line ever asked about, the course would
         // answer one question differently: then every line is tried.)
         if !course.asked.contains(&at) && !course.asked.contains(&NO_LINE) {
-            let placed = placed_at((&course.found, &course.results), (index, hunk), line);
+            let placed = placed_at(
+                (&course.found, &course.results),
+                (index, hunk),
+                line,
+                run.0.partial,
+            );
             // Where checks are on (debug builds, fuzz targets), the run the
             // course stands for is made anyway: it must give the same.
             if cfg!(any(debug_assertions, fuzzing)) {
@@ -122,7 +132,7 @@ pub(super) fn settling(
             return placed;
         }
         let (found, results) = tried_again(at);
-        placed_at((&found, &results), (index, hunk), line)
+        placed_at((&found, &results), (index, hunk), line, run.0.partial)
     };
     let tried: Vec<usize> = failure.candidates.iter().take(TRIED).copied().collect();
     let settled: Vec<usize> = tried.iter().copied().filter(|&l| places(l)).collect();
