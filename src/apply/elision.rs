@@ -239,10 +239,11 @@ fn anchor_block(
 }
 
 /// A piece placed past the block the block's text says it lies in is
-/// refused: past the block its Codex `@@` anchor opens, or, below an
-/// elision line indented deeper than the last line of the piece above it,
-/// past the block that line opens in the file (the elision stands for
-/// lines inside it, so the next piece is no further away than its end).
+/// refused: past the block its Codex `@@` anchor opens, or past the block
+/// the elision line above it stands in ([`opened_block`]: the one the last
+/// line of the piece above opens, or lies in), since the elision stands
+/// for lines inside that block and the next piece is no further away than
+/// its end.
 fn refuse_out_of_block(
     source: &SourceText,
     block: &[Option<usize>],
