@@ -67,7 +67,59 @@ pub(super) fn place_pure_addition(
         );
         return Ok((loc, super::numbered::AdditionEvidence::Plain));
     }
+    if let Some(why) = appending.and_then(|_| resends_file(keys, hunk)) {
+        return Err((Reason::Ambiguous, why, vec![1, n + 1]));
+    }
     insert_at(hunk, index, at, state).map(|loc| (loc, super::numbered::AdditionEvidence::Plain))
+}
+
+/// Why an append at the end of the file reads as the file re-sent with
+/// edits: its lines hold at least half of the file's lines that hold a
+/// word, in the file's order (but for whitespace). Appended, the file
+/// would hold two copies of itself; read as the whole new file, it would
+/// be replaced: two readings with different bytes. `None` for an append
+/// that does not (the file's lines are counted only up to twice the
+/// appended ones, so a large file costs no pass over it).
+fn resends_file(keys: &FileKeys, hunk: &Hunk) -> Option<String> {
+    let worded = |t: &str| t.chars().any(char::is_alphanumeric);
+    let key = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let added: Vec<String> = hunk
+        .new_lines()
+        .map(|l| &*l.text)
+        .filter(|t| worded(t))
+        .map(key)
+        .collect();
+    if added.is_empty() {
+        return None;
+    }
+    let mut file = Vec::new();
+    for j in 0..keys.len() {
+        let text = keys.text(j);
+        if worded(&text) {
+            if file.len() == 2 * added.len() {
+                return None;
+            }
+            file.push(key(&text));
+        }
+    }
+    let mut at: std::collections::HashMap<&str, Vec<usize>> = Default::default();
+    for (i, a) in added.iter().enumerate() {
+        at.entry(a.as_str()).or_default().push(i);
+    }
+    // Greedily, each file line at the first appended line after the last.
+    let (mut next, mut held) = (0, 0);
+    for line in &file {
+        let places = at.get(line.as_str()).map_or(&[][..], Vec::as_slice);
+        if let Some(&i) = places.get(places.partition_point(|&i| i < next)) {
+            (next, held) = (i + 1, held + 1);
+        }
+    }
+    (!file.is_empty() && 2 * held >= file.len()).then(|| {
+        format!(
+            "the lines the hunk appends at the end of the file hold {held} of the file's {} lines, in its order: they read as the whole file sent again with edits (replacing it) as well as new lines to append after it (a second copy); send the change as an edit of the lines it changes, or only the lines to append",
+            file.len()
+        )
+    })
 }
 
 /// The lines that the hunks after `index` which append at the end of the

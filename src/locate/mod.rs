@@ -56,6 +56,7 @@ pub(crate) use outcome::{Failure, HunkStatus, Located};
 pub use outcome::{MatchOptions, NearMatch, Normalization, Reason, Tier};
 pub(crate) use pins::{Asker, Course, NO_LINE, Pins, Step, TRIED};
 pub(crate) use proven::locate_known_file;
+pub(crate) use scope::{block_end_by, enclosing_end_by};
 pub(crate) use search::Slot;
 
 use crate::model::{Hunk, LineKind};
@@ -553,9 +554,14 @@ fn inner_anchor(
 }
 
 /// When several identical hunks each match one of several identical places,
-/// the k-th such hunk takes the k-th place. (`twins`: the file's hunks
-/// grouped by old side, made once per file: a scan of every hunk per tie
-/// made a patch of ties quadratic.)
+/// the k-th such hunk takes the k-th place, when no byte depends on which
+/// takes which (their new sides are identical too: a block written once
+/// per place) or their line numbers say they are that many edits in that
+/// order (every one carries a number and the numbers rise in patch
+/// order). Two blocks with the same old side and different new sides and
+/// no numbers say nothing of which place each is for: ambiguous.
+/// (`twins`: the file's hunks grouped by old side, made once per file: a
+/// scan of every hunk per tie made a patch of ties quadratic.)
 fn in_order_pick(
     hunks: &[Hunk],
     index: usize,
@@ -565,6 +571,14 @@ fn in_order_pick(
     let twins = twins.get_or_init(|| Twins::of(hunks));
     let group = twins.members.get((*twins.group.get(index)?)?)?;
     if group.len() != starts.len() || group.len() < 2 {
+        return None;
+    }
+    let text = |h: &Hunk| h.new_lines().map(|l| l.text.to_string()).collect::<Vec<_>>();
+    let mine = text(&hunks[index]);
+    let same_bytes = group.iter().all(|&i| text(&hunks[i]) == mine);
+    let numbers: Option<Vec<usize>> = group.iter().map(|&i| hunks[i].line_hint).collect();
+    let numbered = numbers.is_some_and(|n| n.windows(2).all(|w| w[0] < w[1]));
+    if !same_bytes && !numbered {
         return None;
     }
     let rank = group.iter().position(|&i| i == index)?;

@@ -72,14 +72,22 @@ fn is_label(body: &[u8]) -> bool {
 /// often stand at column 0 inside a function). Indentation that is neither (tabs against spaces)
 /// starts nothing. A block running to the end of the file ends there.
 pub(super) fn block_end(keys: &FileKeys, anchor: usize) -> Option<usize> {
-    let n = keys.len();
-    let head = indent(keys.line(anchor));
+    block_end_by(keys.len(), |i| keys.line(i), anchor)
+}
+
+/// [`block_end`] over the `n` lines `line(i)` of a file.
+pub(crate) fn block_end_by<'a>(
+    n: usize,
+    line: impl Fn(usize) -> &'a [u8],
+    anchor: usize,
+) -> Option<usize> {
+    let head = indent(line(anchor));
     let outside = |line: &[u8]| head.starts_with(indent(line));
     let mut i = anchor + 1;
     while i < n {
-        let line = keys.line(i);
-        let b = body(line);
-        if !(b.is_empty() || (b == b"{" && outside(line))) {
+        let text = line(i);
+        let b = body(text);
+        if !(b.is_empty() || (b == b"{" && outside(text))) {
             break;
         }
         i += 1;
@@ -87,16 +95,44 @@ pub(super) fn block_end(keys: &FileKeys, anchor: usize) -> Option<usize> {
     if i >= n {
         return None;
     }
-    let ind = indent(keys.line(i));
+    let ind = indent(line(i));
     if ind.len() <= head.len() || !ind.starts_with(head) {
         return None;
     }
     let starts = |i: &usize| {
-        let line = keys.line(*i);
-        let b = body(line);
-        !b.is_empty() && outside(line) && !is_comment(b) && !is_closing(b) && !is_label(b)
+        let text = line(*i);
+        let b = body(text);
+        !b.is_empty() && outside(text) && !is_comment(b) && !is_closing(b) && !is_label(b)
     };
     Some((i..n).find(starts).unwrap_or(n))
+}
+
+/// The end of the block line `at` lies in (of the `n` lines `line(i)`):
+/// the first line after it that starts something at a shallower
+/// indentation (one that is a part of `at`'s), by the same reading of
+/// blank, closing, label and comment lines as [`block_end`]. `None` for a
+/// line at the top level, which lies in no block.
+pub(crate) fn enclosing_end_by<'a>(
+    n: usize,
+    line: impl Fn(usize) -> &'a [u8],
+    at: usize,
+) -> Option<usize> {
+    let head = indent(line(at));
+    if head.is_empty() {
+        return None;
+    }
+    let starts = |i: &usize| {
+        let text = line(*i);
+        let b = body(text);
+        let ind = indent(text);
+        !b.is_empty()
+            && ind.len() < head.len()
+            && head.starts_with(ind)
+            && !is_comment(b)
+            && !is_closing(b)
+            && !is_label(b)
+    };
+    Some((at + 1..n).find(starts).unwrap_or(n))
 }
 
 /// Whether a hunk starting at line `start` lies in the scope of the anchor

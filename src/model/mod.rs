@@ -250,6 +250,10 @@ pub struct Hunk {
     /// end of the file; see `docs/formats.md`).
     #[serde(skip)]
     pub trailing_blank_search: bool,
+    /// For a piece after an elision line: that line as written (its
+    /// indentation says which block the lines it stands for lie in).
+    #[serde(skip)]
+    pub elision_above: Option<String>,
 }
 
 /// Elision lines in a SEARCH/REPLACE block: lines that stand for unchanged

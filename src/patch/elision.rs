@@ -167,6 +167,7 @@ fn pieces(
                 lines: diff(sp, rp),
                 patch_line: line_of(false, s0),
                 elision_piece: true,
+                elision_above: s0.checked_sub(1).map(|at| search[at].clone()),
                 ..Hunk::default()
             });
         }
@@ -177,7 +178,8 @@ fn pieces(
 
 /// The elision reading of a unified, numberless or Codex hunk whose context
 /// lines include elision lines (the first piece keeps the hunk's line
-/// number and `@@` anchors, the last its `*** End of File`): `marks` are (index in `hunk.lines`, patch line)
+/// number, the first that finds a line its `@@` anchors, the last its
+/// `*** End of File`): `marks` are (index in `hunk.lines`, patch line)
 /// of those context lines. A context line is on both sides, so it always
 /// pairs: the hunk reads as the pieces between them, each a hunk placed on
 /// its own, in order. Added lines beside an elision with no line to find on
@@ -223,11 +225,17 @@ pub(crate) fn read_context(hunk: &Hunk, marks: &[(usize, usize)]) -> Option<Elis
                 lines: lines.to_vec(),
                 patch_line: start.1,
                 line_hint: if k == 0 { hunk.line_hint } else { None },
-                anchors: if k == 0 {
+                // The anchors name the block the whole chunk lies in: the
+                // first piece that finds a line is sought in it, even
+                // after an elision that opens the chunk.
+                anchors: if out.is_empty() {
                     hunk.anchors.clone()
                 } else {
                     Vec::new()
                 },
+                elision_above: k
+                    .checked_sub(1)
+                    .map(|m| hunk.lines[marks[m].0].text.to_string()),
                 at_eof: last && hunk.at_eof,
                 old_missing_newline: last && hunk.old_missing_newline,
                 new_missing_newline: last && hunk.new_missing_newline,

@@ -6,7 +6,8 @@
 //! `docs/formats.md`).
 
 use crate::locate::{
-    Failure, HunkStatus, Located, Pins, Reason, Slot, Tier, locate_file, locate_known_file,
+    Failure, HunkStatus, Located, Pins, Reason, Slot, Tier, block_end_by, enclosing_end_by,
+    locate_file, locate_known_file,
 };
 use crate::model::{BlobIds, Hunk, LineKind};
 use crate::outcome::{Problem, ProblemCode};
@@ -112,6 +113,7 @@ fn locate_pieces<'h>(
     let (found, mut results) = locate_file(source, &expanded, &options.matching, pins);
     let found = found.into_owned();
     refuse_out_of_order(&block, &found, &mut results);
+    refuse_out_of_block(source, &block, &found, &mut results);
     // An unchanged piece was located only as evidence of place.
     for (h, r) in found.iter().zip(results.iter_mut()) {
         if let Ok(loc) = r
@@ -241,6 +243,129 @@ fn refuse_out_of_order(block: &[Option<usize>], hunks: &[Hunk], results: &mut Re
             continue;
         }
         last = Some((b, end));
+    }
+}
+
+/// The file line (0-based) where old line `idx` of a located hunk stands.
+fn file_line(loc: &Located, idx: usize) -> Option<usize> {
+    match loc.slots.get(idx) {
+        Some(Slot::Line(j, _)) => Some(*j),
+        Some(_) => None,
+        None => loc.slots.is_empty().then_some(loc.start + idx),
+    }
+}
+
+/// The leading spaces and tabs of `text`.
+fn indent_of(text: &str) -> &str {
+    &text[..text.len() - text.trim_start_matches([' ', '\t']).len()]
+}
+
+/// Where the piece below the elision line `elision` may start at the
+/// latest, by what the block says of its own scope, with the file line
+/// that says it: the last non-blank line of the piece above (`piece`,
+/// located at `loc`) stands on a file line; an elision indented deeper
+/// than that line stands for lines of the block it opens (up to that
+/// block's end), one at its indentation for lines of the block it lies
+/// in (up to the end of that one). A shallower elision says nothing.
+fn opened_block(
+    source: &SourceText,
+    piece: &Hunk,
+    loc: &Located,
+    elision: &str,
+) -> Option<(usize, usize, &'static str)> {
+    let (idx, last) = piece
+        .old_lines()
+        .enumerate()
+        .filter(|(_, l)| !l.text.trim().is_empty())
+        .last()?;
+    let (opener, inner) = (indent_of(&last.text), indent_of(elision));
+    let j = file_line(loc, idx)?;
+    let line = |i| source.line(i);
+    if inner == opener {
+        Some((j, enclosing_end_by(source.len(), line, j)?, "lies in"))
+    } else if inner.len() > opener.len() && inner.starts_with(opener) {
+        Some((j, block_end_by(source.len(), line, j)?, "opens"))
+    } else {
+        None
+    }
+}
+
+/// The line (0-based) a Codex block's innermost anchor stands on, at or
+/// above its first located piece, and the end of the block it opens.
+fn anchor_block(
+    source: &SourceText,
+    hunk: &Hunk,
+    first: &Located,
+) -> Option<(usize, usize, &'static str)> {
+    let anchor = hunk.anchors.last()?.trim();
+    let j = (0..=first.start.min(source.len().checked_sub(1)?))
+        .rev()
+        .find(|&i| source.line_text(i).trim() == anchor)?;
+    let end = block_end_by(source.len(), |i| source.line(i), j)?;
+    Some((j, end, "opens"))
+}
+
+/// A piece placed past the block the block's text says it lies in is
+/// refused: past the block its Codex `@@` anchor opens, or past the block
+/// the elision line above it stands in ([`opened_block`]: the one the last
+/// line of the piece above opens, or lies in), since the elision stands
+/// for lines inside that block and the next piece is no further away than
+/// its end.
+fn refuse_out_of_block(
+    source: &SourceText,
+    block: &[Option<usize>],
+    hunks: &[Hunk],
+    results: &mut Results,
+) {
+    // The block being read, its anchor's bound and the last located piece.
+    let mut cur: Option<usize> = None;
+    let mut anchor: Option<(usize, usize, &str)> = None;
+    let mut above: Option<usize> = None;
+    for k in 0..results.len() {
+        let Some(b) = block.get(k).copied().flatten() else {
+            (cur, anchor, above) = (None, None, None);
+            continue;
+        };
+        if cur != Some(b) {
+            (cur, anchor, above) = (Some(b), None, None);
+        }
+        let Some(piece) = hunks.get(k) else { continue };
+        let Ok(loc) = &results[k] else {
+            above = None;
+            continue;
+        };
+        let start = loc.start;
+        let opened = above.and_then(|p| {
+            let (Ok(prev), Some(e)) = (&results[p], piece.elision_above.as_deref()) else {
+                return None;
+            };
+            opened_block(source, hunks.get(p)?, prev, e)
+        });
+        let bound = opened
+            .into_iter()
+            .chain(anchor)
+            .find(|&(_, end, _)| start > end);
+        if let Some((j, end, how)) = bound {
+            results[k] = Err(Failure {
+                hunk: k,
+                reason: Reason::ContextNotFound,
+                message: format!(
+                    "this piece lies at line {} of the file, past the end of the block line {} (`{}`) {how}, which ends at line {end}: the block says its lines lie inside that one",
+                    start + 1,
+                    j + 1,
+                    source.line_text(j).trim()
+                ),
+                candidates: Vec::new(),
+                tie: None,
+                near: None,
+            });
+            above = None;
+            continue;
+        }
+        if anchor.is_none() && !piece.anchors.is_empty() {
+            anchor = anchor_block(source, piece, loc);
+        }
+        above = Some(k);
     }
 }
 

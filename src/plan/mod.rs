@@ -14,6 +14,7 @@ mod options;
 mod pin_check;
 mod reach;
 pub(crate) mod render;
+mod rerun;
 mod sequence;
 mod transform;
 

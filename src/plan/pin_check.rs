@@ -68,18 +68,23 @@ fn located(
     (found.into_owned(), results)
 }
 
-/// Hunk `index` (`hunk`) placed at line `line` (1-based) among `results`.
-/// Placed elsewhere, the run refuses the pin (`unmatched_pin`,
-/// report::checks).
+/// Hunk `index` (`hunk`) placed at line `line` (1-based) among `results`,
+/// and, unless the run is `partial`, every other hunk of the file placed
+/// too: the suggested command applies the patch, so a pin that settles
+/// one hunk and leaves another refused (two blocks with the same SEARCH,
+/// each with both places) is no suggestion. Placed elsewhere, the run
+/// refuses the pin (`unmatched_pin`, report::checks).
 fn placed_at(
     (found, results): (&[Hunk], &[Result<Located, Failure>]),
     (index, hunk): (usize, &Hunk),
     line: usize,
+    partial: bool,
 ) -> bool {
     found.get(index) == Some(hunk)
         && results
             .get(index)
             .is_some_and(|r| r.as_ref().is_ok_and(|loc| loc.start + 1 == line))
+        && (partial || results.iter().all(Result::is_ok))
 }
 
 /// The candidates (1-based lines) of `failure`, the refusal of hunk `index`
@@ -98,6 +103,7 @@ pub(super) fn settling(
     course: &OnceCell<PinnedCourse>,
 ) -> Vec<usize> {
     let pins = run.1;
+    let partial = run.0.partial;
     let course = course.get_or_init(|| {
         let (pinned, course) = Pins::course(pins);
         let (found, results) = located(source, file_hunks, run, &pinned);
@@ -116,7 +122,7 @@ pub(super) fn settling(
     };
     let places = |line: usize| {
         let at = line.saturating_sub(1);
-        let answered = course_answer(course, file_hunks, (index, hunk), line);
+        let answered = course_answer(course, file_hunks, (index, hunk), line, partial);
         // Where checks are on (debug builds, fuzz targets), the run the
         // course stands for is made anyway: it must give the same.
         if cfg!(any(debug_assertions, fuzzing))
@@ -132,7 +138,7 @@ pub(super) fn settling(
             }
             assert_eq!(
                 placed,
-                placed_at((&found, &results), (index, hunk), line),
+                placed_at((&found, &results), (index, hunk), line, partial),
                 "--at line {line}: the pinned course's answer for hunk {} is not the run's",
                 index + 1
             );
@@ -140,7 +146,7 @@ pub(super) fn settling(
         answered.map_or_else(
             || {
                 let (found, results) = tried_again(at);
-                placed_at((&found, &results), (index, hunk), line)
+                placed_at((&found, &results), (index, hunk), line, partial)
             },
             |(placed, _)| placed,
         )
@@ -163,6 +169,7 @@ fn course_answer(
     file_hunks: &[Hunk],
     (index, hunk): (usize, &Hunk),
     line: usize,
+    partial: bool,
 ) -> Option<(bool, bool)> {
     let at = line.saturating_sub(1);
     let record = &course.course;
@@ -172,11 +179,27 @@ fn course_answer(
         return None;
     }
     if record.asker(at).is_none() {
-        let placed = placed_at((&course.found, &course.results), (index, hunk), line);
+        let placed = placed_at(
+            (&course.found, &course.results),
+            (index, hunk),
+            line,
+            partial,
+        );
         return Some((placed, true));
     }
-    // Location ran once, on the hunks as given, with this very hunk.
-    if !course.once || file_hunks.get(index) != Some(hunk) {
+    // Location ran once, on the hunks as given, with this very hunk. A
+    // trial answers for this hunk alone: where every hunk must place, it
+    // answers only when this one is the file's only refusal and no hunk
+    // follows it (a later hunk could place differently after it).
+    let others_placed = || {
+        index + 1 == course.results.len()
+            && course
+                .results
+                .iter()
+                .enumerate()
+                .all(|(i, r)| i == index || r.is_ok())
+    };
+    if !course.once || file_hunks.get(index) != Some(hunk) || !(partial || others_placed()) {
         return None;
     }
     let step = match record.asker(at) {

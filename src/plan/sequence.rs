@@ -8,7 +8,6 @@
 //! `docs/matching.md`, "Blocks applied in order".
 
 use super::reach::Reach;
-use crate::locate::normalize::same_but_whitespace;
 use crate::locate::{
     Failure, HunkStatus, Located, MatchOptions, Normalization, Pins, Reason, Tier, locate_hunks,
 };
@@ -122,7 +121,8 @@ pub(super) fn place_in_order(
         results[i] = Ok(found.located);
         before.place(found.in_order);
     }
-    settle_consumed(hunks, results);
+    super::rerun::settle_consumed(hunks, results);
+    super::rerun::refuse_consumed_again(hunks, results);
     before.placed
 }
 
@@ -228,64 +228,6 @@ fn read_again(
     }
     let found = place_after(source, hunk, i, &before.edits(), options)?;
     differs(&found).then(|| two_readings(i, loc, found.located.start))
-}
-
-/// A reply applied in order and run again: a block whose output a later
-/// block edited is in the file neither as it was nor as it wrote it. When
-/// a later hunk is already applied and its old side holds this hunk's new
-/// side (the text this hunk wrote, at least one added line of it), this
-/// hunk was applied before that one: already applied too.
-fn settle_consumed(hunks: &[Hunk], results: &mut [Result<Located, Failure>]) {
-    for k in 0..hunks.len() {
-        let hunk = &hunks[k];
-        let not_found = matches!(
-            &results[k],
-            Err(f) if matches!(f.reason, Reason::ContextNotFound | Reason::StaleRemovedLine)
-        );
-        if !not_found || hunk.line_hint.is_some() || !hunk.anchors.is_empty() {
-            continue;
-        }
-        let Some(wrote) = written_run(hunk) else {
-            continue;
-        };
-        let consumer = (k + 1..hunks.len()).find_map(|m| match &results[m] {
-            Ok(l) if l.status == HunkStatus::AlreadyApplied && holds(&hunks[m], &wrote) => {
-                Some((l.start, l.end))
-            }
-            _ => None,
-        });
-        if let Some((start, end)) = consumer {
-            results[k] = Ok(Located {
-                hunk: k,
-                start,
-                end,
-                slots: Vec::new(),
-                tier: None,
-                normalizations: vec![Normalization::AppliedInOrder],
-                similarity: 1.0,
-                status: HunkStatus::AlreadyApplied,
-            });
-        }
-    }
-}
-
-/// The new side of a hunk that adds at least one line holding a word.
-fn written_run(hunk: &Hunk) -> Option<Vec<&str>> {
-    let telling = hunk
-        .lines
-        .iter()
-        .any(|l| l.kind == LineKind::Add && l.text.chars().any(char::is_alphanumeric));
-    telling.then(|| hunk.new_lines().map(|l| &*l.text).collect())
-}
-
-/// True when the old side of `hunk` holds `run` as consecutive lines
-/// (exactly but for whitespace).
-fn holds(hunk: &Hunk, run: &[&str]) -> bool {
-    let old: Vec<&str> = hunk.old_lines().map(|l| &*l.text).collect();
-    !run.is_empty()
-        && old
-            .windows(run.len())
-            .any(|w| w.iter().zip(run).all(|(a, b)| same_but_whitespace(a, b)))
 }
 
 /// Puts the merged edits of hunks placed in order into the plan of the
