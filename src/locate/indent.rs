@@ -1,14 +1,18 @@
-//! How the patch's indentation maps onto the file's, learned from the
-//! lines a candidate matched; used by the locator (to refuse a block whose
-//! structure differs) and by the planner (to re-indent added lines) alike.
+//! How the patch's indentation maps onto the file's (rule 6 of "One
+//! placement decision" in `docs/matching.md`), learned from the lines a
+//! candidate matched; used by the locator (to refuse an added line whose
+//! indentation the map does not determine) and by the planner (to
+//! re-indent added lines) alike, so the two never disagree.
 //!
-//! Each matched non-blank line pairs the patch's indentation with the
-//! file's. An added line whose indentation the matched lines map to one file
-//! indentation takes it. When the patch's indentation stands for several of
-//! the file's (a model mangled a context line, or the block's structure
-//! differs: a statement inside an `if` in the patch is after it in the
-//! file), nothing tells which an added line at that indentation follows:
-//! the hunk is refused.
+//! Each matched whole non-blank line pairs the patch's indentation with the
+//! file's. When they all agree the added lines are written as the patch has
+//! them. Otherwise an added line at an indentation some matched line has
+//! takes that line's file indentation (refused when such lines stand at two
+//! file indentations: the block's structure is not the file's). An added
+//! line at an indentation no matched line has is placed by the maps that
+//! fit every matched line (a constant prefix change, or a level scale); with
+//! a single matched level, writing the line as the patch has it is a
+//! reading too. It is written only when every reading gives the same bytes.
 
 use super::Slot;
 use super::normalize::{fuzzy_key, indentation};
@@ -26,16 +30,19 @@ pub(crate) struct IndentPair {
     pub file_line: usize,
 }
 
-/// What the matched lines say about one added line's indentation.
+/// What the matched lines give an added line indented some way in the patch.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Level {
-    /// The file's indentation for it.
-    Known(String),
+pub(crate) enum Mapped {
+    /// Written as the patch has it.
+    AsWritten,
+    /// Written with this file indentation.
+    To(String),
     /// Matched lines of the same patch indentation stand at these two file
-    /// lines, indented differently.
-    Conflict(usize, usize),
-    /// No matched line has its indentation.
-    Unseen,
+    /// lines (0-based), indented differently.
+    Split(usize, usize),
+    /// No map fitting the matched lines determines it: the distinct
+    /// indentations the readings give (none when no map fits).
+    Undetermined(Vec<String>),
 }
 
 /// The indentation pairs of the non-blank lines `slots` matched, in hunk
@@ -66,55 +73,292 @@ pub(crate) fn pairs<'t>(
     out
 }
 
-/// The file indentation the matched lines give to an added line indented
-/// `indent` in the patch.
-pub(crate) fn level_for(pairs: &[IndentPair], indent: &str) -> Level {
-    let same: Vec<&IndentPair> = pairs.iter().filter(|p| p.patch == indent).collect();
-    let Some(first) = same.first() else {
-        return Level::Unseen;
-    };
-    if same.iter().all(|p| p.file == first.file) {
-        return Level::Known(first.file.clone());
-    }
-    // Two file indentations for one of the patch's: the block's structure
-    // is not the file's, and no neighbour can say which the added line
-    // follows (the statement above it, or the block it sits in).
-    let other = same.iter().find(|p| p.file != first.file).unwrap_or(first);
-    Level::Conflict(first.file_line, other.file_line)
+/// The character an indentation is made of: `None` for an empty one,
+/// `Some(None)` for one mixing spaces and tabs.
+fn made_of(s: &str) -> Option<Option<char>> {
+    let first = s.chars().next()?;
+    Some(s.chars().all(|c| c == first).then_some(first))
 }
 
-/// The first added line whose indentation the matched lines cannot settle:
-/// the two file lines (0-based) that disagree.
-pub(crate) fn unsettled(hunk: &Hunk, pairs: &[IndentPair]) -> Option<(usize, usize)> {
+/// Whether a matched line indented `patch` says anything about an added
+/// line indented `added`: not when one is made of spaces and the other of
+/// tabs (a line whose indentation drifted to the other character is no
+/// level of the patch's own).
+fn comparable(patch: &str, added: &str) -> bool {
+    match (made_of(patch), made_of(added)) {
+        (Some(Some(a)), Some(Some(b))) => a == b,
+        _ => true,
+    }
+}
+
+/// The file indentation the matched lines give to an added line indented
+/// `indent` in the patch (rule 6).
+pub(crate) fn map_indent(pairs: &[IndentPair], indent: &str) -> Mapped {
+    let pairs: Vec<&IndentPair> = pairs
+        .iter()
+        .filter(|p| comparable(&p.patch, indent))
+        .collect();
+    if pairs.iter().all(|p| p.patch == p.file) {
+        return Mapped::AsWritten;
+    }
+    let same: Vec<&&IndentPair> = pairs.iter().filter(|p| p.patch == indent).collect();
+    if let Some(first) = same.first() {
+        // Two file indentations for one of the patch's: the block's
+        // structure is not the file's, and no neighbour can say which the
+        // added line follows (the statement above it, or the block it sits
+        // in).
+        return match same.iter().find(|p| p.file != first.file) {
+            Some(other) => Mapped::Split(first.file_line, other.file_line),
+            None if first.file == indent => Mapped::AsWritten,
+            None => Mapped::To(first.file.clone()),
+        };
+    }
+    unseen_level(&pairs, indent)
+}
+
+/// An added line at an indentation no matched line has. Its readings are
+/// those of every map that fits the matched lines and, with a single
+/// matched level, the line as written (the context alone may have been
+/// re-indented). Where no map fits them all (a context line mis-indented),
+/// the readings are those of the maps fitting all levels but one seen on a
+/// single line, and the shifts from the nearest seen levels on either side.
+fn unseen_level(pairs: &[&IndentPair], indent: &str) -> Mapped {
+    let Some(known) = levels(pairs) else {
+        return Mapped::Undetermined(Vec::new());
+    };
+    let mut readings = match maps_fitting(&known) {
+        Some(maps) => maps.iter().filter_map(|m| m.apply(indent)).collect(),
+        None => bent_readings(pairs, &known, indent),
+    };
+    // A reading must indent with the file's character where the matched
+    // lines' file side uses one.
+    let file_char = one_char(known.iter().map(|(_, f)| f.as_str()));
+    let fits = |r: &String| file_char.is_none_or(|c| r.chars().all(|x| x == c));
+    readings.retain(fits);
+    if readings.is_empty() {
+        return Mapped::Undetermined(Vec::new());
+    }
+    if known.len() == 1 && fits(&indent.to_string()) {
+        readings.push(indent.to_string());
+    }
+    readings.sort();
+    readings.dedup();
+    match readings.as_slice() {
+        [one] if one == indent => Mapped::AsWritten,
+        [one] => Mapped::To(one.clone()),
+        _ => Mapped::Undetermined(readings),
+    }
+}
+
+/// The readings of an added line where no map fits every matched level:
+/// the maps fitting all levels but one seen on a single line, and the
+/// shifts from the nearest seen level below and above it.
+fn bent_readings(pairs: &[&IndentPair], known: &[(String, String)], indent: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (k, (p, _)) in known.iter().enumerate() {
+        if known.len() < 3 || pairs.iter().filter(|q| q.patch == *p).count() != 1 {
+            continue;
+        }
+        let mut rest = known.to_vec();
+        rest.remove(k);
+        if let Some(maps) = maps_fitting(&rest) {
+            out.extend(maps.iter().filter_map(|m| m.apply(indent)));
+        }
+    }
+    let below = known.iter().rev().find(|(p, _)| p.len() < indent.len());
+    if let Some((p, f)) = below {
+        out.extend(indent.strip_prefix(p.as_str()).map(|r| format!("{f}{r}")));
+    }
+    let above = known.iter().find(|(p, _)| p.len() > indent.len());
+    if let Some((p, f)) = above {
+        let deeper = p.strip_prefix(indent);
+        out.extend(deeper.and_then(|d| f.strip_suffix(d)).map(str::to_string));
+    }
+    out
+}
+
+/// Each patch indentation of the matched lines with its one file
+/// indentation, sorted by width; `None` when one stands for two.
+fn levels(pairs: &[&IndentPair]) -> Option<Vec<(String, String)>> {
+    let mut known: Vec<(String, String)> = Vec::new();
+    for p in pairs {
+        match known.iter().find(|(q, _)| *q == p.patch) {
+            Some((_, f)) if *f != p.file => return None,
+            Some(_) => {}
+            None => known.push((p.patch.clone(), p.file.clone())),
+        }
+    }
+    known.sort_by_key(|(p, _)| p.len());
+    (!known.is_empty()).then_some(known)
+}
+
+/// The character every non-empty indentation of `all` is made of.
+fn one_char<'s>(all: impl Iterator<Item = &'s str>) -> Option<char> {
+    let chars: Vec<Option<char>> = all.filter_map(made_of).collect();
+    let c = (*chars.first()?)?;
+    chars.iter().all(|x| *x == Some(c)).then_some(c)
+}
+
+/// A map from the patch's indentations to the file's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Map {
+    /// Remove the first from the start of the patch's indentation, put the
+    /// second before the rest.
+    Prefix(String, String),
+    /// The file's width a linear function of the patch's, each side made
+    /// of one character: `file = (base * den + (patch - from) * num) / den`,
+    /// for `patch - from` a multiple of `grid`.
+    Scale {
+        /// The patch's and the file's characters.
+        chars: (char, char),
+        /// The patch width the line goes through, and the file's there.
+        from: i64,
+        /// The file's width at `from`.
+        base: i64,
+        /// File columns per `den` patch columns.
+        num: i64,
+        /// See `num`.
+        den: i64,
+        /// The patch's step between levels.
+        grid: i64,
+    },
+}
+
+impl Map {
+    /// The file indentation for the patch's `indent`, when the map places it.
+    fn apply(&self, indent: &str) -> Option<String> {
+        match self {
+            Map::Prefix(x, y) => indent.strip_prefix(x.as_str()).map(|r| format!("{y}{r}")),
+            Map::Scale {
+                chars,
+                from,
+                base,
+                num,
+                den,
+                grid,
+            } => {
+                if made_of(indent).is_some_and(|c| c != Some(chars.0)) {
+                    return None;
+                }
+                let off = indent.len() as i64 - from;
+                let scaled = base * den + off * num;
+                if off % grid != 0 || scaled < 0 || scaled % den != 0 {
+                    return None;
+                }
+                Some(std::iter::repeat_n(chars.1, (scaled / den) as usize).collect())
+            }
+        }
+    }
+}
+
+/// The maps that fit every level (`None` when none does): the constant
+/// prefix changes, and the level scale (from two or more levels; from a
+/// single level only where the characters differ, one tab for so many
+/// spaces, with no base).
+fn maps_fitting(known: &[(String, String)]) -> Option<Vec<Map>> {
+    let (p0, f0) = &known[0];
+    let mut maps = Vec::new();
+    for i in 0..=p0.len() {
+        let (x, s) = p0.split_at(i);
+        let Some(y) = f0.strip_suffix(s) else {
+            continue;
+        };
+        let fits = known.iter().all(|(p, f)| {
+            p.strip_prefix(x)
+                .is_some_and(|rest| *f == format!("{y}{rest}"))
+        });
+        if fits {
+            maps.push(Map::Prefix(x.to_string(), y.to_string()));
+        }
+    }
+    maps.extend(scale_fitting(known));
+    (!maps.is_empty()).then_some(maps)
+}
+
+/// The level scale that fits every level, if any (see [`maps_fitting`]).
+fn scale_fitting(known: &[(String, String)]) -> Option<Map> {
+    let patch_char = one_char(known.iter().map(|(p, _)| p.as_str()));
+    let file_char = one_char(known.iter().map(|(_, f)| f.as_str()))?;
+    let width = |s: &str| s.len() as i64;
+    if let [(p, f)] = known {
+        let patch_char = patch_char?;
+        if patch_char == file_char || p.is_empty() || f.is_empty() {
+            return None;
+        }
+        let (num, den) = (width(f), width(p));
+        let chars = (patch_char, file_char);
+        return Some(Map::Scale {
+            chars,
+            from: 0,
+            base: 0,
+            num,
+            den,
+            grid: 1,
+        });
+    }
+    let (lo, hi) = (&known[0], &known[known.len() - 1]);
+    let (dp, df) = (width(&hi.0) - width(&lo.0), width(&hi.1) - width(&lo.1));
+    let linear = known
+        .iter()
+        .all(|(p, f)| (width(p) - width(&lo.0)) * df == (width(f) - width(&lo.1)) * dp);
+    if dp <= 0 || df <= 0 || !linear {
+        return None;
+    }
+    let grid = known
+        .iter()
+        .fold(0, |g, (p, _)| gcd(g, width(p) - width(&lo.0)));
+    Some(Map::Scale {
+        chars: (patch_char?, file_char),
+        from: width(&lo.0),
+        base: width(&lo.1),
+        num: df,
+        den: dp,
+        grid,
+    })
+}
+
+/// Greatest common divisor of two non-negative numbers.
+fn gcd(a: i64, b: i64) -> i64 {
+    if b == 0 { a.abs() } else { gcd(b, a % b) }
+}
+
+/// The first non-blank added line whose indentation the matched lines do
+/// not settle: its text and what they give it.
+pub(crate) fn unsettled<'h>(hunk: &'h Hunk, pairs: &[IndentPair]) -> Option<(&'h str, Mapped)> {
     hunk.lines
         .iter()
         .filter(|l| l.kind == LineKind::Add && !l.text.trim().is_empty())
-        .find_map(|l| match level_for(pairs, indentation(&l.text)) {
-            Level::Conflict(a, b) => Some((a, b)),
+        .find_map(|l| match map_indent(pairs, indentation(&l.text)) {
+            m @ (Mapped::Split(..) | Mapped::Undetermined(_)) => Some((l.text.as_str(), m)),
             _ => None,
         })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn pair(file_line: usize, patch: &str, file: &str) -> IndentPair {
-        IndentPair {
-            patch: patch.into(),
-            file: file.into(),
-            file_line,
-        }
+/// An added line re-indented onto the file's indentation; `None` when it is
+/// written as the patch has it (also where the map does not settle it: the
+/// locator refuses such hunks).
+pub(crate) fn reindent(pairs: &[IndentPair], text: &str) -> Option<String> {
+    if text.trim().is_empty() {
+        return None;
     }
-
-    #[test]
-    fn a_level_standing_for_two_is_a_conflict() {
-        // 4 spaces in the patch stand for 8 above and 4 below.
-        let pairs = [pair(0, "    ", "        "), pair(2, "    ", "    ")];
-        assert_eq!(level_for(&pairs, "    "), Level::Conflict(0, 2));
-        assert_eq!(level_for(&pairs, "    "), Level::Conflict(0, 2));
-        assert_eq!(level_for(&pairs, "  "), Level::Unseen);
-        let one = [pair(0, "  ", "    "), pair(2, "  ", "    ")];
-        assert_eq!(level_for(&one, "  "), Level::Known("    ".into()));
+    let indent = indentation(text);
+    match map_indent(pairs, indent) {
+        Mapped::To(file) => Some(format!("{file}{}", &text[indent.len()..])),
+        _ => None,
     }
 }
+
+/// How an indentation reads in a message: "6 spaces", "2 tabs".
+pub(crate) fn describe(indent: &str) -> String {
+    let count = |c: char| indent.chars().filter(|&x| x == c).count();
+    let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    match (count(' '), count('\t')) {
+        (0, 0) => "no indentation".to_string(),
+        (s, 0) => plural(s, "space"),
+        (0, t) => plural(t, "tab"),
+        (s, t) => format!("{} and {}", plural(s, "space"), plural(t, "tab")),
+    }
+}
+
+#[cfg(test)]
+mod tests;
