@@ -7,7 +7,7 @@
 //! the file's indentation by the map the matched lines give (rule 6,
 //! `locate/indent.rs`).
 
-use crate::locate::indent::{self, IndentPair};
+use crate::locate::indent::{self, AddedIndents};
 use crate::locate::{HunkStatus, Located, Normalization, Slot};
 use crate::model::{Hunk, LineKind};
 use crate::source::SourceText;
@@ -82,7 +82,11 @@ pub(crate) fn plan_file(source: &SourceText, hunks: &[Hunk], located: &mut [Loca
             all_crlf &= hunk.added_crlf;
         }
         let pairs = indent::pairs(hunk, &loc.slots, |j| source.line_text(j));
-        let (edit, rebased) = build_edit(hunk, loc, &pairs);
+        let place = (loc.start, loc.end, source.len());
+        let added = indent::AddedIndents::of(hunk, &pairs, || {
+            indent::grid_around(place, |j| source.line_text(j))
+        });
+        let (edit, rebased) = build_edit(hunk, loc, &added);
         if rebased {
             loc.normalizations.push(Normalization::IndentRebased);
         }
@@ -175,7 +179,7 @@ fn split_at_kept_lines(edit: Edit) -> Vec<Edit> {
 }
 
 /// The edit of one located hunk, and whether an added line was re-indented.
-fn build_edit(hunk: &Hunk, loc: &Located, pairs: &[IndentPair]) -> (Edit, bool) {
+fn build_edit(hunk: &Hunk, loc: &Located, added: &AddedIndents) -> (Edit, bool) {
     let mut lines = Vec::new();
     let mut cursor = loc.start;
     let mut k = 0;
@@ -184,7 +188,7 @@ fn build_edit(hunk: &Hunk, loc: &Located, pairs: &[IndentPair]) -> (Edit, bool) 
         if line.kind == LineKind::Add {
             // Rule 6: the locator refused the hunk where the indentation
             // map does not settle an added line.
-            let text = indent::reindent(pairs, &line.text);
+            let text = added.reindent(&line.text);
             rebased |= text.is_some();
             lines.push(NewLine::Insert(
                 text.unwrap_or_else(|| line.text.to_string()),

@@ -243,12 +243,13 @@ fn applied_around(p: &Proposal, cand: &Candidate) -> Result<Option<Located>, Fai
 fn insertion_has_one_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
     let (keys, hunk, tier, index) = (p.keys, p.hunk, p.tier, p.index);
     let pairs = indent::pairs(hunk, &cand.slots, |j| keys.text(j));
-    if let Some((line, mapped)) = indent::unsettled(hunk, &pairs) {
-        return Err(failure(
-            index,
-            Reason::ContextNotFound,
-            unsettled_why(line, &mapped),
-        ));
+    let place = (cand.start, cand.end, keys.len());
+    let added = indent::AddedIndents::of(hunk, &pairs, || {
+        indent::grid_around(place, |j| keys.text(j))
+    });
+    if let Some((line, mapped)) = added.unsettled(hunk) {
+        let why = unsettled_why(line, mapped);
+        return Err(failure(index, Reason::ContextNotFound, why));
     }
     if let Some(gap) = decide::unpinned_insertion(keys, hunk, cand) {
         let (lines, them) = if gap.len() > 1 {
@@ -320,6 +321,10 @@ fn unsettled_why(line: &str, mapped: &indent::Mapped) -> String {
                 list.join(" or ")
             )
         }
+        indent::Mapped::OffGrid(to) => format!(
+            "the hunk's indentation is not the file's, and the map its matched lines give writes the added line `{text}` ({at} in the patch) with {}, between the file's own indentation steps nearby: one of its lines is likely mis-indented; give the lines at the file's indentation",
+            indent::describe(to)
+        ),
         _ => format!(
             "the hunk's indentation is not the file's, and no consistent mapping of its matched lines places the added line `{text}` ({at} in the patch); give the lines at the file's indentation"
         ),

@@ -16,7 +16,7 @@
 
 use super::Slot;
 use super::normalize::{fuzzy_key, indentation};
-use crate::model::{Hunk, LineKind};
+use crate::model::{Hunk, HunkLine, LineKind};
 use std::borrow::Cow;
 
 /// One matched line's indentation in the patch and in the file.
@@ -43,6 +43,9 @@ pub(crate) enum Mapped {
     /// No map fitting the matched lines determines it: the distinct
     /// indentations the readings give (none when no map fits).
     Undetermined(Vec<String>),
+    /// The one reading writes it with this many spaces, between the file's
+    /// own indentation steps around the place.
+    OffGrid(String),
 }
 
 /// The indentation pairs of the non-blank lines `slots` matched, in hunk
@@ -92,8 +95,9 @@ fn comparable(patch: &str, added: &str) -> bool {
 }
 
 /// The file indentation the matched lines give to an added line indented
-/// `indent` in the patch (rule 6).
-pub(crate) fn map_indent(pairs: &[IndentPair], indent: &str) -> Mapped {
+/// `indent` in the patch (rule 6); `grid` is the file's step of space
+/// indentation around the place, when it has one.
+pub(crate) fn map_indent(pairs: &[IndentPair], indent: &str, grid: Option<usize>) -> Mapped {
     let pairs: Vec<&IndentPair> = pairs
         .iter()
         .filter(|p| comparable(&p.patch, indent))
@@ -102,69 +106,96 @@ pub(crate) fn map_indent(pairs: &[IndentPair], indent: &str) -> Mapped {
         return Mapped::AsWritten;
     }
     let same: Vec<&&IndentPair> = pairs.iter().filter(|p| p.patch == indent).collect();
-    if let Some(first) = same.first() {
+    if let Some(first) = same.first()
+        && let Some(other) = same.iter().find(|p| p.file != first.file)
+    {
         // Two file indentations for one of the patch's: the block's
         // structure is not the file's, and no neighbour can say which the
         // added line follows (the statement above it, or the block it sits
         // in).
-        return match same.iter().find(|p| p.file != first.file) {
-            Some(other) => Mapped::Split(first.file_line, other.file_line),
-            None if first.file == indent => Mapped::AsWritten,
-            None => Mapped::To(first.file.clone()),
-        };
+        return Mapped::Split(first.file_line, other.file_line);
     }
-    unseen_level(&pairs, indent)
-}
-
-/// An added line at an indentation no matched line has. Its readings are
-/// those of every map that fits the matched lines and, with a single
-/// matched level, the line as written (the context alone may have been
-/// re-indented). Where no map fits them all (a context line mis-indented),
-/// the readings are those of the maps fitting all levels but one seen on a
-/// single line, and the shifts from the nearest seen levels on either side.
-fn unseen_level(pairs: &[&IndentPair], indent: &str) -> Mapped {
-    let Some(known) = levels(pairs) else {
-        return Mapped::Undetermined(Vec::new());
-    };
-    let mut readings = match maps_fitting(&known) {
-        Some(maps) => maps.iter().filter_map(|m| m.apply(indent)).collect(),
-        None => bent_readings(pairs, &known, indent),
-    };
     // A reading must indent with the file's character where the matched
     // lines' file side uses one.
-    let file_char = one_char(known.iter().map(|(_, f)| f.as_str()));
-    let fits = |r: &String| file_char.is_none_or(|c| r.chars().all(|x| x == c));
-    readings.retain(fits);
+    let file_char = one_char(pairs.iter().map(|p| p.file.as_str()));
+    let mut readings = readings(&pairs, indent, file_char, true);
     if readings.is_empty() {
-        return Mapped::Undetermined(Vec::new());
+        return Mapped::Undetermined(readings);
     }
-    if known.len() == 1 && fits(&indent.to_string()) {
-        readings.push(indent.to_string());
+    // One context line may be the one mis-indented: the readings without
+    // each line that alone stands at its patch indentation must agree,
+    // unless such a reading falls between the file's own steps.
+    let on_grid = |r: &String| !spaces_off_grid(r, grid);
+    for (i, p) in pairs.iter().enumerate() {
+        if pairs.iter().filter(|q| q.patch == p.patch).count() == 1 {
+            let mut rest = pairs.clone();
+            rest.remove(i);
+            let mut more = readings_of_rest(&rest, indent, file_char);
+            more.retain(on_grid);
+            readings.extend(more);
+        }
     }
     readings.sort();
     readings.dedup();
     match readings.as_slice() {
         [one] if one == indent => Mapped::AsWritten,
+        [one] if !on_grid(one) => Mapped::OffGrid(one.clone()),
         [one] => Mapped::To(one.clone()),
         _ => Mapped::Undetermined(readings),
     }
 }
 
-/// The readings of an added line where no map fits every matched level:
-/// the maps fitting all levels but one seen on a single line, and the
-/// shifts from the nearest seen level below and above it.
-fn bent_readings(pairs: &[&IndentPair], known: &[(String, String)], indent: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for (k, (p, _)) in known.iter().enumerate() {
-        if known.len() < 3 || pairs.iter().filter(|q| q.patch == *p).count() != 1 {
-            continue;
-        }
-        let mut rest = known.to_vec();
-        rest.remove(k);
-        if let Some(maps) = maps_fitting(&rest) {
-            out.extend(maps.iter().filter_map(|m| m.apply(indent)));
-        }
+/// Whether `indent` is made of spaces and falls between the steps of `grid`.
+fn spaces_off_grid(indent: &str, grid: Option<usize>) -> bool {
+    grid.is_some_and(|g| made_of(indent) == Some(Some(' ')) && indent.len() % g != 0)
+}
+
+/// The readings of `indent` without one matched line: none where no line
+/// is left.
+fn readings_of_rest(rest: &[&IndentPair], indent: &str, file_char: Option<char>) -> Vec<String> {
+    if rest.is_empty() {
+        return Vec::new();
     }
+    readings(rest, indent, file_char, false)
+}
+
+/// The readings of an added line indented `indent`, with the file's
+/// indentation character where it has one. A seen level gives its file
+/// indentation; an unseen one the readings of every map that fits the
+/// levels and, with a single level, the line as written (the context alone
+/// may have been re-indented). Where no map fits (a context line
+/// mis-indented), the shifts from the nearest seen level below and above
+/// it. The last two only for all the matched lines (`whole`), not for the
+/// readings without one of them.
+fn readings(
+    pairs: &[&IndentPair],
+    indent: &str,
+    file_char: Option<char>,
+    whole: bool,
+) -> Vec<String> {
+    let fits = |r: &String| file_char.is_none_or(|c| r.chars().all(|x| x == c));
+    if let Some(seen) = pairs.iter().find(|p| p.patch == indent) {
+        return vec![seen.file.clone()];
+    }
+    let Some(known) = levels(pairs) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = match maps_fitting(&known) {
+        Some(maps) => maps.iter().filter_map(|m| m.apply(indent)).collect(),
+        None if whole => nearest_level_shifts(&known, indent),
+        None => Vec::new(),
+    };
+    out.retain(fits);
+    let written = indent.to_string();
+    if whole && known.len() == 1 && !out.is_empty() && fits(&written) {
+        out.push(written);
+    }
+    out
+}
+
+/// The shifts from the nearest seen level below and above `indent`.
+fn nearest_level_shifts(known: &[(String, String)], indent: &str) -> Vec<String> {
+    let mut out = Vec::new();
     let below = known.iter().rev().find(|(p, _)| p.len() < indent.len());
     if let Some((p, f)) = below {
         out.extend(indent.strip_prefix(p.as_str()).map(|r| format!("{f}{r}")));
@@ -322,30 +353,95 @@ fn gcd(a: i64, b: i64) -> i64 {
     if b == 0 { a.abs() } else { gcd(b, a % b) }
 }
 
-/// The first non-blank added line whose indentation the matched lines do
-/// not settle: its text and what they give it.
-pub(crate) fn unsettled<'h>(hunk: &'h Hunk, pairs: &[IndentPair]) -> Option<(&'h str, Mapped)> {
+/// What the matched lines give each indentation of the hunk's non-blank
+/// added lines, worked out once per hunk (a block may add thousands of
+/// lines at a few indentations).
+pub(crate) struct AddedIndents(Vec<(String, Mapped)>);
+
+impl AddedIndents {
+    /// The map of every indentation `hunk`'s non-blank added lines use;
+    /// `grid` gives the file's step of space indentation around the place
+    /// (asked only when a matched line is indented otherwise than the file).
+    pub(crate) fn of(
+        hunk: &Hunk,
+        pairs: &[IndentPair],
+        grid: impl FnOnce() -> Option<usize>,
+    ) -> AddedIndents {
+        let grid = if pairs.iter().all(|p| p.patch == p.file) {
+            None
+        } else {
+            grid()
+        };
+        let mut out: Vec<(String, Mapped)> = Vec::new();
+        for line in added(hunk) {
+            let indent = indentation(&line.text);
+            if out.iter().all(|(i, _)| i != indent) {
+                out.push((indent.to_string(), map_indent(pairs, indent, grid)));
+            }
+        }
+        AddedIndents(out)
+    }
+
+    /// The first non-blank added line whose indentation the matched lines
+    /// do not settle: its text and what they give it.
+    pub(crate) fn unsettled<'h>(&self, hunk: &'h Hunk) -> Option<(&'h str, &Mapped)> {
+        added(hunk).find_map(|l| match self.get(indentation(&l.text)) {
+            Some(m @ (Mapped::Split(..) | Mapped::Undetermined(_) | Mapped::OffGrid(_))) => {
+                Some((l.text.as_str(), m))
+            }
+            _ => None,
+        })
+    }
+
+    /// An added line re-indented onto the file's indentation; `None` when
+    /// it is written as the patch has it (also where the map does not
+    /// settle it: the locator refuses such hunks).
+    pub(crate) fn reindent(&self, text: &str) -> Option<String> {
+        if text.trim().is_empty() {
+            return None;
+        }
+        let indent = indentation(text);
+        match self.get(indent) {
+            Some(Mapped::To(file)) => Some(format!("{file}{}", &text[indent.len()..])),
+            _ => None,
+        }
+    }
+
+    fn get(&self, indent: &str) -> Option<&Mapped> {
+        self.0.iter().find(|(i, _)| i == indent).map(|(_, m)| m)
+    }
+}
+
+/// The hunk's non-blank added lines.
+fn added(hunk: &Hunk) -> impl Iterator<Item = &HunkLine> {
     hunk.lines
         .iter()
         .filter(|l| l.kind == LineKind::Add && !l.text.trim().is_empty())
-        .find_map(|l| match map_indent(pairs, indentation(&l.text)) {
-            m @ (Mapped::Split(..) | Mapped::Undetermined(_)) => Some((l.text.as_str(), m)),
-            _ => None,
-        })
 }
 
-/// An added line re-indented onto the file's indentation; `None` when it is
-/// written as the patch has it (also where the map does not settle it: the
-/// locator refuses such hunks).
-pub(crate) fn reindent(pairs: &[IndentPair], text: &str) -> Option<String> {
-    if text.trim().is_empty() {
-        return None;
+/// How many file lines on each side of a place tell its indentation step.
+const GRID_REACH: usize = 40;
+
+/// The step of the file's space indentation around lines `start..end` of
+/// a file of `len` lines: the greatest common divisor of the widths of the
+/// lines within [`GRID_REACH`] of them indented with spaces only; `None`
+/// when none is.
+pub(crate) fn grid_around<'t>(
+    (start, end, len): (usize, usize, usize),
+    text: impl Fn(usize) -> Cow<'t, str>,
+) -> Option<usize> {
+    let mut grid = 0;
+    for j in start.saturating_sub(GRID_REACH)..end.saturating_add(GRID_REACH).min(len) {
+        let line = text(j);
+        let indent = indentation(&line);
+        if !indent.is_empty() && !line.trim().is_empty() && made_of(indent) == Some(Some(' ')) {
+            grid = gcd(grid, indent.len() as i64);
+            if grid == 1 {
+                break;
+            }
+        }
     }
-    let indent = indentation(text);
-    match map_indent(pairs, indent) {
-        Mapped::To(file) => Some(format!("{file}{}", &text[indent.len()..])),
-        _ => None,
-    }
+    (grid > 0).then_some(grid as usize)
 }
 
 /// How an indentation reads in a message: "6 spaces", "2 tabs".
