@@ -227,8 +227,6 @@ fn build_edit(hunk: &Hunk, loc: &Located, added: &AddedIndents) -> (Edit, bool) 
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn overlapping_edits_split_at_the_lines_they_keep() {
         use super::{Edit, NewLine, separate_shared_context};

@@ -118,66 +118,88 @@ pub(crate) fn map_indent(pairs: &[IndentPair], indent: &str, grid: Option<usize>
     // A reading must indent with the file's character where the matched
     // lines' file side uses one.
     let file_char = one_char(pairs.iter().map(|p| p.file.as_str()));
-    let mut readings = readings(&pairs, indent, file_char, true);
-    if readings.is_empty() {
-        return Mapped::Undetermined(readings);
+    let table = level_table(&pairs);
+    let all: Vec<&Level> = table.iter().collect();
+    let mut found = readings(&all, indent, file_char, true);
+    if found.is_empty() {
+        return Mapped::Undetermined(found);
     }
     // One context line may be the one mis-indented: the readings without
     // each line that alone stands at its patch indentation must agree,
     // unless such a reading falls between the file's own steps.
     let on_grid = |r: &String| !spaces_off_grid(r, grid);
-    for (i, p) in pairs.iter().enumerate() {
-        if pairs.iter().filter(|q| q.patch == p.patch).count() == 1 {
-            let mut rest = pairs.clone();
-            rest.remove(i);
-            let mut more = readings_of_rest(&rest, indent, file_char);
+    for (k, level) in table.iter().enumerate() {
+        if level.lines == 1 && table.len() > 1 {
+            let rest: Vec<&Level> = (table.iter().enumerate())
+                .filter_map(|(i, l)| (i != k).then_some(l))
+                .collect();
+            let mut more = readings(&rest, indent, file_char, false);
             more.retain(on_grid);
-            readings.extend(more);
+            found.extend(more);
         }
     }
-    readings.sort();
-    readings.dedup();
-    match readings.as_slice() {
+    found.sort();
+    found.dedup();
+    match found.as_slice() {
         [one] if one == indent => Mapped::AsWritten,
         [one] if !on_grid(one) => Mapped::OffGrid(one.clone()),
         [one] => Mapped::To(one.clone()),
-        _ => Mapped::Undetermined(readings),
+        _ => Mapped::Undetermined(found),
     }
 }
 
 /// Whether `indent` is made of spaces and falls between the steps of `grid`.
 fn spaces_off_grid(indent: &str, grid: Option<usize>) -> bool {
-    grid.is_some_and(|g| made_of(indent) == Some(Some(' ')) && indent.len() % g != 0)
+    grid.is_some_and(|g| made_of(indent) == Some(Some(' ')) && !indent.len().is_multiple_of(g))
 }
 
-/// The readings of `indent` without one matched line: none where no line
-/// is left.
-fn readings_of_rest(rest: &[&IndentPair], indent: &str, file_char: Option<char>) -> Vec<String> {
-    if rest.is_empty() {
-        return Vec::new();
+/// One patch indentation of the matched lines.
+struct Level {
+    /// The patch's indentation.
+    patch: String,
+    /// The file's indentation for it; `None` when its lines stand at two.
+    file: Option<String>,
+    /// How many matched lines have it.
+    lines: usize,
+}
+
+/// The patch indentations of the matched lines, sorted by width.
+fn level_table(pairs: &[&IndentPair]) -> Vec<Level> {
+    let mut by_patch: std::collections::BTreeMap<(usize, &str), Level> = Default::default();
+    for p in pairs {
+        let level = by_patch
+            .entry((p.patch.len(), p.patch.as_str()))
+            .or_insert_with(|| Level {
+                patch: p.patch.clone(),
+                file: Some(p.file.clone()),
+                lines: 0,
+            });
+        level.lines += 1;
+        if level.file.as_ref().is_some_and(|f| *f != p.file) {
+            level.file = None;
+        }
     }
-    readings(rest, indent, file_char, false)
+    by_patch.into_values().collect()
 }
 
-/// The readings of an added line indented `indent`, with the file's
-/// indentation character where it has one. A seen level gives its file
-/// indentation; an unseen one the readings of every map that fits the
+/// The readings of an added line indented `indent` from `levels`, with the
+/// file's indentation character where it has one. A seen level gives its
+/// file indentation; an unseen one the readings of every map that fits the
 /// levels and, with a single level, the line as written (the context alone
 /// may have been re-indented). Where no map fits (a context line
 /// mis-indented), the shifts from the nearest seen level below and above
 /// it. The last two only for all the matched lines (`whole`), not for the
 /// readings without one of them.
-fn readings(
-    pairs: &[&IndentPair],
-    indent: &str,
-    file_char: Option<char>,
-    whole: bool,
-) -> Vec<String> {
+fn readings(levels: &[&Level], indent: &str, file_char: Option<char>, whole: bool) -> Vec<String> {
     let fits = |r: &String| file_char.is_none_or(|c| r.chars().all(|x| x == c));
-    if let Some(seen) = pairs.iter().find(|p| p.patch == indent) {
-        return vec![seen.file.clone()];
+    if let Some(seen) = levels.iter().find(|l| l.patch == indent) {
+        return seen.file.iter().cloned().collect();
     }
-    let Some(known) = levels(pairs) else {
+    let known: Option<Vec<(String, String)>> = levels
+        .iter()
+        .map(|l| Some((l.patch.clone(), l.file.clone()?)))
+        .collect();
+    let Some(known) = known.filter(|k| !k.is_empty()) else {
         return Vec::new();
     };
     let mut out: Vec<String> = match maps_fitting(&known) {
@@ -206,21 +228,6 @@ fn nearest_level_shifts(known: &[(String, String)], indent: &str) -> Vec<String>
         out.extend(deeper.and_then(|d| f.strip_suffix(d)).map(str::to_string));
     }
     out
-}
-
-/// Each patch indentation of the matched lines with its one file
-/// indentation, sorted by width; `None` when one stands for two.
-fn levels(pairs: &[&IndentPair]) -> Option<Vec<(String, String)>> {
-    let mut known: Vec<(String, String)> = Vec::new();
-    for p in pairs {
-        match known.iter().find(|(q, _)| *q == p.patch) {
-            Some((_, f)) if *f != p.file => return None,
-            Some(_) => {}
-            None => known.push((p.patch.clone(), p.file.clone())),
-        }
-    }
-    known.sort_by_key(|(p, _)| p.len());
-    (!known.is_empty()).then_some(known)
 }
 
 /// The character every non-empty indentation of `all` is made of.
