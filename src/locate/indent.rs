@@ -431,14 +431,23 @@ const GRID_REACH: usize = 40;
 
 /// The step of the file's space indentation around lines `start..end` of
 /// a file of `len` lines: the greatest common divisor of the widths of the
-/// lines within [`GRID_REACH`] of them indented with spaces only; `None`
-/// when none is.
+/// lines within [`GRID_REACH`] of its first and its last line indented with
+/// spaces only; `None` when none is. (A place may span most of a large
+/// file: only its ends are read.)
 pub(crate) fn grid_around<'t>(
     (start, end, len): (usize, usize, usize),
     text: impl Fn(usize) -> Cow<'t, str>,
 ) -> Option<usize> {
+    let near = |at: usize| at.saturating_sub(GRID_REACH)..at.saturating_add(GRID_REACH).min(len);
+    let (head, tail) = (near(start), near(end));
+    let lines = if tail.start <= head.end {
+        head.start..tail.end.max(head.end)
+    } else {
+        head.clone()
+    };
+    let rest = (tail.start > head.end).then_some(tail);
     let mut grid = 0;
-    for j in start.saturating_sub(GRID_REACH)..end.saturating_add(GRID_REACH).min(len) {
+    for j in lines.chain(rest.into_iter().flatten()) {
         let line = text(j);
         let indent = indentation(&line);
         if !indent.is_empty() && !line.trim().is_empty() && made_of(indent) == Some(Some(' ')) {
