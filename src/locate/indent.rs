@@ -98,10 +98,17 @@ fn comparable(patch: &str, added: &str) -> bool {
 /// `indent` in the patch (rule 6); `grid` is the file's step of space
 /// indentation around the place, when it has one.
 pub(crate) fn map_indent(pairs: &[IndentPair], indent: &str, grid: Option<usize>) -> Mapped {
-    let pairs: Vec<&IndentPair> = pairs
+    let mut pairs: Vec<&IndentPair> = pairs
         .iter()
         .filter(|p| comparable(&p.patch, indent))
         .collect();
+    // Lines stripped to column 0 beside lines the file has at column 0
+    // lost their indentation: no level of the patch's for an indented
+    // added line (`if ready:` / `-start()` / `+    start(fast=True)`).
+    let flush = |p: &&IndentPair| p.patch.is_empty() && p.file.is_empty();
+    if !indent.is_empty() && pairs.iter().any(flush) {
+        pairs.retain(|p| !p.patch.is_empty() || p.file.is_empty());
+    }
     if pairs.iter().all(|p| p.patch == p.file) {
         return Mapped::AsWritten;
     }

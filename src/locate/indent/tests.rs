@@ -54,8 +54,12 @@ fn a_shift_seen_at_two_levels_moves_every_level() {
 #[test]
 fn a_scale_seen_at_two_levels_maps_levels_on_its_grid() {
     // A 2-space patch for a 4-space file, a shallower level unseen.
-    let twice = pairs(&[("    ", "        "), ("      ", "            ")]);
-    assert_eq!(map_indent(&twice, "  ", None), to("    "));
+    let twice = pairs(&[
+        ("    ", "        "),
+        ("      ", "            "),
+        ("    ", "        "),
+    ]);
+    assert_eq!(map_indent(&twice, "  ", Some(4)), to("    "));
     // A 4-space patch for a 2-space file.
     let half = pairs(&[("", ""), ("    ", "  "), ("        ", "    ")]);
     assert_eq!(map_indent(&half, "            ", None), to("      "));
@@ -105,7 +109,12 @@ fn no_map_fits_a_bent_level() {
         map_indent(&bent, "        ", None),
         Mapped::Undetermined(r) if r.len() > 1
     ));
-    assert_eq!(map_indent(&bent, "            ", None), Mapped::AsWritten);
+    // Even at the level of a line kept as it is: without that line, the
+    // scale through the bent one gives 20.
+    assert!(matches!(
+        map_indent(&bent, "            ", None),
+        Mapped::Undetermined(r) if r.len() > 1
+    ));
 }
 
 #[test]
@@ -163,4 +172,13 @@ fn the_grid_is_the_step_of_space_indentation_nearby() {
     assert_eq!(grid_around((0, 1, file.len()), text), Some(4));
     let none = ["a", "\tb"];
     assert_eq!(grid_around((0, 2, 2), |j| Cow::Borrowed(none[j])), None);
+}
+
+#[test]
+fn a_line_stripped_beside_a_line_at_column_0_is_no_level() {
+    // `if ready:` at 0 as in the file, `start()` stripped from 4.
+    let stripped = pairs(&[("", ""), ("", "    ")]);
+    assert_eq!(map_indent(&stripped, "    ", Some(4)), Mapped::AsWritten);
+    // An added line at column 0 is at the split level itself.
+    assert_eq!(map_indent(&stripped, "", Some(4)), Mapped::Split(0, 1));
 }
