@@ -372,12 +372,12 @@ fn applied_around(p: &Proposal, cand: &Candidate) -> Result<Option<Located>, Fai
 fn insertion_has_one_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
     let (keys, hunk, tier, index) = (p.keys, p.hunk, p.tier, p.index);
     let pairs = indent::pairs(hunk, &cand.slots, |j| keys.text(j));
-    if let Some((a, b)) = indent::unsettled(hunk, &pairs) {
-        let why = format!(
-            "the hunk indents alike two lines that the file indents differently (lines {} and {}), and adds a line at that indentation between them: the block's structure is not the file's",
-            a + 1,
-            b + 1
-        );
+    let place = (cand.start, cand.end, keys.len());
+    let added = indent::AddedIndents::of(hunk, &pairs, || {
+        indent::grid_around(place, |j| keys.text(j))
+    });
+    if let Some((line, mapped)) = added.unsettled(hunk) {
+        let why = unsettled_why(line, mapped);
         return Err(failure(index, Reason::ContextNotFound, why));
     }
     if let Some(gap) = decide::unpinned_insertion(keys, hunk, cand) {
@@ -431,4 +431,31 @@ fn insertion_has_one_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure
         return Err(failure(index, Reason::ContextNotFound, why));
     }
     Ok(())
+}
+
+/// Why an added line's indentation is not settled (rule 6).
+fn unsettled_why(line: &str, mapped: &indent::Mapped) -> String {
+    let text = line.trim();
+    let at = indent::describe(super::normalize::indentation(line));
+    match mapped {
+        indent::Mapped::Split(a, b) => format!(
+            "the hunk indents alike two lines that the file indents differently (lines {} and {}), and adds a line at that indentation between them: the block's structure is not the file's",
+            a + 1,
+            b + 1
+        ),
+        indent::Mapped::Undetermined(readings) if readings.len() > 1 => {
+            let list: Vec<String> = readings.iter().map(|r| indent::describe(r)).collect();
+            format!(
+                "the hunk's indentation is not the file's, and its matched lines do not say how the added line `{text}` ({at} in the patch) maps: it could be written with {}; give the lines at the file's indentation",
+                list.join(" or ")
+            )
+        }
+        indent::Mapped::OffGrid(to) => format!(
+            "the hunk's indentation is not the file's, and the map its matched lines give writes the added line `{text}` ({at} in the patch) with {}, between the file's own indentation steps nearby: one of its lines is likely mis-indented; give the lines at the file's indentation",
+            indent::describe(to)
+        ),
+        _ => format!(
+            "the hunk's indentation is not the file's, and no consistent mapping of its matched lines places the added line `{text}` ({at} in the patch); give the lines at the file's indentation"
+        ),
+    }
 }

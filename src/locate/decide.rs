@@ -11,9 +11,10 @@
 //!   could go before or after the omitted ones; unless every reading gives
 //!   the same bytes, the hunk is refused.
 //!
-//! - **Indentation structure** (`indent.rs`): an added line whose
-//!   indentation the matched lines map to two file indentations, with
-//!   nothing nearby to settle which, is refused.
+//! - **Indentation map** (`indent.rs`): an added line whose indentation
+//!   the matched lines map to two file indentations, or that the maps
+//!   fitting them (shift, scale, or with one level the line as written)
+//!   place differently, is refused.
 //!
 //! See `docs/matching.md`, "One placement decision".
 

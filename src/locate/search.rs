@@ -283,10 +283,12 @@ pub(super) fn score_block(
 /// indentation alone. A lenient match may pair such a line with a file line
 /// of another indentation only when the rest of the block is shifted by the
 /// same amount; otherwise `}` would match the `    }` of an inner block.
-/// Only compared where both indentations use the same character.
+/// A shift is what the two indentations do not share at their end (two
+/// spaces before the file's tabs, four spaces more); lines whose whole
+/// indentation turned from spaces to tabs or back are not compared.
 pub(super) fn brace_indent_consistent(keys: &FileKeys, old: &[OldLine], slots: &[Slot]) -> bool {
     let uniform = |s: &str| s.chars().all(|c| c == ' ') || s.chars().all(|c| c == '\t');
-    let mut deltas: Vec<(bool, isize)> = Vec::new();
+    let mut deltas: Vec<(bool, (isize, String, String))> = Vec::new();
     for (line, slot) in old.iter().zip(slots) {
         let Slot::Line(j, _) = slot else { continue };
         if line.blank {
@@ -294,8 +296,11 @@ pub(super) fn brace_indent_consistent(keys: &FileKeys, old: &[OldLine], slots: &
         }
         let file_text = keys.text(*j);
         let (fi, pi) = (indentation(&file_text), indentation(line.text));
-        if !(uniform(fi) && uniform(pi))
-            || (!fi.is_empty() && !pi.is_empty() && fi.as_bytes()[0] != pi.as_bytes()[0])
+        if uniform(fi)
+            && uniform(pi)
+            && !fi.is_empty()
+            && !pi.is_empty()
+            && fi.as_bytes()[0] != pi.as_bytes()[0]
         {
             continue;
         }
@@ -304,9 +309,10 @@ pub(super) fn brace_indent_consistent(keys: &FileKeys, old: &[OldLine], slots: &
             .trim()
             .chars()
             .all(|c| matches!(c, '}' | ']' | ')' | ';' | ','));
-        deltas.push((bracket, fi.len() as isize - pi.len() as isize));
+        deltas.push((bracket, shift_between(fi, pi)));
     }
-    let mut others: Vec<isize> = deltas.iter().filter(|(b, _)| !b).map(|(_, d)| *d).collect();
+    let mut others: Vec<&(isize, String, String)> =
+        deltas.iter().filter(|(b, _)| !b).map(|(_, d)| d).collect();
     if others.is_empty() {
         return true;
     }
@@ -320,5 +326,21 @@ pub(super) fn brace_indent_consistent(keys: &FileKeys, old: &[OldLine], slots: &
             best = run;
         }
     }
-    deltas.iter().filter(|(b, _)| *b).all(|(_, d)| *d == best.1)
+    deltas.iter().filter(|(b, _)| *b).all(|(_, d)| d == best.1)
+}
+
+/// The file's and the patch's indentations without the end they share,
+/// after the difference of their widths (the order the shifts are ranked in).
+fn shift_between(file: &str, patch: &str) -> (isize, String, String) {
+    let shared = file
+        .bytes()
+        .rev()
+        .zip(patch.bytes().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    (
+        file.len() as isize - patch.len() as isize,
+        file[..file.len() - shared].to_string(),
+        patch[..patch.len() - shared].to_string(),
+    )
 }

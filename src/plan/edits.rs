@@ -3,13 +3,11 @@
 //!
 //! An edit keeps the file's own text for every context line (a fuzzily
 //! matched context line is never rewritten with the patch's version); only
-//! removed and added lines change the file. When the whole matched block was
-//! consistently shifted (e.g. written at column 0 for code nested at 8
-//! spaces, or with spaces where the file has tabs), added lines are re-based
-//! onto the file's indentation.
+//! removed and added lines change the file. Added lines are re-indented onto
+//! the file's indentation by the map the matched lines give (rule 6,
+//! `locate/indent.rs`).
 
-use crate::locate::indent::{self, IndentPair, Level};
-use crate::locate::normalize::indentation;
+use crate::locate::indent::{self, AddedIndents};
 use crate::locate::{HunkStatus, Located, Normalization, Slot};
 use crate::model::{Hunk, LineKind};
 use crate::source::SourceText;
@@ -83,8 +81,12 @@ pub(crate) fn plan_file(source: &SourceText, hunks: &[Hunk], located: &mut [Loca
             adding = true;
             all_crlf &= hunk.added_crlf;
         }
-        let rebase = IndentShift::detect(source, hunk, loc);
-        let (edit, rebased) = build_edit(hunk, loc, rebase.as_ref());
+        let pairs = indent::pairs(hunk, &loc.slots, |j| source.line_text(j));
+        let place = (loc.start, loc.end, source.len());
+        let added = indent::AddedIndents::of(hunk, &pairs, || {
+            indent::grid_around(place, |j| source.line_text(j))
+        });
+        let (edit, rebased) = build_edit(hunk, loc, &added);
         if rebased {
             loc.normalizations.push(Normalization::IndentRebased);
         }
@@ -177,16 +179,20 @@ fn split_at_kept_lines(edit: Edit) -> Vec<Edit> {
 }
 
 /// The edit of one located hunk, and whether an added line was re-indented.
-fn build_edit(hunk: &Hunk, loc: &Located, rebase: Option<&IndentShift>) -> (Edit, bool) {
+fn build_edit(hunk: &Hunk, loc: &Located, added: &AddedIndents) -> (Edit, bool) {
     let mut lines = Vec::new();
     let mut cursor = loc.start;
     let mut k = 0;
     let mut rebased = false;
     for line in &hunk.lines {
         if line.kind == LineKind::Add {
-            let text = rebase.map_or_else(|| line.text.to_string(), |r| r.apply(&line.text));
-            rebased |= text != *line.text;
-            lines.push(NewLine::Insert(text));
+            // Rule 6: the locator refused the hunk where the indentation
+            // map does not settle an added line.
+            let text = added.reindent(&line.text);
+            rebased |= text.is_some();
+            lines.push(NewLine::Insert(
+                text.unwrap_or_else(|| line.text.to_string()),
+            ));
             continue;
         }
         let slot = loc.slots.get(k).copied();
@@ -219,189 +225,8 @@ fn build_edit(hunk: &Hunk, loc: &Located, rebase: Option<&IndentShift>) -> (Edit
     (edit, rebased)
 }
 
-/// A consistent difference between the patch's indentation and the file's.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum IndentShift {
-    /// Add (positive) or remove (negative) this many of `unit` characters.
-    Shift { delta: isize, unit: char },
-    /// The patch indents with `spaces` spaces where the file has one tab.
-    SpacesToTabs { spaces: usize },
-    /// Each indentation of the patch stands for one of the file's, but not
-    /// by one constant shift (a 4-space patch for a 2-space file, list items
-    /// indented more than their unindented header): `known` pairs the
-    /// patch's indentations with the file's; a deeper indentation not seen
-    /// in the matched lines is placed below the nearest shallower known one
-    /// by the same number of steps, scaled by `scale` file columns per patch
-    /// column (as a fraction `num/den`).
-    Levels {
-        /// The matched lines' indentations, in hunk order.
-        matched: Vec<IndentPair>,
-        /// (patch, file) indentations that stand for one file indentation.
-        known: Vec<(String, String)>,
-        /// File columns per patch column, as `(num, den)`.
-        scale: (usize, usize),
-    },
-}
-
-impl IndentShift {
-    /// Detects a shift shared by every matched non-blank line; `None` when the
-    /// indentation agrees or differs inconsistently.
-    fn detect(source: &SourceText, hunk: &Hunk, loc: &Located) -> Option<IndentShift> {
-        let matched = indent::pairs(hunk, &loc.slots, |j| source.line_text(j));
-        let pairs: Vec<(String, String)> = matched
-            .iter()
-            .map(|p| (p.file.clone(), p.patch.clone()))
-            .collect();
-        if pairs.is_empty() || pairs.iter().all(|(f, p)| f == p) {
-            return None;
-        }
-        let only = |s: &str, c: char| s.chars().all(|x| x == c);
-        for unit in [' ', '\t'] {
-            if pairs.iter().all(|(f, p)| only(f, unit) && only(p, unit)) {
-                let delta = pairs[0].0.len() as isize - pairs[0].1.len() as isize;
-                let same = pairs
-                    .iter()
-                    .all(|(f, p)| f.len() as isize - p.len() as isize == delta);
-                if same && delta != 0 {
-                    return Some(IndentShift::Shift { delta, unit });
-                }
-                break;
-            }
-        }
-        if pairs.iter().all(|(f, p)| only(f, '\t') && only(p, ' '))
-            && let Some((f, p)) = pairs.iter().find(|(f, _)| !f.is_empty())
-            && p.len().is_multiple_of(f.len())
-        {
-            let spaces = p.len() / f.len();
-            let same = pairs.iter().all(|(f, p)| p.len() == spaces * f.len());
-            if same && spaces > 0 {
-                return Some(IndentShift::SpacesToTabs { spaces });
-            }
-        }
-        Self::levels(matched)
-    }
-
-    /// The level mapping of [`IndentShift::Levels`], when the matched lines
-    /// give one file indentation for each of the patch's (the locator
-    /// refuses hunks where they do not).
-    fn levels(matched: Vec<IndentPair>) -> Option<IndentShift> {
-        // The patch indentations that stand for one file indentation only.
-        let mut known: Vec<(String, String)> = Vec::new();
-        for pair in &matched {
-            if known.iter().all(|(p, _)| *p != pair.patch)
-                && let Level::Known(file) = indent::level_for(&matched, &pair.patch)
-            {
-                known.push((pair.patch.clone(), file));
-            }
-        }
-        known.sort_by_key(|(p, _)| p.len());
-        let spaces = |s: &str| s.chars().all(|c| c == ' ');
-        let (lo, hi) = (known.first()?, known.last()?);
-        // File columns per patch column, when every known level lies on
-        // one line through the shallowest and the deepest.
-        let linear = |(num, den): (usize, usize)| {
-            known.iter().all(|(p, f)| {
-                den > 0
-                    && f.len() >= lo.1.len()
-                    && (p.len() - lo.0.len()) * num == (f.len() - lo.1.len()) * den
-            })
-        };
-        let scale = (
-            hi.1.len().saturating_sub(lo.1.len()),
-            hi.0.len() - lo.0.len(),
-        );
-        let scale = if known.len() >= 2
-            && known.iter().all(|(p, f)| spaces(p) && spaces(f))
-            && scale.0 > 0
-            && linear(scale)
-        {
-            scale
-        } else {
-            (1, 1)
-        };
-        Some(IndentShift::Levels {
-            matched,
-            known,
-            scale,
-        })
-    }
-
-    /// Re-indents one added line.
-    fn apply(&self, text: &str) -> String {
-        if text.trim().is_empty() {
-            return text.to_string();
-        }
-        let indent = indentation(text);
-        let body = &text[indent.len()..];
-        match *self {
-            IndentShift::Shift { delta, unit } => {
-                if delta >= 0 {
-                    let mut out: String = std::iter::repeat_n(unit, delta as usize).collect();
-                    out.push_str(text);
-                    out
-                } else {
-                    let strip = indent
-                        .chars()
-                        .take(delta.unsigned_abs())
-                        .take_while(|&c| c == unit)
-                        .count();
-                    text[strip..].to_string()
-                }
-            }
-            IndentShift::Levels {
-                ref matched,
-                ref known,
-                scale,
-            } => {
-                let mapped = match indent::level_for(matched, indent) {
-                    Level::Known(file) => file,
-                    // The locator refuses a hunk whose level is in conflict.
-                    Level::Conflict(..) => indent.to_string(),
-                    Level::Unseen => {
-                        map_level(known, scale, indent).unwrap_or_else(|| indent.to_string())
-                    }
-                };
-                format!("{mapped}{body}")
-            }
-            IndentShift::SpacesToTabs { spaces } => {
-                let leading = indent.chars().take_while(|&c| c == ' ').count();
-                let rest = &indent[leading..];
-                let mut out: String = std::iter::repeat_n('\t', leading / spaces).collect();
-                out.extend(std::iter::repeat_n(' ', leading % spaces));
-                out.push_str(rest);
-                out.push_str(body);
-                out
-            }
-        }
-    }
-}
-
-/// The file's indentation for the patch's `indent` under a level mapping:
-/// a known one as matched; a deeper one of spaces below the nearest
-/// shallower known level, its extra columns scaled; otherwise `None`
-/// (written as given).
-fn map_level(known: &[(String, String)], scale: (usize, usize), indent: &str) -> Option<String> {
-    if let Some((_, f)) = known.iter().find(|(p, _)| p == indent) {
-        return Some(f.clone());
-    }
-    let spaces = |s: &str| s.chars().all(|c| c == ' ');
-    if !spaces(indent) {
-        return None;
-    }
-    let (p, f) = known
-        .iter()
-        .filter(|(p, f)| spaces(p) && p.len() < indent.len() && (spaces(f) || f.is_empty()))
-        .max_by_key(|(p, _)| p.len())?;
-    let extra = (indent.len() - p.len()) * scale.0;
-    extra
-        .is_multiple_of(scale.1)
-        .then(|| format!("{f}{}", " ".repeat(extra / scale.1)))
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn overlapping_edits_split_at_the_lines_they_keep() {
         use super::{Edit, NewLine, separate_shared_context};
@@ -436,50 +261,5 @@ mod tests {
             .map(|e| (e.start, e.end, e.lines.len()))
             .collect();
         assert_eq!(shape, [(0, 1, 1), (2, 2, 1), (3, 4, 1)]);
-    }
-
-    #[test]
-    fn shifts_spaces() {
-        let s = IndentShift::Shift {
-            delta: 4,
-            unit: ' ',
-        };
-        assert_eq!(s.apply("  x"), "      x");
-        let s = IndentShift::Shift {
-            delta: -2,
-            unit: ' ',
-        };
-        assert_eq!(s.apply("    x"), "  x");
-        assert_eq!(s.apply("x"), "x");
-    }
-
-    #[test]
-    fn maps_levels_and_scales_deeper_ones() {
-        let pairs = |v: &[(&str, &str)]| {
-            v.iter()
-                .enumerate()
-                .map(|(i, (f, p))| IndentPair {
-                    patch: p.to_string(),
-                    file: f.to_string(),
-                    file_line: i,
-                })
-                .collect::<Vec<_>>()
-        };
-        // A 4-space patch for a 2-space file.
-        let two = IndentShift::levels(pairs(&[("", ""), ("  ", "    "), ("    ", "        ")]))
-            .expect("a mapping");
-        assert_eq!(two.apply("    else:"), "  else:");
-        assert_eq!(two.apply("            deep()"), "      deep()");
-        // List items 3 deeper than the file's under an unindented header.
-        let list = IndentShift::levels(pairs(&[("", ""), ("", "   ")])).expect("a mapping");
-        assert_eq!(list.apply("   - b"), "- b");
-        assert_eq!(list.apply("      - nested"), "   - nested");
-    }
-
-    #[test]
-    fn converts_spaces_to_tabs() {
-        let s = IndentShift::SpacesToTabs { spaces: 4 };
-        assert_eq!(s.apply("        x"), "\t\tx");
-        assert_eq!(s.apply("      x"), "\t  x");
     }
 }

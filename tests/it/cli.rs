@@ -420,7 +420,10 @@ fn git_apply_options_that_change_nothing_are_accepted() {
 #[test]
 fn ignore_whitespace_lifts_max_tier_exact_to_resilient() {
     let dir = setup();
-    let drifted = "--- a/greet.py\n+++ b/greet.py\n@@\n def greet(name):\n-  print('hello', name)\n+    print('hi', name)\n";
+    // Both lines drifted alike (2 spaces for 4): the added line takes the
+    // file's indentation. (A removed line drifted alone, the added one at
+    // 4, is two readings under rule 6: 4 as written, or 8 scaled.)
+    let drifted = "--- a/greet.py\n+++ b/greet.py\n@@\n def greet(name):\n-  print('hello', name)\n+  print('hi', name)\n";
     let exact = run(dir.path(), &["--max-tier", "exact"], Some(drifted));
     assert_eq!(exact.status.code(), Some(1));
     let out = run(
@@ -429,6 +432,8 @@ fn ignore_whitespace_lifts_max_tier_exact_to_resilient() {
         Some(drifted),
     );
     assert_eq!(out.status.code(), Some(0));
+    let got = fs::read_to_string(dir.path().join("greet.py")).expect("read");
+    assert!(got.starts_with("def greet(name):\n    print('hi', name)\n    return name\n"));
 }
 
 #[test]
