@@ -307,13 +307,14 @@ fn replaced_lines_read_exactly(p: &Proposal, cand: &Candidate) -> Result<(), Fai
 /// removed line `patch` the added lines `added` would write into the file.
 fn carried_difference(file: &str, patch: &str, added: &[&str]) -> Option<String> {
     let count = |s: &str, c: char| s.chars().filter(|&x| x == c).count();
-    let added_count = |c: char| added.iter().map(|a| count(a, c)).sum::<usize>();
     for c in [',', ';', ':', '`'] {
         let (in_file, in_patch) = (count(file, c), count(patch, c));
-        if in_file > in_patch && added_count(c) < in_file {
+        // The line written keeps the text around the character the patch
+        // lacks, without it (or around the one it adds, with it).
+        if in_file > in_patch && kept_around(file, c, added, false) {
             return Some(format!("`{c}` dropped"));
         }
-        if in_patch > in_file && added_count(c) > in_file {
+        if in_patch > in_file && kept_around(patch, c, added, true) {
             return Some(format!("`{c}` added"));
         }
     }
@@ -339,6 +340,49 @@ fn carried_difference(file: &str, patch: &str, added: &[&str]) -> Option<String>
         .find(|c| !c.is_ascii() && !file.contains(*c) && added.iter().any(|a| a.contains(*c)))
         .filter(|c| !c.is_alphanumeric())
         .map(|c| format!("`{c}` for the file's character"))
+}
+
+/// True when an added line holds the text around an occurrence of `c` in
+/// `line` (up to three characters on each side, the line's end counting as
+/// text), with `c` between (`with`) or without it: the written line
+/// carries that character's presence or absence at the same spot.
+fn kept_around(line: &str, c: char, added: &[&str], with: bool) -> bool {
+    let chars: Vec<char> = line.trim_end().chars().collect();
+    // At the end of the line (a JSON member's `,`, a statement's `;`): the
+    // written line that starts as this one does ends with it, or without.
+    let start: String = line.trim().chars().take(3).collect();
+    if chars.last() == Some(&c)
+        && added.iter().any(|a| {
+            let a = a.trim();
+            a.starts_with(&start) && a.ends_with(c) == with
+        })
+    {
+        return true;
+    }
+    chars
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| **x == c)
+        .any(|(k, _)| {
+            let left: String = chars[k.saturating_sub(3)..k].iter().collect();
+            let right: String = chars[k + 1..(k + 4).min(chars.len())].iter().collect();
+            if left.trim().is_empty() {
+                return false;
+            }
+            let needle = if with {
+                format!("{left}{c}{right}")
+            } else {
+                format!("{left}{right}")
+            };
+            added.iter().any(|a| {
+                let a = a.trim_end();
+                if right.is_empty() {
+                    a.ends_with(&needle)
+                } else {
+                    a.contains(&needle)
+                }
+            })
+        })
 }
 
 /// The new side standing around the candidate (rule 7): done, or unsure

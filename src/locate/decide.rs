@@ -173,7 +173,7 @@ pub(super) fn similar_rival(
     };
     let found = match range {
         Some(range) => similar(keys, old, range, threshold),
-        None => few_differing_starts(keys, old, left_out)
+        None => super::evidence::few_differing_starts(keys, old, left_out)
             .into_iter()
             .flat_map(|p| similar(keys, old, p..p + 1, threshold))
             .collect(),
@@ -182,49 +182,6 @@ pub(super) fn similar_rival(
         .into_iter()
         .find(|c| (c.end <= chosen.start || chosen.end <= c.start) && differing(c) <= left_out)
         .map(|c| c.start)
-}
-
-/// The first lines where a block of `old` with at most `differ` lines
-/// written differently may stand: one of any `differ + 1` of its lines
-/// matches there at the fuzzy level. Those lines' needle hits on an indexed
-/// file, else a pass comparing only them.
-fn few_differing_starts(keys: &FileKeys, old: &[OldLine], differ: usize) -> Vec<usize> {
-    let n = keys.len();
-    let m = old.len();
-    if m > n {
-        return Vec::new();
-    }
-    let mut probes: Vec<usize> = (0..m)
-        .filter(|&i| old[i].text.chars().any(char::is_alphanumeric))
-        .take(differ + 1)
-        .collect();
-    if probes.len() <= differ {
-        return (0..=n - m).collect();
-    }
-    probes.truncate(differ + 1);
-    if keys.is_indexed() {
-        let mut starts = Vec::new();
-        for &i in &probes {
-            let Some(hits) = prefilter::lines_matching(keys, &old[i], Tier::Fuzzy) else {
-                return (0..=n - m).collect();
-            };
-            starts.extend(
-                hits.iter()
-                    .filter_map(|&h| h.checked_sub(i))
-                    .filter(|&p| p + m <= n),
-            );
-        }
-        starts.sort_unstable();
-        starts.dedup();
-        return starts;
-    }
-    (0..=n - m)
-        .filter(|&p| {
-            probes
-                .iter()
-                .any(|&i| keys.compare(Tier::Fuzzy, p + i, &old[i]) != LineMatch::No)
-        })
-        .collect()
 }
 
 /// How many lines a structural candidate did without: context lines that

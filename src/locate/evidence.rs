@@ -424,3 +424,56 @@ fn deletion_done_elsewhere(keys: &FileKeys, hunk: &Hunk, cand: &Candidate) -> Op
         .find(|&(start, end)| end <= cand.start || start >= cand.end)
         .map(|(start, _)| start)
 }
+
+/// The first lines where a block of `old` with at most `differ` lines
+/// written differently may stand: one of any `differ + 1` of its lines
+/// matches there at the fuzzy level. Those lines' needle hits on an indexed
+/// file, else a pass comparing only them.
+pub(super) fn few_differing_starts(keys: &FileKeys, old: &[OldLine], differ: usize) -> Vec<usize> {
+    let n = keys.len();
+    let m = old.len();
+    if m > n {
+        return Vec::new();
+    }
+    // Lines with a word first (fewest hits), then any other non-blank
+    // line. With fewer than `differ + 1` of them no start can be ruled
+    // out, and scoring every start of a file past the scan limit is what
+    // the limit is for: no rival is sought then (a documented bound).
+    let worded = |i: &usize| old[*i].text.chars().any(char::is_alphanumeric);
+    let mut probes: Vec<usize> = (0..m).filter(worded).collect();
+    probes.extend((0..m).filter(|i| !worded(i) && !old[*i].blank));
+    if probes.len() <= differ {
+        return Vec::new();
+    }
+    probes.truncate(differ + 1);
+    if keys.is_indexed() {
+        let mut starts = Vec::new();
+        for &i in &probes {
+            let Some(hits) = super::prefilter::lines_matching(keys, &old[i], Tier::Fuzzy) else {
+                // A line without a needle: the pass below compares it.
+                return probe_pass(keys, old, &probes, n - m);
+            };
+            starts.extend(
+                hits.iter()
+                    .filter_map(|&h| h.checked_sub(i))
+                    .filter(|&p| p + m <= n),
+            );
+        }
+        starts.sort_unstable();
+        starts.dedup();
+        return starts;
+    }
+    probe_pass(keys, old, &probes, n - m)
+}
+
+/// The starts up to `last` where one of the old lines `probes` matches at
+/// the fuzzy level.
+fn probe_pass(keys: &FileKeys, old: &[OldLine], probes: &[usize], last: usize) -> Vec<usize> {
+    (0..=last)
+        .filter(|&p| {
+            probes
+                .iter()
+                .any(|&i| keys.compare(Tier::Fuzzy, p + i, &old[i]) != LineMatch::No)
+        })
+        .collect()
+}

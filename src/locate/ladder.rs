@@ -14,9 +14,10 @@ use super::keys::{FileKeys, OldLine, old_side};
 use super::normalize::LineMatch;
 use super::numbered::AdditionEvidence;
 use super::search::{Candidate, Slot};
+use super::twins::in_order_pick;
 use super::{
     Failure, FileState, HunkStatus, Located, MatchOptions, Reason, Tier, ambiguous,
-    exact_near_hint, failure, fixed, hint_line, in_order_pick, resolve_anchors, search_tier,
+    exact_near_hint, failure, fixed, hint_line, resolve_anchors, search_tier,
 };
 use crate::model::{Hunk, LineKind};
 use std::ops::Range;
