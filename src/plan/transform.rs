@@ -157,9 +157,10 @@ fn unplaceable_reversal(file: &FilePatch, targets: &dyn Targets) -> Option<Probl
 fn emptying_reversal(file: &FilePatch, targets: &dyn Targets) -> Option<Problem> {
     let bare_additions = file.op == FileOp::Update
         && !file.hunks.is_empty()
-        && file.hunks.iter().all(|h| {
-            h.line_hint.is_none_or(|l| l == 0) && h.lines.iter().all(|l| l.kind == LineKind::Add)
-        });
+        && file
+            .hunks
+            .iter()
+            .all(|h| h.line_hint.is_none() && h.lines.iter().all(|l| l.kind == LineKind::Add));
     if !bare_additions {
         return None;
     }
