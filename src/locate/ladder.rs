@@ -232,6 +232,38 @@ impl Ladder<'_, '_, '_> {
         }
     }
 
+    /// Keeps of `cands` (found by `tier`) those at a stale site `stale`
+    /// (where the context stands with a removed line changed: a lenient
+    /// match elsewhere is a look-alike), and, before the structural tier,
+    /// those the evidence vouches for: a number that points at the match
+    /// rather than at the site, or a context as exact as the site's (the
+    /// tolerance is then in the removed lines, which the site lacks).
+    fn keep_beside_stale(&self, tier: Tier, cands: &mut Vec<Candidate>, stale: &[Range<usize>]) {
+        let mut places: Vec<usize> = stale.iter().map(|s| s.start).collect();
+        places.extend(cands.iter().map(|c| c.start));
+        places.sort_unstable();
+        places.dedup();
+        let context_exact = |c: &Candidate| {
+            self.old.iter().zip(&c.slots).all(|(l, slot)| {
+                l.kind != LineKind::Context || matches!(slot, Slot::Line(_, LineMatch::Exact))
+            })
+        };
+        let vouched = |c: &Candidate| {
+            tier < Tier::Structural
+                && (context_exact(c)
+                    || self
+                        .hints
+                        .lines()
+                        .any(|line| points_among(&places, line) == Some(c.start)))
+        };
+        cands.retain(|c| {
+            vouched(c)
+                || stale
+                    .iter()
+                    .any(|site| c.start < site.end && site.start < c.end.max(c.start + 1))
+        });
+    }
+
     /// Tries each tier in turn, up to the options' last.
     // The evidence found on the way (stale sites, where the new side stands)
     // flows from one tier to the next within this loop, which is why it is
@@ -291,34 +323,7 @@ impl Ladder<'_, '_, '_> {
             // A lenient match away from where the context stands exactly is a
             // look-alike block: it must not be edited instead.
             if !stale.is_empty() && (tier >= Tier::Structural || !cands.is_empty()) {
-                // A number that points at the tolerant match rather than at
-                // the stale site vouches for it (the structural and
-                // similarity tiers never take a match away from the site).
-                let mut places: Vec<usize> = stale.iter().map(|s| s.start).collect();
-                places.extend(cands.iter().map(|c| c.start));
-                places.sort_unstable();
-                places.dedup();
-                // So does a context as exact as the site's: the tolerance
-                // is then in the removed lines, which the site lacks.
-                let context_exact = |c: &Candidate| {
-                    old.iter().zip(&c.slots).all(|(l, slot)| {
-                        l.kind != LineKind::Context
-                            || matches!(slot, Slot::Line(_, LineMatch::Exact))
-                    })
-                };
-                let vouched = |c: &Candidate| {
-                    tier < Tier::Structural
-                        && (context_exact(c)
-                            || hints
-                                .lines()
-                                .any(|line| points_among(&places, line) == Some(c.start)))
-                };
-                cands.retain(|c| {
-                    vouched(c)
-                        || stale
-                            .iter()
-                            .any(|site| c.start < site.end && site.start < c.end.max(c.start + 1))
-                });
+                self.keep_beside_stale(tier, &mut cands, &stale);
                 if cands.is_empty() {
                     return self.stale_or_applied(&stale);
                 }
