@@ -245,14 +245,9 @@ fn pool_of(cands: &[Candidate], starts: &[usize]) -> Vec<usize> {
 
 /// The candidate of `pool` that `line` clearly points at, if any.
 fn pointed(cands: &[Candidate], pool: &[usize], line: usize) -> Option<usize> {
-    let mut by_distance: Vec<(usize, usize)> = pool
-        .iter()
-        .map(|&c| (cands[c].start.abs_diff(line), c))
-        .collect();
-    by_distance.sort_unstable();
-    let (d1, c1) = *by_distance.first()?;
-    let d2 = by_distance.get(1).map_or(usize::MAX, |d| d.0);
-    points_at(d1, d2).then_some(c1)
+    let starts: Vec<usize> = pool.iter().map(|&c| cands[c].start).collect();
+    let start = points_among(&starts, line)?;
+    pool.iter().copied().find(|&c| cands[c].start == start)
 }
 
 /// The one of `starts` (first lines, 0-based) that `line` clearly points

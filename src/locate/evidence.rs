@@ -264,7 +264,7 @@ pub(super) struct SettledTie {
 
 /// The 0-based line a hunk's line number names (`-a,0` inserts after line
 /// `a`, so a pure addition's is `a` itself).
-fn expected_line(hunk: &Hunk) -> Option<usize> {
+pub(super) fn expected_line(hunk: &Hunk) -> Option<usize> {
     let hint = hunk.line_hint?;
     Some(if hunk.old_len() == 0 {
         hint

@@ -241,12 +241,9 @@ impl FileState {
         if loc.status == HunkStatus::Applied && pure && hunk.anchors.is_empty() && loc.start == n {
             self.appended = true;
         }
-        let Some(hint) = hunk.line_hint else {
+        let Some(expected) = evidence::expected_line(hunk) else {
             return;
         };
-        // `@@ -a,0 +c,d @@` inserts after line a: its 0-based insertion
-        // point is a itself, not a - 1.
-        let expected = if pure { hint } else { hint.saturating_sub(1) };
         match loc.status {
             HunkStatus::Applied => {
                 self.offset = signed(loc.start) - signed(expected);
