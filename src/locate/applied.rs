@@ -50,6 +50,11 @@ pub(super) fn place_pure_addition(
     } else if hunk.at_eof || hunk.line_hint.is_none() || n == 0 {
         // In an empty file every line number names the same place.
         n
+    } else if hints.raw_line.is_none_or(|l| l + 1 > n) && whole_file_added(keys, hunk) {
+        // The file is what the hunk, applied to an empty file (where its
+        // number past the end named the only place), made of it: the same
+        // place again, where its lines stand.
+        0
     } else {
         match super::numbered::place_numbered(keys, hunk, index, hints, state)? {
             super::numbered::Numbered::Point(at) => at,
@@ -248,6 +253,17 @@ fn where_hinted(cand: &Candidate, hints: &Hints) -> bool {
         .as_ref()
         .is_none_or(|a| a.reach(None, cand.start));
     lines_ok && anchors_ok
+}
+
+/// True when the file holds the hunk's added lines and nothing else, exactly
+/// but for whitespace.
+fn whole_file_added(keys: &FileKeys, hunk: &Hunk) -> bool {
+    let added = new_side(hunk);
+    added.len() == keys.len()
+        && added
+            .iter()
+            .enumerate()
+            .all(|(i, l)| same_but_whitespace(&keys.text(i), l.text))
 }
 
 /// True when non-blank context stands both before the first removed line and
