@@ -9,7 +9,7 @@
 //! (see `docs/matching.md`, "One placement decision", rule 7).
 
 use super::addition::{PlaceError, addition_present, insert_at};
-use super::choose::{Choice, Hints, choose, points_at};
+use super::choose::{Choice, Hints, choose, points_among, points_at};
 use super::keys::{FileKeys, OldLine, new_side};
 use super::normalize::{LineMatch, same_but_whitespace};
 use super::search::{Candidate, contiguous};
@@ -357,29 +357,58 @@ pub(super) fn new_side_read_leniently(
     hints: &Hints,
     state: &FileState,
     options: &super::MatchOptions,
+    cand: &Candidate,
 ) -> Vec<Range<usize>> {
     let new = new_side(hunk);
     let added = added_flags(hunk);
     let telling = telling_addition(hunk);
-    if new.is_empty() || !(telling || (new.len() >= 2 && worded_junction(hunk))) {
+    if new.is_empty() {
         return Vec::new();
+    }
+    if !(telling || (new.len() >= 2 && worded_junction(hunk))) {
+        return untold_site_pointed(keys, hunk, &new, tier, hints, state, options, cand);
     }
     // A deletion is seen done only where the lines on both sides of its
     // removed lines now touch (their places in the new side).
     let junction = (!telling).then(|| deletion_junction(hunk)).flatten();
-    let cands = super::search_tier(keys, &new, tier, hints, options);
+    let removed: Vec<&str> = hunk
+        .lines
+        .iter()
+        .filter(|l| l.kind == LineKind::Remove)
+        .map(|l| l.text.as_str())
+        .collect();
+    let mut cands = super::search_tier(keys, &new, tier, hints, options);
+    if tier >= Tier::Structural {
+        cands.extend(read_as_placed(keys, hunk, &new, cand));
+    }
     cands
         .into_iter()
         .filter(|c| {
-            // Read without skipping file lines (a deletion's new side read
-            // over the removed lines is its old side, a twin, not its
-            // applied state) nor context past the end of the file.
-            let matched = c.slots.iter().filter(|s| matches!(s, Slot::Line(..))).count();
+            // Read without skipping a removed line (a deletion's new side
+            // read over the removed lines is its old side, a twin, not its
+            // applied state) nor context past the end of the file. A file
+            // line the patch omitted may be skipped when an added line
+            // tells: the tier that placed the hunk skipped it too.
+            let skips_ok = if telling {
+                skipped_lines(c).all(|j| {
+                    let text = keys.text(j);
+                    !removed.iter().any(|r| same_but_whitespace(&text, r))
+                })
+            } else {
+                skipped_lines(c).next().is_none()
+            };
+            // The matched lines nearest the junction (a context line the
+            // patch invented there is dropped) must now touch.
             let touching = junction.is_none_or(|(a, b)| {
-                matches!((c.slots.get(a), c.slots.get(b)),
-                    (Some(Slot::Line(x, _)), Some(Slot::Line(y, _))) if *y == x + 1)
+                let line = |s: &Slot| match s {
+                    Slot::Line(j, _) => Some(*j),
+                    _ => None,
+                };
+                let before = c.slots.get(..=a).and_then(|s| s.iter().rev().find_map(line));
+                let after = c.slots.get(b..).and_then(|s| s.iter().find_map(line));
+                matches!((before, after), (Some(x), Some(y)) if y == x + 1)
             });
-            c.end - c.start == matched
+            skips_ok
                 && touching
                 && !c.slots.contains(&Slot::Overhang)
                 && state
@@ -393,6 +422,164 @@ pub(super) fn new_side_read_leniently(
         })
         .map(|c| c.start..c.end)
         .collect()
+}
+
+/// A hunk whose applied state does not tell (a deletion at the edge of its
+/// context, added lines without a word): where its new side stands, read
+/// with the tolerance of `tier`, away from `cand` and where the hunk's
+/// numbers point rather than at `cand`. There the hunk reads as applied
+/// before (its removed lines gone from where its number points, its
+/// context read as it was read when it was placed), so `cand`, a look-alike
+/// no number points at, is a second reading.
+#[allow(clippy::too_many_arguments)]
+fn untold_site_pointed(
+    keys: &FileKeys,
+    hunk: &Hunk,
+    new: &[OldLine],
+    tier: Tier,
+    hints: &Hints,
+    state: &FileState,
+    options: &super::MatchOptions,
+    cand: &Candidate,
+) -> Vec<Range<usize>> {
+    if hints.lines().next().is_none()
+        || !new
+            .iter()
+            .any(|l| l.text.chars().any(char::is_alphanumeric))
+    {
+        return Vec::new();
+    }
+    let removed: Vec<&str> = hunk
+        .lines
+        .iter()
+        .filter(|l| l.kind == LineKind::Remove)
+        .map(|l| l.text.as_str())
+        .collect();
+    let mut found = super::search_tier(keys, new, tier, hints, options);
+    if tier >= Tier::Structural {
+        found.extend(read_as_placed(keys, hunk, new, cand));
+    }
+    let sites: Vec<Range<usize>> = found
+        .into_iter()
+        .filter(|c| {
+            (c.end <= cand.start || cand.end.max(cand.start + 1) <= c.start)
+                && !c.slots.contains(&Slot::Overhang)
+                && skipped_lines(c).all(|j| {
+                    let text = keys.text(j);
+                    !removed.iter().any(|r| same_but_whitespace(&text, r))
+                })
+                && state
+                    .overlapping(&Footprint::unchanged(c.start..c.end))
+                    .is_none()
+        })
+        .map(|c| c.start..c.end)
+        .collect();
+    let mut places: Vec<usize> = sites.iter().map(|s| s.start).collect();
+    places.push(cand.start);
+    places.sort_unstable();
+    places.dedup();
+    sites
+        .into_iter()
+        .filter(|s| {
+            hints
+                .lines()
+                .any(|line| points_among(&places, line) == Some(s.start))
+        })
+        .collect()
+}
+
+/// The new side read with the tolerance that placed the old side at
+/// `cand`, line by line rather than as a ratio or a bounded search over
+/// the shorter new side (under which the applied state would go unseen):
+/// every line matches at the fuzzy level, but for the patch lines the old
+/// side's reading left unmatched (a paraphrased context line, the
+/// similarity tier) or dropped (an invented one), and file lines that read
+/// as the ones it skipped (an omitted line, the structural tier) may be
+/// skipped. Read greedily from each start line.
+fn read_as_placed(
+    keys: &FileKeys,
+    hunk: &Hunk,
+    new: &[OldLine],
+    cand: &Candidate,
+) -> Vec<Candidate> {
+    let old = super::keys::old_side(hunk);
+    let (mut forgiven, mut dropped): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
+    for (line, slot) in old.iter().zip(&cand.slots) {
+        match slot {
+            Slot::Line(_, LineMatch::No) => forgiven.push(line.text),
+            Slot::Dropped => dropped.push(line.text),
+            _ => {}
+        }
+    }
+    let skipped: Vec<String> = skipped_lines(cand)
+        .map(|j| keys.text(j).into_owned())
+        .collect();
+    let n = keys.len();
+    if (forgiven.is_empty() && dropped.is_empty() && skipped.is_empty()) || new.is_empty() {
+        return Vec::new();
+    }
+    let read_at = |p: usize| {
+        let mut slots = Vec::with_capacity(new.len());
+        let (mut exact, mut missed, mut j) = (0, 0, p);
+        let mut i = 0;
+        while i < new.len() {
+            let line = &new[i];
+            let how = if j < n {
+                keys.compare(Tier::Fuzzy, j, line)
+            } else {
+                LineMatch::No
+            };
+            if how != LineMatch::No {
+                exact += usize::from(how == LineMatch::Exact);
+                slots.push(Slot::Line(j, how));
+            } else if dropped.contains(&line.text) {
+                slots.push(Slot::Dropped);
+                i += 1;
+                continue;
+            } else if j < n
+                && j > p
+                && skipped
+                    .iter()
+                    .any(|t| same_but_whitespace(&keys.text(j), t))
+            {
+                j += 1;
+                continue;
+            } else if j < n && forgiven.contains(&line.text) {
+                missed += 1;
+                slots.push(Slot::Line(j, how));
+            } else {
+                return None;
+            }
+            i += 1;
+            j += 1;
+        }
+        let matched = slots.iter().filter(|s| matches!(s, Slot::Line(..))).count();
+        (2 * missed < matched).then(|| Candidate {
+            start: p,
+            end: j,
+            slots,
+            exact,
+            deviations: missed,
+            similarity: cand.similarity,
+            normalizations: cand.normalizations.clone(),
+        })
+    };
+    (0..n).filter_map(read_at).collect()
+}
+
+/// The file lines inside a candidate that no slot matched (skipped).
+fn skipped_lines(c: &Candidate) -> impl Iterator<Item = usize> + '_ {
+    let mut matched = c.slots.iter().filter_map(|s| match s {
+        Slot::Line(j, _) => Some(*j),
+        _ => None,
+    });
+    let mut next = matched.next();
+    (c.start..c.end).filter(move |&j| {
+        while next.is_some_and(|m| m < j) {
+            next = matched.next();
+        }
+        next != Some(j)
+    })
 }
 
 /// True when a deletion's removed lines have a context line holding a word

@@ -528,11 +528,11 @@ pub(super) fn added_run_in_place(keys: &FileKeys, hunk: &Hunk, cand: &Candidate)
         let replaces = (first > 0 && lines[first - 1].kind == LineKind::Remove)
             || lines.get(i).is_some_and(|l| l.kind == LineKind::Remove);
         let run = &lines[first..i];
-        let worded = run
-            .iter()
-            .any(|l| l.text.chars().any(char::is_alphanumeric));
         let Some(p) = at else { continue };
-        if replaces || !worded {
+        // A run of blank lines or brackets counts too: standing where it
+        // goes, it may be the one a run before added (the exact tier weighs
+        // it so through rule 7's unsure new side).
+        if replaces {
             continue;
         }
         let stands_at = |q: usize| {

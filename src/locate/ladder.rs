@@ -222,6 +222,7 @@ impl Ladder<'_, '_, '_> {
                     self.hints,
                     self.state,
                     self.options,
+                    &cand,
                 );
                 match decide::lenient_done(self.index, tier, &read, &cand) {
                     Some(result) => result,
