@@ -65,9 +65,15 @@ pub(super) fn hinted_rival(
             regions.push((a..start, Box::new(move |c: &Candidate| c.start < start)));
         }
     }
-    if hints.at_eof && chosen.end != n {
-        let from = n.saturating_sub(old.len() + Slack::default().max_drops + 2);
-        regions.push((from..n, Box::new(move |c: &Candidate| c.end == n)));
+    // A candidate that ends the file but for trailing blank lines is the
+    // end place itself (rule 14).
+    let end = (0..n)
+        .rev()
+        .find(|&i| !keys.line(i).trim_ascii().is_empty())
+        .map_or(n, |i| i + 1);
+    if hints.at_eof && chosen.end < end {
+        let from = end.saturating_sub(old.len() + Slack::default().max_drops + 2);
+        regions.push((from..n, Box::new(move |c: &Candidate| c.end >= end)));
     }
     for t in lenient {
         for (range, wins) in &regions {
