@@ -96,6 +96,15 @@ fn no_overlap(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
 fn no_rival_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
     let (keys, old, tier) = (p.keys, p.old, p.tier);
     let at = cand.start + 1;
+    if tier == Tier::Exact
+        && let Some(site) = super::evidence::stale_where_numbered(keys, old, p.hints, cand)
+    {
+        let why = format!(
+            "the hunk's context stands byte for byte at line {}, where its line number points, with its removed lines changed there since, and its old lines stand at line {at}: stale where the number points, or meant for line {at}? check which one is meant",
+            site + 1
+        );
+        return Err(two_places(p.index, cand.start, site, why));
+    }
     if let Some(rival) = decide::hinted_rival(keys, old, tier, cand, p.hints, p.options) {
         let why = format!(
             "the hunk matches at line {at} ({}), but what the patch says about its place (line number, anchor or end of file) points at line {}, where it matches only with more tolerance; check which one is meant",

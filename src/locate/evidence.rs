@@ -477,3 +477,44 @@ fn probe_pass(keys: &FileKeys, old: &[OldLine], probes: &[usize], last: usize) -
         })
         .collect()
 }
+
+/// Where the hunk's line number points exactly at its context standing byte
+/// for byte with its removed lines changed (the same number of lines
+/// between): the patch is stale there, where the number names, and an
+/// exact match of the old side elsewhere (`cand`) is a look-alike as
+/// likely as the meant place. Returns the first line of that stale site.
+/// Only exact context counts, on both sides of the removed lines, with a
+/// word in it.
+pub(super) fn stale_where_numbered(
+    keys: &FileKeys,
+    old: &[OldLine],
+    hints: &Hints,
+    cand: &Candidate,
+) -> Option<usize> {
+    let first = old.iter().position(|l| l.kind == LineKind::Remove)?;
+    let last = old.iter().rposition(|l| l.kind == LineKind::Remove)?;
+    let worded = |part: &[OldLine]| {
+        part.iter()
+            .any(|l| l.text.chars().any(char::is_alphanumeric))
+    };
+    if first == 0 || last + 1 == old.len() || !worded(&old[..first]) || !worded(&old[last + 1..]) {
+        return None;
+    }
+    let n = keys.len();
+    let stale_at = |p: usize| {
+        p != cand.start
+            && p + old.len() <= n
+            && old.iter().enumerate().all(|(i, l)| {
+                let how = keys.compare(Tier::Exact, p + i, l);
+                match l.kind {
+                    LineKind::Remove => true,
+                    _ => how == LineMatch::Exact,
+                }
+            })
+            && old[first..=last].iter().enumerate().any(|(i, l)| {
+                l.kind == LineKind::Remove
+                    && keys.compare(Tier::Fuzzy, p + first + i, l) == LineMatch::No
+            })
+    };
+    hints.lines().find(|&line| stale_at(line))
+}
