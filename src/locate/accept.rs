@@ -431,7 +431,12 @@ fn insertion_has_one_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure
     });
     if let Some((line, mapped)) = added.unsettled(hunk) {
         let why = unsettled_why(line, mapped);
-        return Err(failure(index, Reason::ContextNotFound, why));
+        // The old side stands here: a place turned away, not one never
+        // found (an in-order reading elsewhere is a second reading).
+        return Err(Failure {
+            candidates: vec![cand.start + 1],
+            ..failure(index, Reason::ContextNotFound, why)
+        });
     }
     if let Some(gap) = decide::unpinned_insertion(keys, hunk, cand) {
         let (lines, them) = if gap.len() > 1 {

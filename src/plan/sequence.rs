@@ -99,6 +99,12 @@ pub(super) fn place_in_order(
         let Some(found) = place_after(source, hunk, i, &before.edits(), options) else {
             continue;
         };
+        if let Err(f) = &results[i]
+            && let Some(&turned) = f.candidates.first()
+        {
+            results[i] = Err(turned_away(i, turned, found.located.start));
+            continue;
+        }
         let clash = results[i + 1..].iter().any(|r| {
             matches!(r, Ok(l) if l.status == HunkStatus::Applied
                 && touches(l.start..l.end, &(found.in_order.edit.start..found.in_order.edit.end)))
@@ -279,6 +285,24 @@ fn two_readings(index: usize, original: &Located, in_order: usize) -> Failure {
         // Only the place in the original can be chosen with `--at` (a
         // pin is a line of the original, where the other reading is not).
         candidates: vec![original.start + 1],
+        tie: None,
+        near: None,
+    }
+}
+
+/// The failure of a hunk whose old side stands in the original at
+/// `turned` (1-based), turned away there by the indentation rule, and that
+/// also places on what an earlier hunk wrote (`in_order`, 0-based line of
+/// the original): the place turned away is still a place the hunk stands.
+fn turned_away(index: usize, turned: usize, in_order: usize) -> Failure {
+    Failure {
+        hunk: index,
+        reason: Reason::Ambiguous,
+        message: format!(
+            "the hunk stands at line {turned} of the original, where its indentation does not map onto the file's, and also in what the hunks before it write (around line {}): applied in order, or meant for line {turned}?",
+            in_order + 1
+        ),
+        candidates: vec![turned],
         tie: None,
         near: None,
     }
