@@ -366,7 +366,10 @@ impl Repo {
             .collect();
         let blobs = self.blobs(&changed, &snapshot, worktree)?;
         let mut removed: std::collections::HashSet<String> = Default::default();
-        let mut pushed = false;
+        // New entries are pushed after every lookup: the index is searched by
+        // binary search, which an entry appended out of order would break
+        // (a later path not found, then pushed a second time).
+        let mut new_entries = Vec::new();
         for (r, blob) in changed.into_iter().zip(blobs) {
             if let Some(old) = &r.old_path
                 && r.new_path.as_ref() != Some(old)
@@ -396,11 +399,13 @@ impl Repo {
                 entry.stat = stat;
                 entry.mode = mode;
             } else {
-                index.dangerously_push_entry(stat, id, Flags::empty(), mode, path);
-                pushed = true;
+                new_entries.push((stat, id, mode, path));
             }
         }
-        if pushed {
+        if !new_entries.is_empty() {
+            for (stat, id, mode, path) in new_entries {
+                index.dangerously_push_entry(stat, id, Flags::empty(), mode, path);
+            }
             index.sort_entries();
         }
         if !removed.is_empty() {

@@ -627,3 +627,51 @@ fn cached_numberless_new_file_is_refused_when_the_index_has_it_deeper() {
     );
     assert_ok(&out);
 }
+
+/// The staged entries (`git ls-files -s`) after `git apply` with `args` of
+/// `patch` in a fresh copy of [`repo`].
+fn git_apply_index(args: &[&str], patch: &str) -> String {
+    let (_d, root) = repo();
+    let file = root.join(".git").join("the.patch");
+    fs::write(&file, patch).expect("write patch");
+    let path = file.to_str().expect("utf-8 path");
+    let mut all: Vec<&str> = vec!["apply"];
+    all.extend(args);
+    all.push(path);
+    git(&root, &all);
+    git(&root, &["ls-files", "-s"])
+}
+
+#[test]
+fn entries_added_before_an_updated_path_keep_the_index_sorted_and_unique() {
+    // Files created (`a0.txt`..`a4.txt`) and a renamed one (`run.sh` to
+    // `bin/run.sh`) sort before `src/deep/c.txt`, which the patch edits
+    // after them: the index must hold each path once, as `git apply`
+    // stages it (the entries appended before the lookup outnumber the
+    // index's own, so a binary search over them unsorted misses it).
+    let mut patch = String::new();
+    for k in 0..5 {
+        patch.push_str(&format!(
+            "diff --git a/a{k}.txt b/a{k}.txt\nnew file mode 100644\n--- /dev/null\n+++ b/a{k}.txt\n@@ -0,0 +1 @@\n+line {k}\n"
+        ));
+    }
+    patch.push_str("diff --git a/run.sh b/bin/run.sh\nsimilarity index 100%\nrename from run.sh\nrename to bin/run.sh\n");
+    patch.push_str("diff --git a/src/deep/c.txt b/src/deep/c.txt\n--- a/src/deep/c.txt\n+++ b/src/deep/c.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n");
+    let patch = patch.as_str();
+    for mode in ["--index", "--cached"] {
+        let (_d, root) = repo();
+        assert_ok(&apply(&root, &[mode], patch));
+        assert_eq!(
+            git(&root, &["ls-files", "-s"]),
+            git_apply_index(&[mode], patch),
+            "{mode}"
+        );
+        git(&root, &["fsck", "--no-progress"]);
+        git(&root, &["commit", "-q", "-m", "applied"]);
+        assert_eq!(
+            git(&root, &["show", "HEAD:src/deep/c.txt"]),
+            "one\nTWO\nthree\n"
+        );
+        git(&root, &["fsck", "--no-progress", "--strict"]);
+    }
+}
