@@ -50,6 +50,14 @@ pub(super) fn accept(p: &Proposal, cand: Candidate) -> Result<Located, Failure> 
     if p.hints.pins.is_empty() {
         not_done_where_numbered(p, &cand)?;
     }
+    if let Some((i, k)) = super::evidence::dropped_line_removed(p.old, &cand) {
+        let why = format!(
+            "the match leaves out the hunk's context line `{}` as one the file lacks, and removes the file's line {} that reads as it: the line to keep and the line to remove are one line here (removed already, or the last copy?)",
+            p.old[i].text.trim(),
+            k + 1
+        );
+        return Err(ambiguous(p.index, &[cand.start], None, Some(why)));
+    }
     replaced_lines_read_exactly(p, &cand)?;
     insertion_has_one_place(p, &cand)?;
     Ok(located(p.index, p.hunk, p.tier, cand))

@@ -84,6 +84,29 @@ pub(super) fn removal_readings(
     None
 }
 
+/// A context line the structural tier dropped as one the file lacks whose
+/// text (at the fuzzy level, with a word) is that of a removed line the
+/// match pairs with a file line: the file's one line stands for both, so
+/// the hunk keeps and removes it at once (a re-run of "delete the
+/// duplicated `import sys`" would delete the copy left). Returns the
+/// dropped line's index and the file line (0-based) removed.
+pub(super) fn dropped_line_removed(old: &[OldLine], cand: &Candidate) -> Option<(usize, usize)> {
+    old.iter()
+        .zip(&cand.slots)
+        .enumerate()
+        .find_map(|(i, (line, slot))| {
+            if *slot != Slot::Dropped || !line.text.chars().any(char::is_alphanumeric) {
+                return None;
+            }
+            old.iter().zip(&cand.slots).find_map(|(r, s)| match s {
+                Slot::Line(k, _) if r.kind == LineKind::Remove && r.fuzzy() == line.fuzzy() => {
+                    Some((i, *k))
+                }
+                _ => None,
+            })
+        })
+}
+
 /// The blocks that the lines equal (but for indentation and trailing
 /// whitespace) to a numbered header's section heading open: first line and
 /// end, 0-based. Found through the prefilter's exact-tier lines, so a
