@@ -113,6 +113,15 @@ fn no_rival_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
         );
         return Err(two_places(p.index, cand.start, site, why));
     }
+    if tier == Tier::Exact
+        && let Some(site) = super::evidence::drifted_where_numbered(keys, old, p.hints, cand)
+    {
+        let why = format!(
+            "the hunk stands at line {}, where its line number points, but for one change of the file there since (a context line grown or cut at its end, or a line inserted between two of its lines), and it stands exactly at line {at}: changed where the number points, or meant for line {at}? check which one is meant",
+            site + 1
+        );
+        return Err(two_places(p.index, cand.start, site, why));
+    }
     if let Some(rival) = decide::hinted_rival(keys, old, tier, cand, p.hints, p.options) {
         let why = format!(
             "the hunk matches at line {at} ({}), but what the patch says about its place (line number, anchor or end of file) points at line {}, where it matches only with more tolerance; check which one is meant",

@@ -541,3 +541,57 @@ pub(super) fn stale_where_numbered(
     };
     hints.lines().find(|&line| stale_at(line))
 }
+
+/// Where the hunk's line number points exactly at its old side standing
+/// byte for byte but for one small drift of the file there since: a worded
+/// context line grown or cut at its end (a trailing comment added or
+/// dropped), or one file line inserted between two of its lines. The file
+/// changed where the number names, and an exact match elsewhere (`cand`)
+/// is a look-alike as likely as the meant place (no tier before the
+/// structural one reads such drift, so rule 1's lenient search near the
+/// number does not see it). Returns the first line of that place.
+pub(super) fn drifted_where_numbered(
+    keys: &FileKeys,
+    old: &[OldLine],
+    hints: &Hints,
+    cand: &Candidate,
+) -> Option<usize> {
+    let n = keys.len();
+    let worded = |t: &str| t.chars().filter(|c| c.is_alphanumeric()).count() >= 4;
+    let exact =
+        |j: usize, l: &OldLine| j < n && keys.compare(Tier::Exact, j, l) == LineMatch::Exact;
+    let grown = |j: usize, l: &OldLine| {
+        if j >= n || l.kind != LineKind::Context {
+            return false;
+        }
+        let file = keys.text(j);
+        let (a, b) = (file.trim_end(), l.text.trim_end());
+        let (short, long) = if a.len() < b.len() { (a, b) } else { (b, a) };
+        short.len() < long.len() && long.starts_with(short) && worded(short)
+    };
+    let drifted_at = |p: usize| {
+        if p == cand.start || p >= n {
+            return false;
+        }
+        let (mut j, mut drift) = (p, 0);
+        for (i, l) in old.iter().enumerate() {
+            if exact(j, l) {
+                j += 1;
+                continue;
+            }
+            if drift > 0 {
+                return false;
+            }
+            drift += 1;
+            if grown(j, l) {
+                j += 1;
+            } else if i > 0 && exact(j + 1, l) {
+                j += 2;
+            } else {
+                return false;
+            }
+        }
+        drift == 1
+    };
+    hints.lines().find(|&line| drifted_at(line))
+}
