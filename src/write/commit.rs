@@ -4,8 +4,9 @@
 //! when a step fails.
 
 use super::stage::{free_name, missing_dirs, stage};
-use super::{CommitError, Expect, FileChange, FinishError, WriteContent, parent_dir};
+use super::{CommitError, Expect, FileChange, FinishError, parent_dir};
 use crate::journal::{self, JournalData, JournalEntry, JournalSpec, TreeId, Written};
+use crate::plan::NewContent;
 use crate::progress::{NoProgress, Progress, Stage, Workload};
 use crate::target::Stamp;
 use crate::test_hooks::{self, Step, checkpoint};
@@ -242,18 +243,18 @@ pub(crate) fn commit_with_progress(
 fn workload(changes: &[FileChange]) -> Workload {
     let mut workload = Workload::default();
     for change in changes {
-        if let FileChange::Write { content, .. } = change {
+        if let FileChange::Write { old, new, .. } = change {
             workload.files += 1;
-            workload.bytes += match content {
-                WriteContent::Bytes(bytes) => bytes.len(),
-                WriteContent::Lines {
+            workload.bytes += match new {
+                NewContent::Bytes(bytes) => bytes.len(),
+                NewContent::Lines {
                     lines,
                     final_newline,
                 } => {
                     let newlines = lines.len() - usize::from(!final_newline && !lines.is_empty());
                     lines.iter().map(|l| l.len()).sum::<usize>() + newlines
                 }
-                WriteContent::Render { old, .. } => old.len(),
+                NewContent::Edited(..) => old.len(),
             } as u64;
         }
     }
@@ -334,9 +335,10 @@ fn prepare(
                 (entry.target.clone(), e)
             };
             let mut written = None;
-            if let (FileChange::Write { content, mode, .. }, Some(staged)) = (change, &entry.staged)
+            if let (FileChange::Write { old, new, mode, .. }, Some(staged)) =
+                (change, &entry.staged)
             {
-                written = Some(stage(&entry.target, staged, *content, *mode).map_err(failed)?);
+                written = Some(stage(&entry.target, staged, old, new, *mode).map_err(failed)?);
                 checkpoint("staged");
                 progress.file_done(
                     &entry

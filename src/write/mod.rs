@@ -3,9 +3,7 @@
 //! `crate::plan::render`.
 
 use crate::content::Content;
-use crate::model::LineText;
-use crate::plan::edits::FilePlan;
-use crate::source::LineIndex;
+use crate::plan::NewContent;
 use crate::target::Stamp;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -22,30 +20,6 @@ pub(crate) enum Expect<'a> {
     Stamp(Stamp),
 }
 
-/// What is written.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum WriteContent<'a> {
-    /// These bytes.
-    Bytes(&'a [u8]),
-    /// These lines, each ended by a newline but the last when
-    /// `final_newline` is false.
-    Lines {
-        /// The lines.
-        lines: &'a [LineText],
-        /// Whether the last line ends with a newline.
-        final_newline: bool,
-    },
-    /// The original content with a plan applied, rendered straight into the file.
-    Render {
-        /// The original.
-        old: &'a Content,
-        /// The edits.
-        plan: &'a FilePlan,
-        /// The original's line index.
-        index: &'a LineIndex,
-    },
-}
-
 /// One file change to commit to disk.
 #[derive(Debug, Clone)]
 pub(crate) enum FileChange<'a> {
@@ -53,8 +27,11 @@ pub(crate) enum FileChange<'a> {
     Write {
         /// Destination.
         path: PathBuf,
-        /// New content.
-        content: WriteContent<'a>,
+        /// The content before (what an edited file's new content is
+        /// rendered from; empty for an added file).
+        old: &'a Content,
+        /// The new content, as the planner gave it.
+        new: &'a NewContent,
         /// What the destination must be right before the write.
         expect: Expect<'a>,
         /// Permission bits to set (`0o755`/`0o644`); `None` keeps the file's own.
