@@ -36,12 +36,12 @@ pub(super) fn plan_one(
     match plan_one_inner(file, targets, options, &mut report) {
         Ok(result) => PlannedFile { report, result },
         Err(problem) => {
-            report.status = FileStatus::Failed;
-            report.error = Some(problem);
-            PlannedFile {
+            let mut refused = PlannedFile {
                 report,
                 result: None,
-            }
+            };
+            refused.refuse(problem);
+            refused
         }
     }
 }
