@@ -33,6 +33,7 @@
 #![warn(unnameable_types)]
 #![warn(unreachable_pub)]
 
+#[path = "source/content.rs"]
 mod content;
 mod error;
 mod git;
@@ -53,7 +54,9 @@ pub mod report;
 mod run;
 mod sigbus;
 mod signals;
+#[path = "source/text.rs"]
 mod source;
+#[path = "source/targets.rs"]
 mod target;
 mod test_hooks;
 mod write;
