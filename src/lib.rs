@@ -33,8 +33,6 @@
 #![warn(unnameable_types)]
 #![warn(unreachable_pub)]
 
-#[path = "source/content.rs"]
-mod content;
 mod error;
 mod git;
 mod hook;
@@ -54,10 +52,7 @@ pub mod report;
 mod run;
 mod sigbus;
 mod signals;
-#[path = "source/text.rs"]
 mod source;
-#[path = "source/targets.rs"]
-mod target;
 mod test_hooks;
 mod write;
 
@@ -207,9 +202,9 @@ impl<'a> OneText<'a> {
     }
 }
 
-impl target::Targets for OneText<'_> {
-    fn read(&self, path: &str) -> Result<Option<content::Content>, target::TargetError> {
+impl source::Targets for OneText<'_> {
+    fn read(&self, path: &str) -> Result<Option<source::Content>, source::TargetError> {
         let mine = self.path.get_or_init(|| path.to_string());
-        Ok((mine == path).then(|| content::Content::Owned(self.bytes.to_vec())))
+        Ok((mine == path).then(|| source::Content::Owned(self.bytes.to_vec())))
     }
 }

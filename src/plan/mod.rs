@@ -18,15 +18,15 @@ mod rerun;
 mod sequence;
 mod transform;
 
-use crate::content::Content;
 use crate::model::{FilePatch, LineText};
 use crate::outcome::{FileReport, FileStatus, Problem, ProblemCode};
 use crate::patch::{PatchText, parse_patch_text};
 use crate::plan::edits::FilePlan;
 use crate::plan::render::render_to_vec;
 use crate::progress::{NoProgress, Progress, Stage, Workload};
+use crate::source::Content;
 use crate::source::{LineIndex, SourceText};
-use crate::target::{Targets, WorktreeTargets};
+use crate::source::{Targets, WorktreeTargets};
 use file::plan_one;
 pub use options::{ApplyOptions, PathRule, Pin};
 use std::borrow::Cow;

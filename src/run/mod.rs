@@ -20,7 +20,7 @@ use crate::patch::PatchText;
 use crate::plan::{ApplyOptions, PatchPlan, plan_patch_with};
 use crate::progress::{NoProgress, Progress};
 use crate::report::{Problem, ProblemCode, Report};
-use crate::target::WorktreeTargets;
+use crate::source::WorktreeTargets;
 use crate::write::{CommitError, FinishError};
 use std::path::{Path, PathBuf};
 
@@ -344,7 +344,7 @@ fn cut_short(plan: &PatchPlan) -> std::io::Error {
         .results()
         .find_map(|r| {
             let (path, stamp) = r.old.mapped_path()?;
-            (crate::target::Stamp::of(path) != Some(stamp)).then(|| path.to_path_buf())
+            (crate::source::Stamp::of(path) != Some(stamp)).then(|| path.to_path_buf())
         })
         .or_else(|| crate::sigbus::cut_short_files().pop())
         .map(|path| path.display().to_string());

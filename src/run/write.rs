@@ -9,7 +9,7 @@ use crate::outcome::Problem;
 use crate::plan::{FileResult, NewContent, PatchPlan};
 use crate::progress::Progress;
 use crate::report::{Report, conflict};
-use crate::target::WorktreeTargets;
+use crate::source::WorktreeTargets;
 use crate::write::{commit_with_progress, worktree_changes};
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
 //! A target's bytes: read into memory when small, memory-mapped when large,
 //! so that a 1 GiB file is never copied into the heap.
 
-use crate::source::{LineIndex, SourceText};
+use super::text::{LineIndex, SourceText};
 use std::fs::{self, File};
 use std::io;
 use std::ops::Deref;
@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 /// Files at least this large are memory-mapped instead of read.
-pub(crate) const MAP_THRESHOLD: u64 = 4 * 1024 * 1024;
+const MAP_THRESHOLD: u64 = 4 * 1024 * 1024;
 
 /// The bytes of a target file.
 pub(crate) enum Content {

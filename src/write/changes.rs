@@ -3,9 +3,9 @@
 
 use super::stage::exec_bits;
 use super::{Expect, FileChange};
-use crate::content::Content;
 use crate::plan::FileResult;
-use crate::target::{TargetError, WorktreeTargets};
+use crate::source::Content;
+use crate::source::{TargetError, WorktreeTargets};
 
 /// How to recognise that a file is still as it was read.
 fn expect_of(old: &Content) -> Expect<'_> {

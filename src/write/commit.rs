@@ -8,7 +8,7 @@ use super::{CommitError, Expect, FileChange, FinishError, parent_dir};
 use crate::journal::{self, JournalData, JournalEntry, JournalSpec, TreeId, Written};
 use crate::plan::NewContent;
 use crate::progress::{NoProgress, Progress, Stage, Workload};
-use crate::target::Stamp;
+use crate::source::Stamp;
 use crate::test_hooks::{self, Step, checkpoint};
 use std::collections::{HashMap, HashSet};
 use std::fs;
@@ -47,7 +47,7 @@ fn verify(path: &Path, expect: Expect) -> Result<(), CommitError> {
             Err(e) => return Err(io_err(path)(e)),
         },
         Expect::Stamp(stamp) => Stamp::of(path) == Some(stamp),
-        Expect::Content(old) => match crate::content::read_capped(path, old.len()) {
+        Expect::Content(old) => match crate::source::read_capped(path, old.len()) {
             Ok(now) => now == old,
             Err(e) if missing(&e) => false,
             Err(e) => return Err(io_err(path)(e)),

@@ -2,9 +2,9 @@
 //! ([`commit_with_progress`]), each new content streamed into place by
 //! `crate::plan::render`.
 
-use crate::content::Content;
 use crate::plan::NewContent;
-use crate::target::Stamp;
+use crate::source::Content;
+use crate::source::Stamp;
 use std::io;
 use std::path::{Path, PathBuf};
 

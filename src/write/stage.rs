@@ -3,10 +3,10 @@
 //! file has.
 
 use super::{parent_dir, writeback};
-use crate::content::Content;
 use crate::journal::Written;
 use crate::plan::NewContent;
 use crate::plan::render::{self, Bulk};
+use crate::source::Content;
 use crate::source::SourceText;
 use crate::test_hooks::{self, Step};
 use std::collections::HashSet;

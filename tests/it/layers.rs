@@ -13,7 +13,6 @@ use std::path::{Path, PathBuf};
 /// The modules below the run orchestration (`run/`, `hook.rs`,
 /// `main.rs`): the core and the edges it hands its outcome to.
 const BELOW_THE_RUN: &[&str] = &[
-    "content",
     "error",
     "git",
     "journal",
@@ -26,7 +25,6 @@ const BELOW_THE_RUN: &[&str] = &[
     "sigbus",
     "signals",
     "source",
-    "target",
     "test_hooks",
     "write",
 ];
