@@ -4,10 +4,11 @@
 //! - `targets.rs`: where target files come from, the working tree (a
 //!   directory on disk, every path kept inside it) or, with `--cached`,
 //!   the git index (`crate::git`'s `IndexTargets`), behind the
-//!   [`Targets`] trait; a target's failure is a [`TargetError`].
+//!   [`Targets`] trait; a target's failure is a [`TargetError`];
 //! - `content.rs`: a target's bytes ([`Content`]), read into memory when
-//!   small and memory-mapped when large, with the [`Stamp`] that tells
-//!   whether the file changed since it was read.
+//!   small and memory-mapped when large;
+//! - `stamp.rs`: the [`Stamp`] (size, inode, times, permission bits) that
+//!   tells whether a file changed since it was read;
 //! - `text.rs`: the bytes as lines ([`SourceText`]) over a dense or sparse
 //!   [`LineIndex`], with their terminators, a byte-order mark and the final
 //!   newline; and git's binary test ([`looks_binary`]).
@@ -16,9 +17,11 @@
 //! here, once (`crate::source::Content`, `crate::source::SourceText`, …).
 
 mod content;
+mod stamp;
 mod targets;
 mod text;
 
-pub(crate) use content::{Content, Stamp, read_capped};
+pub(crate) use content::{Content, read_capped};
+pub(crate) use stamp::Stamp;
 pub(crate) use targets::{NAMED_ELSEWHERE, TargetError, Targets, WorktreeTargets, join_inside};
 pub(crate) use text::{LineIndex, SPARSE_BLOCK, SourceText, looks_binary};
