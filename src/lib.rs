@@ -37,10 +37,6 @@ mod error;
 mod git;
 mod hook;
 mod journal;
-// Not yet narrowed to `pub(crate)`: `locate/keys.rs`, `locate/choose.rs`
-// and `locate/search/align.rs`, which the placement work was editing when
-// the lint went on; drop this `allow` once they are narrowed.
-#[allow(unreachable_pub)]
 mod locate;
 mod lock;
 pub mod model;
