@@ -86,9 +86,10 @@ pub(super) fn write_results(
             Ok(rejects)
         }
         (Err(e), Some(c)) => Err(match c.roll_back() {
-            Ok(journal) => RunError::Undone {
+            Ok(undone) => RunError::Undone {
                 first: Box::new(e),
-                journal,
+                journal: undone.journal,
+                left_alone: undone.left_alone,
             },
             Err(undo) => RunError::Unfinished {
                 first: Box::new(e),

@@ -376,7 +376,9 @@ fn a_roll_back_whose_journal_cannot_be_removed_says_so() {
     let failing = fail_on(Step::JournalRemove, &spec.path);
     let left = committed.roll_back();
     drop(failing);
-    assert_eq!(left.unwrap().as_deref(), Some(spec.path.as_path()));
+    let left = left.unwrap();
+    assert_eq!(left.journal.as_deref(), Some(spec.path.as_path()));
+    assert!(left.left_alone.is_empty());
     assert_eq!(fs::read(&a).unwrap(), b"old");
     assert_eq!(fs::read(&b).unwrap(), b"b");
     assert!(journal_left(Some(&spec.path)).contains("--recover"));
