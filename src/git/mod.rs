@@ -7,9 +7,9 @@
 //! fsmonitor data are dropped, and a v4 index is written as v2). Git rebuilds
 //! all of them on demand. See `docs/git.md`.
 
-use crate::content::Content;
 use crate::plan::FileResult;
-use crate::target::{TargetError, Targets};
+use crate::source::Content;
+use crate::source::{TargetError, Targets};
 use crate::test_hooks::Step;
 use gix::bstr::{BStr, ByteSlice};
 use gix::index::entry::{Flags, Mode, Stage, Stat};
@@ -528,7 +528,7 @@ pub(crate) struct IndexTargets<'r> {
     index: &'r gix::index::File,
     /// The working tree of `repo`: index paths are relative to its top, so
     /// an absolute path inside it names an index entry as well.
-    tree: &'r crate::target::WorktreeTargets,
+    tree: &'r crate::source::WorktreeTargets,
 }
 
 impl<'r> IndexTargets<'r> {
@@ -537,7 +537,7 @@ impl<'r> IndexTargets<'r> {
     pub(crate) fn new(
         repo: &'r Repo,
         index: &'r gix::index::File,
-        tree: &'r crate::target::WorktreeTargets,
+        tree: &'r crate::source::WorktreeTargets,
     ) -> Self {
         IndexTargets { repo, index, tree }
     }
@@ -545,7 +545,7 @@ impl<'r> IndexTargets<'r> {
 
 impl Targets for IndexTargets<'_> {
     fn read(&self, path: &str) -> Result<Option<Content>, TargetError> {
-        crate::target::join_inside(Path::new(""), path).map_err(TargetError::Outside)?;
+        crate::source::join_inside(Path::new(""), path).map_err(TargetError::Outside)?;
         let Some(entry) = self.index.entry_by_path(path.as_bytes().as_bstr()) else {
             return Ok(None);
         };
@@ -578,7 +578,7 @@ impl Targets for IndexTargets<'_> {
             .iter()
             .map(|e| e.path(self.index).to_string())
             .filter(|p| p.ends_with(&tail))
-            .take(crate::target::NAMED_ELSEWHERE)
+            .take(crate::source::NAMED_ELSEWHERE)
             .collect();
         found.sort();
         found

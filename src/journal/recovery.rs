@@ -40,7 +40,10 @@ pub(crate) fn recover(path: &Path, expected: Expected) -> Result<Option<Recovery
     let outcome = if committed {
         roll_forward(&data)
     } else {
-        roll_back(&data)
+        roll_back(&data).map(|left_alone| Recovery::RolledBack {
+            files: data.entries.len(),
+            left_alone,
+        })
     }
     .map_err(|e| unrecoverable(path, e.to_string()))?;
     remove(path).map_err(|e| unrecoverable(path, e.to_string()))?;
@@ -106,8 +109,8 @@ impl Steps {
 /// what the run wrote; a file changed since is left as it is (its backup
 /// kept). Every step is attempted even when one fails (so one unwritable
 /// directory does not keep the others from being restored); the first
-/// error is returned.
-pub(crate) fn roll_back(data: &JournalData) -> io::Result<Recovery> {
+/// error is returned. Returns the files left as they are.
+pub(crate) fn roll_back(data: &JournalData) -> io::Result<Vec<LeftAlone>> {
     let mut steps = Steps::default();
     for entry in data.entries.iter().rev() {
         roll_back_entry(entry, &mut steps);
@@ -118,10 +121,7 @@ pub(crate) fn roll_back(data: &JournalData) -> io::Result<Recovery> {
     }
     match steps.first_error {
         Some(e) => Err(e),
-        None => Ok(Recovery::RolledBack {
-            files: data.entries.len(),
-            left_alone: steps.left_alone,
-        }),
+        None => Ok(steps.left_alone),
     }
 }
 

@@ -10,7 +10,7 @@ use super::scope::Anchors;
 use super::search::Candidate;
 
 /// Lines around a line hint inside which a candidate may be chosen by the hint.
-pub const HINT_WINDOW: usize = 100;
+pub(crate) const HINT_WINDOW: usize = 100;
 
 /// At most this many blocks opened by lines equal to a section heading
 /// make it evidence of place.
@@ -18,7 +18,7 @@ const HEADING_BLOCKS: usize = 16;
 
 /// What the patch says about where a hunk belongs.
 #[derive(Debug, Clone, Default)]
-pub struct Hints {
+pub(super) struct Hints {
     /// Expected first line (0-based), corrected by the offset at which the
     /// previous hunk of the file was found.
     pub line: Option<usize>,
@@ -43,7 +43,7 @@ pub struct Hints {
 
 /// The outcome of choosing.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Choice {
+pub(super) enum Choice {
     /// Index into the candidate list.
     One(usize),
     /// Equally good candidates nothing separates (their first lines, 0-based).
@@ -56,7 +56,7 @@ pub enum Choice {
 // The ranking is one ordered list of rules (tier, exact lines, hint,
 // anchors, end of file), each settling only what the ones before left
 // tied; kept in one function so the order is visible.
-pub fn choose(cands: &[Candidate], hints: &Hints, file_len: usize) -> Choice {
+pub(super) fn choose(cands: &[Candidate], hints: &Hints, file_len: usize) -> Choice {
     let mut pool: Vec<usize> = (0..cands.len()).collect();
     if let Some(anchors) = &hints.anchors {
         pool = first_in_scopes(cands, anchors);
@@ -161,7 +161,7 @@ impl Hints {
     /// The first lines (0-based) of `starts` that lie after an anchor but
     /// past the end of its block, and inside no anchor's block: places the
     /// content points at and the anchors rule out.
-    pub fn past_anchor_scope(&self, starts: impl Iterator<Item = usize>) -> Vec<usize> {
+    pub(super) fn past_anchor_scope(&self, starts: impl Iterator<Item = usize>) -> Vec<usize> {
         let Some(anchors) = &self.anchors else {
             return Vec::new();
         };
@@ -173,7 +173,7 @@ impl Hints {
     /// The distinct line hints: as corrected, and as written. The new-side
     /// start is not one of them: it may only contradict them
     /// ([`choose`]), never pick a place they leave open.
-    pub fn lines(&self) -> impl Iterator<Item = usize> {
+    pub(super) fn lines(&self) -> impl Iterator<Item = usize> {
         let raw = self.raw_line.filter(|r| Some(*r) != self.line);
         self.line.into_iter().chain(raw)
     }
@@ -182,7 +182,7 @@ impl Hints {
 /// True when the hunk's line hints point at different ones of the
 /// candidates starting at `starts` (for the message of an ambiguity that
 /// the numbers themselves make).
-pub fn hints_disagree(cands: &[Candidate], starts: &[usize], hints: &Hints) -> bool {
+pub(super) fn hints_disagree(cands: &[Candidate], starts: &[usize], hints: &Hints) -> bool {
     if hints.lines().chain(hints.new_side_line).nth(1).is_none() {
         return false;
     }
@@ -201,7 +201,7 @@ pub fn hints_disagree(cands: &[Candidate], starts: &[usize], hints: &Hints) -> b
 /// (first line, end; 0-based), names another candidate of `tied` than
 /// `one`: `one` lies in no such block, and another candidate does. A
 /// heading standing at many blocks names none of them in particular.
-pub fn heading_contradicts(
+pub(super) fn heading_contradicts(
     blocks: &[(usize, usize)],
     cands: &[Candidate],
     tied: &[usize],
@@ -220,7 +220,7 @@ pub fn heading_contradicts(
 /// The candidates other than `one` that a line hint clearly points at,
 /// among those with as few structural deviations as `one` (for the
 /// whitespace rule of `evidence::whitespace_veto`).
-pub fn hinted_rivals(cands: &[Candidate], hints: &Hints, one: usize) -> Vec<usize> {
+pub(super) fn hinted_rivals(cands: &[Candidate], hints: &Hints, one: usize) -> Vec<usize> {
     let deviations = cands[one].deviations;
     let pool: Vec<usize> = (0..cands.len())
         .filter(|&c| cands[c].deviations == deviations)
@@ -252,7 +252,7 @@ fn pointed(cands: &[Candidate], pool: &[usize], line: usize) -> Option<usize> {
 
 /// The one of `starts` (first lines, 0-based) that `line` clearly points
 /// at, if any (as [`choose`] reads a line hint).
-pub fn points_among(starts: &[usize], line: usize) -> Option<usize> {
+pub(super) fn points_among(starts: &[usize], line: usize) -> Option<usize> {
     let mut by_distance: Vec<(usize, usize)> =
         starts.iter().map(|&s| (s.abs_diff(line), s)).collect();
     by_distance.sort_unstable();
@@ -263,7 +263,7 @@ pub fn points_among(starts: &[usize], line: usize) -> Option<usize> {
 
 /// A line hint points at the nearest candidate when that one is within the
 /// window and clearly nearer than the next (at less than half its distance).
-pub fn points_at(nearest: usize, second: usize) -> bool {
+pub(super) fn points_at(nearest: usize, second: usize) -> bool {
     nearest <= HINT_WINDOW && second > 2 * nearest + 2
 }
 

@@ -17,7 +17,7 @@ use std::ops::Range;
 /// compared, so memory stays independent of the file's size. Large files,
 /// and small ones searched by many hunks, find their candidates through the
 /// prefilter ([`FileKeys::is_indexed`]).
-pub struct FileKeys<'s> {
+pub(super) struct FileKeys<'s> {
     source: &'s SourceText<'s>,
     dense: bool,
     indexed: bool,
@@ -36,7 +36,7 @@ impl<'s> FileKeys<'s> {
     /// Wraps a source; keys are computed on first use, for every line at
     /// once up to `dense_limit` lines, else line by line behind the
     /// prefilter.
-    pub fn new(source: &'s SourceText<'s>, dense_limit: usize) -> Self {
+    pub(super) fn new(source: &'s SourceText<'s>, dense_limit: usize) -> Self {
         let dense = source.len() <= dense_limit;
         FileKeys {
             source,
@@ -54,20 +54,20 @@ impl<'s> FileKeys<'s> {
     /// Searches through the prefilter also when the keys are dense: a
     /// small file that many hunks search (each search of every line would
     /// make the whole run quadratic). Changes speed only, as for a large file.
-    pub fn index_also_when(mut self, many_searches: bool) -> Self {
+    pub(super) fn index_also_when(mut self, many_searches: bool) -> Self {
         self.indexed |= many_searches;
         self
     }
 
     /// True when every line's keys are computed at once (a small file, so a
     /// check may scan it line by line).
-    pub fn is_dense(&self) -> bool {
+    pub(super) fn is_dense(&self) -> bool {
         self.dense
     }
 
     /// True when candidates are found through the prefilter
     /// (`prefilter::starts`) rather than by trying every line.
-    pub fn is_indexed(&self) -> bool {
+    pub(super) fn is_indexed(&self) -> bool {
         self.indexed
     }
 
@@ -77,17 +77,17 @@ impl<'s> FileKeys<'s> {
     }
 
     /// Number of lines.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.source.len()
     }
 
     /// The underlying source.
-    pub fn source(&self) -> &'s SourceText<'s> {
+    pub(super) fn source(&self) -> &'s SourceText<'s> {
         self.source
     }
 
     /// Line `i` as text.
-    pub fn text(&self, i: usize) -> Cow<'_, str> {
+    pub(super) fn text(&self, i: usize) -> Cow<'_, str> {
         if self.dense {
             Cow::Borrowed(&self.texts()[i])
         } else {
@@ -119,7 +119,7 @@ impl<'s> FileKeys<'s> {
     /// file: found through one ordering of the file's lines made on first
     /// use, not by a pass over the file per question. `None` in a large
     /// file, whose ordering would take memory that grows with it.
-    pub fn lines_equal_to(&self, bytes: &[u8]) -> Option<&[usize]> {
+    pub(super) fn lines_equal_to(&self, bytes: &[u8]) -> Option<&[usize]> {
         if !self.dense {
             return None;
         }
@@ -135,7 +135,7 @@ impl<'s> FileKeys<'s> {
     }
 
     /// Line `i`'s bytes.
-    pub fn line(&self, i: usize) -> &'s [u8] {
+    pub(super) fn line(&self, i: usize) -> &'s [u8] {
         if self.dense {
             self.lines()[i]
         } else {
@@ -144,7 +144,7 @@ impl<'s> FileKeys<'s> {
     }
 
     /// The resilient key of line `i`.
-    pub fn resilient(&self, i: usize) -> Cow<'_, str> {
+    pub(super) fn resilient(&self, i: usize) -> Cow<'_, str> {
         if !self.dense {
             return Cow::Owned(resilient_key(&self.source.line_text(i)));
         }
@@ -156,7 +156,7 @@ impl<'s> FileKeys<'s> {
     }
 
     /// The fuzzy key of line `i`.
-    pub fn fuzzy(&self, i: usize) -> Cow<'_, str> {
+    pub(super) fn fuzzy(&self, i: usize) -> Cow<'_, str> {
         if !self.dense {
             return Cow::Owned(fuzzy_key(&self.source.line_text(i)));
         }
@@ -168,7 +168,7 @@ impl<'s> FileKeys<'s> {
     }
 
     /// Compares file line `i` with a patch line under `tier`'s line rules.
-    pub fn compare(&self, tier: Tier, i: usize, line: &OldLine) -> LineMatch {
+    pub(super) fn compare(&self, tier: Tier, i: usize, line: &OldLine) -> LineMatch {
         if self.line(i) == line.text.as_bytes() {
             return LineMatch::Exact;
         }
@@ -197,7 +197,7 @@ impl<'s> FileKeys<'s> {
 /// One line of a hunk's old side with its keys, each made when first
 /// asked for (an exact match needs neither).
 #[derive(Debug, Clone)]
-pub struct OldLine<'h> {
+pub(super) struct OldLine<'h> {
     /// Context or removed.
     pub kind: LineKind,
     /// The patch's text.
@@ -215,7 +215,7 @@ pub struct OldLine<'h> {
 
 impl<'h> OldLine<'h> {
     /// A line of `kind` with `text`.
-    pub fn new(kind: LineKind, text: &'h str) -> Self {
+    pub(super) fn new(kind: LineKind, text: &'h str) -> Self {
         OldLine {
             kind,
             text,
@@ -228,17 +228,17 @@ impl<'h> OldLine<'h> {
     }
 
     /// The resilient key.
-    pub fn resilient(&self) -> &str {
+    pub(super) fn resilient(&self) -> &str {
         self.resilient.get_or_init(|| resilient_key(self.text))
     }
 
     /// The fuzzy key.
-    pub fn fuzzy(&self) -> &str {
+    pub(super) fn fuzzy(&self) -> &str {
         self.fuzzy.get_or_init(|| fuzzy_key(self.text))
     }
 
     /// The longest word of the fuzzy key (`needles::word_token`), found once.
-    pub fn longest_word(&self) -> Option<&str> {
+    pub(super) fn longest_word(&self) -> Option<&str> {
         let key = self.fuzzy();
         let at = self
             .word
@@ -248,7 +248,7 @@ impl<'h> OldLine<'h> {
 
     /// The longest token of the resilient key
     /// (`needles::resilient_token`), found once.
-    pub fn longest_resilient_token(&self) -> Option<&str> {
+    pub(super) fn longest_resilient_token(&self) -> Option<&str> {
         let key = self.resilient();
         let at = self
             .token
@@ -264,7 +264,7 @@ fn within(whole: &str, part: &str) -> Range<usize> {
 }
 
 /// The old side (context and removed lines) of a hunk, with keys.
-pub fn old_side(hunk: &Hunk) -> Vec<OldLine<'_>> {
+pub(super) fn old_side(hunk: &Hunk) -> Vec<OldLine<'_>> {
     hunk.lines
         .iter()
         .filter(|l| l.is_old())
@@ -273,7 +273,7 @@ pub fn old_side(hunk: &Hunk) -> Vec<OldLine<'_>> {
 }
 
 /// The new side (context and added lines) of a hunk, as old lines to search for.
-pub fn new_side(hunk: &Hunk) -> Vec<OldLine<'_>> {
+pub(super) fn new_side(hunk: &Hunk) -> Vec<OldLine<'_>> {
     hunk.lines
         .iter()
         .filter(|l| l.is_new())

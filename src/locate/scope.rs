@@ -201,7 +201,7 @@ pub(super) fn end_of_file_rival(
 /// them (the last one before a line, whether a line lies in the scope of
 /// any) costs a binary search, not a pass over them.
 #[derive(Debug, Clone, Default)]
-pub struct Anchors {
+pub(super) struct Anchors {
     list: Rc<Scopes>,
     range: Range<usize>,
 }
@@ -240,7 +240,7 @@ impl Scopes {
 impl Anchors {
     /// Anchor lines with the end (exclusive) of each one's scope
     /// (`usize::MAX`: the rest of the file); sorted and made distinct here.
-    pub fn new(mut scopes: Vec<(usize, usize)>) -> Self {
+    pub(super) fn new(mut scopes: Vec<(usize, usize)>) -> Self {
         scopes.sort_unstable();
         scopes.dedup_by_key(|s| s.0);
         let m = scopes.len();
@@ -258,33 +258,33 @@ impl Anchors {
 
     /// The anchor lines `lines` of the file of `keys`, each with the block
     /// it opens ([`block_end`]).
-    pub fn of(keys: &FileKeys, lines: Vec<usize>) -> Self {
+    pub(super) fn of(keys: &FileKeys, lines: Vec<usize>) -> Self {
         let end = |a: usize| block_end(keys, a).unwrap_or(usize::MAX);
         Anchors::new(lines.into_iter().map(|a| (a, end(a))).collect())
     }
 
     /// The lines, ascending.
-    pub fn lines(&self) -> &[usize] {
+    pub(super) fn lines(&self) -> &[usize] {
         self.list.lines.get(self.range.clone()).unwrap_or_default()
     }
 
     /// The number of lines.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.range.len()
     }
 
     /// True when there are none.
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.range.is_empty()
     }
 
     /// The first line.
-    pub fn first(&self) -> Option<usize> {
+    pub(super) fn first(&self) -> Option<usize> {
         self.lines().first().copied()
     }
 
     /// The lines at or after `line` (shared, not copied).
-    pub fn tail(&self, line: usize) -> Anchors {
+    pub(super) fn tail(&self, line: usize) -> Anchors {
         let from = self.range.start + self.lines().partition_point(|&a| a < line);
         Anchors {
             list: Rc::clone(&self.list),
@@ -293,7 +293,7 @@ impl Anchors {
     }
 
     /// The first line alone.
-    pub fn first_only(&self) -> Anchors {
+    pub(super) fn first_only(&self) -> Anchors {
         let end = self.range.end.min(self.range.start + 1);
         Anchors {
             list: Rc::clone(&self.list),
@@ -302,14 +302,14 @@ impl Anchors {
     }
 
     /// The first line inside `range`.
-    pub fn first_in(&self, range: Range<usize>) -> Option<usize> {
+    pub(super) fn first_in(&self, range: Range<usize>) -> Option<usize> {
         let tail = self.tail(range.start);
         tail.first().filter(|&j| j < range.end)
     }
 
     /// Each line with the end (exclusive) of its scope.
     #[cfg(test)]
-    pub fn scopes(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+    pub(super) fn scopes(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
         let ends = self.list.ends.get(self.range.clone()).unwrap_or_default();
         self.lines().iter().copied().zip(ends.iter().copied())
     }
@@ -320,7 +320,7 @@ impl Anchors {
     }
 
     /// The last line at or before `line`, with the end of its scope.
-    pub fn last_at_or_before(&self, line: usize) -> Option<(usize, usize)> {
+    pub(super) fn last_at_or_before(&self, line: usize) -> Option<(usize, usize)> {
         let k = self
             .past(line)
             .checked_sub(1)
@@ -331,7 +331,7 @@ impl Anchors {
     /// True when a hunk starting at `start` lies in the scope of an anchor
     /// standing after line `after` (of any, for `None`): [`within`] for
     /// one of them.
-    pub fn reach(&self, after: Option<usize>, start: usize) -> bool {
+    pub(super) fn reach(&self, after: Option<usize>, start: usize) -> bool {
         let lo = after.map_or(self.range.start, |b| self.past(b));
         let hi = self.past(start);
         lo < hi && self.list.max_end(lo, hi).is_some_and(|end| end >= start)

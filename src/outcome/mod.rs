@@ -12,7 +12,7 @@ pub mod quote;
 
 use crate::locate::{HunkStatus, NearMatch, Normalization, Reason, Tier};
 use crate::model::{FileOp, PatchFormat};
-use crate::target::TargetError;
+use crate::source::TargetError;
 use serde::Serialize;
 
 pub(crate) use codes::ProblemCode;

@@ -18,6 +18,9 @@ struct LastBlock {
 }
 
 /// Scans `src` and appends every edit found to `files`.
+// Longer than most: one branch per notation, each a few lines handing over
+// to its parser; the scan's state (the open fence, the last block, the
+// tool calls seen) is shared by the branches, so it reads best as one loop.
 pub(crate) fn scan(
     src: &Src,
     ctx: &ParseOptions,

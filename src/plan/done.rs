@@ -8,10 +8,10 @@
 //! - a moved file whose source is gone and whose destination holds every
 //!   hunk already applied (or that has no hunks).
 
-use crate::content::Content;
 use crate::model::{FilePatch, LineKind};
 use crate::outcome::{FileReport, FileStatus, HunkOutcome, LineRange};
-use crate::target::Targets;
+use crate::source::Content;
+use crate::source::Targets;
 
 use super::Planned;
 use super::hunks::hunk_report;

@@ -1,7 +1,6 @@
 //! Planning one file: read its target, locate its hunks, plan the edits,
 //! and report every hunk (added files take over their lines instead).
 
-use crate::content::Content;
 use crate::locate::{Failure, Located, Pins};
 use crate::model::{FileOp, FilePatch, Hunk, LineKind, PatchFormat};
 use crate::outcome::{
@@ -9,8 +8,9 @@ use crate::outcome::{
     quote,
 };
 use crate::plan::edits::{FilePlan, plan_file};
+use crate::source::Content;
+use crate::source::Targets;
 use crate::source::{SourceText, looks_binary};
-use crate::target::Targets;
 use std::cell::OnceCell;
 
 use super::hunks::{count_lines, expected, hunk_report, hunk_text, record_hunks, result_ranges};
@@ -36,12 +36,12 @@ pub(super) fn plan_one(
     match plan_one_inner(file, targets, options, &mut report) {
         Ok(result) => PlannedFile { report, result },
         Err(problem) => {
-            report.status = FileStatus::Failed;
-            report.error = Some(problem);
-            PlannedFile {
+            let mut refused = PlannedFile {
                 report,
                 result: None,
-            }
+            };
+            refused.refuse(problem);
+            refused
         }
     }
 }

@@ -18,15 +18,15 @@ mod rerun;
 mod sequence;
 mod transform;
 
-use crate::content::Content;
 use crate::model::{FilePatch, LineText};
 use crate::outcome::{FileReport, FileStatus, Problem, ProblemCode};
 use crate::patch::{PatchText, parse_patch_text};
 use crate::plan::edits::FilePlan;
 use crate::plan::render::render_to_vec;
 use crate::progress::{NoProgress, Progress, Stage, Workload};
+use crate::source::Content;
 use crate::source::{LineIndex, SourceText};
-use crate::target::{Targets, WorktreeTargets};
+use crate::source::{Targets, WorktreeTargets};
 use file::plan_one;
 pub use options::{ApplyOptions, PathRule, Pin};
 use std::borrow::Cow;
@@ -223,6 +223,17 @@ pub struct PlannedFile {
     pub result: Option<FileResult>,
 }
 
+impl PlannedFile {
+    /// A file refused as a whole: its status failed, `problem` its error,
+    /// and nothing to write. The one way a planned file is refused, so that
+    /// its report and its result cannot disagree.
+    pub(crate) fn refuse(&mut self, problem: Problem) {
+        self.report.status = FileStatus::Failed;
+        self.report.error = Some(problem);
+        self.result = None;
+    }
+}
+
 impl PatchPlan {
     /// A plan that stops before any file: `problem` is its error.
     pub(crate) fn failed(problem: Problem) -> PatchPlan {
@@ -355,9 +366,10 @@ pub(crate) fn plan_patch_with(
 /// A result path that is also the directory of another result path (`d` and
 /// `d/x.txt`) cannot both be written: refuse before anything is. The file
 /// that makes the path a file fails; nothing that names a refused path is
-/// written, `--partial` or not.
+/// written, `--partial` or not, and each file not written is refused with
+/// the conflict (never left `patched` with nothing to write).
 fn refuse_path_conflicts(files: &mut [PlannedFile]) {
-    let mut refused = std::collections::HashSet::new();
+    let mut refused = std::collections::HashMap::new();
     let paths: std::collections::HashSet<String> = files
         .iter()
         .filter_map(|f| f.result.as_ref()?.new_path.clone())
@@ -369,24 +381,24 @@ fn refuse_path_conflicts(files: &mut [PlannedFile]) {
                 .iter_mut()
                 .find(|f| f.report.path == a || f.report.move_to.as_deref() == Some(a))
             {
-                file.report.status = FileStatus::Failed;
-                file.report.error = Some(Problem::new(
+                let problem = Problem::new(
                     ProblemCode::PathConflict,
                     format!("{a}: the patch makes this a file and also writes {b} beneath it"),
                     None,
-                ));
-                refused.insert(a.to_string());
+                );
+                file.refuse(problem.clone());
+                refused.insert(a.to_string(), problem);
             }
         }
     }
-    let named = |p: &Option<String>| p.as_deref().is_some_and(|p| refused.contains(p));
+    let named = |p: &Option<String>| refused.get(p.as_deref()?);
     for file in files {
-        if file
+        let conflict = file
             .result
             .as_ref()
-            .is_some_and(|r| named(&r.new_path) || named(&r.old_path))
-        {
-            file.result = None;
+            .and_then(|r| named(&r.new_path).or_else(|| named(&r.old_path)));
+        if let Some(problem) = conflict {
+            file.refuse(problem.clone());
         }
     }
 }

@@ -6,7 +6,7 @@
 
 use crate::model::{FileOp, FilePatch, LineKind, Patch};
 use crate::outcome::{Problem, ProblemCode};
-use crate::target::Targets;
+use crate::source::Targets;
 
 use super::{ApplyOptions, PathRule};
 

@@ -3,7 +3,7 @@
 //! `last-report.json`), and `.rej` files for `--reject`.
 
 use super::{FileReport, HunkFailure, Report};
-use crate::target::WorktreeTargets;
+use crate::source::WorktreeTargets;
 use std::fmt::Write as _;
 use std::fs;
 use std::io;

@@ -15,12 +15,12 @@
 //! ```
 
 use crate::git::{GitError, IndexCheckError, Repo};
-use crate::journal::JournalError;
+use crate::journal::{JournalError, LeftAlone};
 use crate::patch::PatchText;
 use crate::plan::{ApplyOptions, PatchPlan, plan_patch_with};
 use crate::progress::{NoProgress, Progress};
 use crate::report::{Problem, ProblemCode, Report};
-use crate::target::WorktreeTargets;
+use crate::source::WorktreeTargets;
 use crate::write::{CommitError, FinishError};
 use std::path::{Path, PathBuf};
 
@@ -123,10 +123,14 @@ pub enum RunError {
     #[error(transparent)]
     Finish(#[from] FinishError),
     /// Staging (or writing `.rej` files) failed after the working tree was
-    /// written; the working tree was put back as it was.
+    /// written; the working tree was put back as it was, but for the files
+    /// someone changed after the run wrote them (`left_alone`, each named
+    /// in the message with where its content from before the run is kept).
     #[error(
-        "{first}; the working tree was put back as it was{}",
-        crate::write::journal_left(journal.as_deref())
+        "{first}; the working tree was put back as it was{}{}{}",
+        crate::write::but_for(left_alone),
+        crate::write::journal_left(journal.as_deref()),
+        crate::write::left_alone_lines(left_alone)
     )]
     Undone {
         /// What failed.
@@ -134,6 +138,9 @@ pub enum RunError {
         /// The journal, when it could not be removed after the undoing
         /// (the next run, or `--recover`, removes it).
         journal: Option<PathBuf>,
+        /// Files changed by someone else after this run wrote them: left
+        /// as they are, not put back.
+        left_alone: Vec<LeftAlone>,
     },
     /// Staging failed after the working tree was written, and putting the
     /// working tree back failed too; the journal is kept for recovery.
@@ -344,7 +351,7 @@ fn cut_short(plan: &PatchPlan) -> std::io::Error {
         .results()
         .find_map(|r| {
             let (path, stamp) = r.old.mapped_path()?;
-            (crate::target::Stamp::of(path) != Some(stamp)).then(|| path.to_path_buf())
+            (crate::source::Stamp::of(path) != Some(stamp)).then(|| path.to_path_buf())
         })
         .or_else(|| crate::sigbus::cut_short_files().pop())
         .map(|path| path.display().to_string());

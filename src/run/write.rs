@@ -9,7 +9,7 @@ use crate::outcome::Problem;
 use crate::plan::{FileResult, NewContent, PatchPlan};
 use crate::progress::Progress;
 use crate::report::{Report, conflict};
-use crate::target::WorktreeTargets;
+use crate::source::WorktreeTargets;
 use crate::write::{commit_with_progress, worktree_changes};
 use std::path::{Path, PathBuf};
 
@@ -86,9 +86,10 @@ pub(super) fn write_results(
             Ok(rejects)
         }
         (Err(e), Some(c)) => Err(match c.roll_back() {
-            Ok(journal) => RunError::Undone {
+            Ok(undone) => RunError::Undone {
                 first: Box::new(e),
-                journal,
+                journal: undone.journal,
+                left_alone: undone.left_alone,
             },
             Err(undo) => RunError::Unfinished {
                 first: Box::new(e),

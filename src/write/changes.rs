@@ -2,10 +2,10 @@
 //! recognise that each target is still as it was read.
 
 use super::stage::exec_bits;
-use super::{Expect, FileChange, WriteContent};
-use crate::content::Content;
-use crate::plan::{FileResult, NewContent};
-use crate::target::{TargetError, WorktreeTargets};
+use super::{Expect, FileChange};
+use crate::plan::FileResult;
+use crate::source::Content;
+use crate::source::{TargetError, WorktreeTargets};
 
 /// How to recognise that a file is still as it was read.
 fn expect_of(old: &Content) -> Expect<'_> {
@@ -27,21 +27,8 @@ pub(crate) fn worktree_changes<'a>(
             let moved = r.old_path.as_ref() != Some(new_path);
             writes.push(FileChange::Write {
                 path: targets.resolve_checked(new_path)?,
-                content: match &r.new {
-                    NewContent::Bytes(bytes) => WriteContent::Bytes(bytes),
-                    NewContent::Lines {
-                        lines,
-                        final_newline,
-                    } => WriteContent::Lines {
-                        lines,
-                        final_newline: *final_newline,
-                    },
-                    NewContent::Edited(plan, index) => WriteContent::Render {
-                        old: &r.old,
-                        plan,
-                        index,
-                    },
-                },
+                old: &r.old,
+                new: &r.new,
                 expect: if r.old_path.is_none() || moved {
                     Expect::Absent
                 } else {

@@ -4,10 +4,11 @@
 //! when a step fails.
 
 use super::stage::{free_name, missing_dirs, stage};
-use super::{CommitError, Expect, FileChange, FinishError, WriteContent, parent_dir};
-use crate::journal::{self, JournalData, JournalEntry, JournalSpec, TreeId, Written};
+use super::{CommitError, Expect, FileChange, FinishError, parent_dir};
+use crate::journal::{self, JournalData, JournalEntry, JournalSpec, LeftAlone, TreeId, Written};
+use crate::plan::NewContent;
 use crate::progress::{NoProgress, Progress, Stage, Workload};
-use crate::target::Stamp;
+use crate::source::Stamp;
 use crate::test_hooks::{self, Step, checkpoint};
 use std::collections::{HashMap, HashSet};
 use std::fs;
@@ -16,8 +17,9 @@ use std::path::{Path, PathBuf};
 
 /// Puts back what a failed commit changed, first marking the journal (if
 /// any) as rolling back, so that recovery finishes the undoing if this
-/// fails.
-fn undo(data: &JournalData, journal: Option<&Path>) -> io::Result<()> {
+/// fails. Returns the files left as they are: changed by someone else
+/// after the commit wrote them (their content from before kept in a backup).
+fn undo(data: &JournalData, journal: Option<&Path>) -> io::Result<Vec<LeftAlone>> {
     if let Some(path) = journal {
         let marked = JournalData {
             rolling_back: true,
@@ -27,13 +29,25 @@ fn undo(data: &JournalData, journal: Option<&Path>) -> io::Result<()> {
         // disk): the files matter more than the note.
         let _ = journal::write(path, &marked);
     }
-    journal::roll_back(data).map(drop)
+    journal::roll_back(data)
 }
+
+/// What undoing a commit left behind.
+#[derive(Debug)]
+pub(crate) struct RolledBack {
+    /// The journal, when it could not be removed after the undoing.
+    pub(crate) journal: Option<PathBuf>,
+    /// The files left as they are, changed after the commit wrote them.
+    pub(crate) left_alone: Vec<LeftAlone>,
+}
+
+/// The error of a step that fails before anything was written.
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> CommitError + '_ {
     move |source| CommitError::Io {
         path: path.to_path_buf(),
         source,
         journal: None,
+        left_alone: Vec::new(),
     }
 }
 
@@ -46,7 +60,7 @@ fn verify(path: &Path, expect: Expect) -> Result<(), CommitError> {
             Err(e) => return Err(io_err(path)(e)),
         },
         Expect::Stamp(stamp) => Stamp::of(path) == Some(stamp),
-        Expect::Content(old) => match crate::content::read_capped(path, old.len()) {
+        Expect::Content(old) => match crate::source::read_capped(path, old.len()) {
             Ok(now) => now == old,
             Err(e) if missing(&e) => false,
             Err(e) => return Err(io_err(path)(e)),
@@ -85,10 +99,11 @@ impl Committed {
                 self.data.committed = false;
                 if !self.index_written() {
                     return Err(match undo(&self.data, Some(path)) {
-                        Ok(()) => FinishError::Undone {
+                        Ok(left_alone) => FinishError::Undone {
                             journal: path.clone(),
                             source,
                             kept: journal::remove(path).is_err(),
+                            left_alone,
                         },
                         Err(undo) => FinishError::Unfinished {
                             journal: path.clone(),
@@ -136,12 +151,16 @@ impl Committed {
             .collect()
     }
 
-    /// Puts every file back as it was before the commit.
-    /// If that fails, the journal is kept for the next run to retry. Once
-    /// every file is back: the journal, when it could not be removed.
-    pub(crate) fn roll_back(self) -> io::Result<Option<PathBuf>> {
-        undo(&self.data, self.journal.as_deref())?;
-        Ok(self.journal.filter(|path| journal::remove(path).is_err()))
+    /// Puts every file back as it was before the commit, but a file
+    /// changed since the commit wrote it (left as it is, named in what this
+    /// returns). If that fails, the journal is kept for the next run to
+    /// retry; once done, the journal is named when it could not be removed.
+    pub(crate) fn roll_back(self) -> io::Result<RolledBack> {
+        let left_alone = undo(&self.data, self.journal.as_deref())?;
+        Ok(RolledBack {
+            journal: self.journal.filter(|path| journal::remove(path).is_err()),
+            left_alone,
+        })
     }
 }
 
@@ -183,13 +202,14 @@ pub(crate) fn commit_with_progress(
     let journal = spec.map(|s| s.path.clone());
     let fail = |data: &JournalData, path: &Path, e: io::Error| match undo(data, journal.as_deref())
     {
-        Ok(()) => CommitError::Io {
+        Ok(left_alone) => CommitError::Io {
             path: path.to_path_buf(),
             source: e,
             journal: journal
                 .as_ref()
                 .filter(|j| journal::remove(j).is_err())
                 .cloned(),
+            left_alone,
         },
         // The journal stays: the next run (or `--recover`) retries.
         Err(undo) => CommitError::Unfinished {
@@ -242,18 +262,18 @@ pub(crate) fn commit_with_progress(
 fn workload(changes: &[FileChange]) -> Workload {
     let mut workload = Workload::default();
     for change in changes {
-        if let FileChange::Write { content, .. } = change {
+        if let FileChange::Write { old, new, .. } = change {
             workload.files += 1;
-            workload.bytes += match content {
-                WriteContent::Bytes(bytes) => bytes.len(),
-                WriteContent::Lines {
+            workload.bytes += match new {
+                NewContent::Bytes(bytes) => bytes.len(),
+                NewContent::Lines {
                     lines,
                     final_newline,
                 } => {
                     let newlines = lines.len() - usize::from(!final_newline && !lines.is_empty());
                     lines.iter().map(|l| l.len()).sum::<usize>() + newlines
                 }
-                WriteContent::Render { old, .. } => old.len(),
+                NewContent::Edited(..) => old.len(),
             } as u64;
         }
     }
@@ -334,9 +354,10 @@ fn prepare(
                 (entry.target.clone(), e)
             };
             let mut written = None;
-            if let (FileChange::Write { content, mode, .. }, Some(staged)) = (change, &entry.staged)
+            if let (FileChange::Write { old, new, mode, .. }, Some(staged)) =
+                (change, &entry.staged)
             {
-                written = Some(stage(&entry.target, staged, *content, *mode).map_err(failed)?);
+                written = Some(stage(&entry.target, staged, old, new, *mode).map_err(failed)?);
                 checkpoint("staged");
                 progress.file_done(
                     &entry

@@ -2,11 +2,9 @@
 //! ([`commit_with_progress`]), each new content streamed into place by
 //! `crate::plan::render`.
 
-use crate::content::Content;
-use crate::model::LineText;
-use crate::plan::edits::FilePlan;
-use crate::source::LineIndex;
-use crate::target::Stamp;
+use crate::journal::LeftAlone;
+use crate::plan::NewContent;
+use crate::source::{Content, Stamp};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -22,30 +20,6 @@ pub(crate) enum Expect<'a> {
     Stamp(Stamp),
 }
 
-/// What is written.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum WriteContent<'a> {
-    /// These bytes.
-    Bytes(&'a [u8]),
-    /// These lines, each ended by a newline but the last when
-    /// `final_newline` is false.
-    Lines {
-        /// The lines.
-        lines: &'a [LineText],
-        /// Whether the last line ends with a newline.
-        final_newline: bool,
-    },
-    /// The original content with a plan applied, rendered straight into the file.
-    Render {
-        /// The original.
-        old: &'a Content,
-        /// The edits.
-        plan: &'a FilePlan,
-        /// The original's line index.
-        index: &'a LineIndex,
-    },
-}
-
 /// One file change to commit to disk.
 #[derive(Debug, Clone)]
 pub(crate) enum FileChange<'a> {
@@ -53,8 +27,11 @@ pub(crate) enum FileChange<'a> {
     Write {
         /// Destination.
         path: PathBuf,
-        /// New content.
-        content: WriteContent<'a>,
+        /// The content before (what an edited file's new content is
+        /// rendered from; empty for an added file).
+        old: &'a Content,
+        /// The new content, as the planner gave it.
+        new: &'a NewContent,
         /// What the destination must be right before the write.
         expect: Expect<'a>,
         /// Permission bits to set (`0o755`/`0o644`); `None` keeps the file's own.
@@ -84,8 +61,14 @@ pub enum CommitError {
     /// Someone changed a target between reading and writing.
     #[error("{0}: the file changed on disk while the patch was being applied; nothing was written")]
     Changed(PathBuf),
-    /// An I/O error; files already replaced were restored.
-    #[error("{path}: {source}; every file was left as it was{}", journal_left(journal.as_deref()))]
+    /// An I/O error; files already replaced were restored (but those
+    /// changed by someone else since, `left_alone`).
+    #[error(
+        "{path}: {source}; every file was left as it was{}{}{}",
+        but_for(left_alone),
+        journal_left(journal.as_deref()),
+        left_alone_lines(left_alone)
+    )]
     Io {
         /// The file being written or removed.
         path: PathBuf,
@@ -93,6 +76,9 @@ pub enum CommitError {
         source: io::Error,
         /// The journal, when it could not be removed after the undoing.
         journal: Option<PathBuf>,
+        /// Files changed by someone else after this run wrote them: left
+        /// as they are, not put back.
+        left_alone: Vec<LeftAlone>,
     },
     /// An I/O error, and putting back the files already replaced failed
     /// too: the journal (if any) is kept so that recovery can finish it.
@@ -118,7 +104,7 @@ pub enum CommitError {
 /// Why finishing a commit whose files are all in place failed.
 ///
 /// ```
-/// use git_fuzzy_apply::FinishError;
+/// use git_fuzzy_apply::{FinishError, LeftAlone};
 /// use std::io;
 /// use std::path::PathBuf;
 ///
@@ -126,17 +112,33 @@ pub enum CommitError {
 ///     journal: PathBuf::from(".git/fuzzy-apply/journal"),
 ///     source: io::Error::other("disk full"),
 ///     kept: false,
+///     left_alone: Vec::new(),
 /// };
 /// let message = undone.to_string();
 /// assert!(message.contains("(disk full)") && message.ends_with("every file was put back as it was"));
+/// // A file someone wrote after the run did is left as it is, and named.
+/// let changed = LeftAlone { path: PathBuf::from("a.txt"), kept: Some(PathBuf::from(".fuzzy-apply-old-1")) };
+/// let undone = FinishError::Undone {
+///     journal: PathBuf::from(".git/fuzzy-apply/journal"),
+///     source: io::Error::other("disk full"),
+///     kept: false,
+///     left_alone: vec![changed],
+/// };
+/// let message = undone.to_string();
+/// assert!(message.contains("every file was put back as it was, but for 1 file"));
+/// assert!(message.contains("a.txt: changed after this run wrote it, left as it is"));
+/// assert!(message.contains("kept in .fuzzy-apply-old-1"));
 /// ```
 #[derive(Debug, thiserror::Error)]
 pub enum FinishError {
-    /// The journal could not be marked committed; every file was put back.
+    /// The journal could not be marked committed; every file was put back
+    /// (but those changed by someone else since, `left_alone`).
     #[error(
-        "{}: marking the journal committed failed ({source}); every file was put back as it was{}",
+        "{}: marking the journal committed failed ({source}); every file was put back as it was{}{}{}",
         journal.display(),
-        journal_left(kept.then_some(journal.as_path()))
+        but_for(left_alone),
+        journal_left(kept.then_some(journal.as_path())),
+        left_alone_lines(left_alone)
     )]
     Undone {
         /// The journal.
@@ -145,6 +147,9 @@ pub enum FinishError {
         source: io::Error,
         /// True when the journal could not be removed after the undoing.
         kept: bool,
+        /// Files changed by someone else after this run wrote them: left
+        /// as they are, not put back.
+        left_alone: Vec<LeftAlone>,
     },
     /// The journal could not be marked committed, and putting the files
     /// back failed too.
@@ -187,6 +192,36 @@ pub(crate) fn journal_left(journal: Option<&Path>) -> String {
             j.display()
         )
     })
+}
+
+/// After "put back as it was" in the message of an undone run: which
+/// files were not (changed by someone else after the run wrote them), or
+/// nothing when every file was.
+pub(crate) fn but_for(left_alone: &[LeftAlone]) -> String {
+    match left_alone.len() {
+        0 => String::new(),
+        1 => ", but for 1 file changed after this run wrote it, left as it is".to_string(),
+        n => format!(", but for {n} files changed after this run wrote them, left as they are"),
+    }
+}
+
+/// The end of the message of an undone run: one line for each file left
+/// as it is, with where its content from before the run is kept.
+pub(crate) fn left_alone_lines(left_alone: &[LeftAlone]) -> String {
+    let mut lines = String::new();
+    for file in left_alone {
+        lines.push_str(&format!(
+            "\n  {}: changed after this run wrote it, left as it is",
+            file.path.display()
+        ));
+        if let Some(kept) = &file.kept {
+            lines.push_str(&format!(
+                " (its content from before the run is kept in {})",
+                kept.display()
+            ));
+        }
+    }
+    lines
 }
 
 /// The directory `path` is in (`.` for a bare name).

@@ -2,9 +2,11 @@
 //! (with its checksum and identity for the journal), under a name no other
 //! file has.
 
-use super::{WriteContent, parent_dir, writeback};
+use super::{parent_dir, writeback};
 use crate::journal::Written;
+use crate::plan::NewContent;
 use crate::plan::render::{self, Bulk};
+use crate::source::Content;
 use crate::source::SourceText;
 use crate::test_hooks::{self, Step};
 use std::collections::HashSet;
@@ -48,13 +50,15 @@ pub(super) fn missing_dirs(dir: &Path, created: &mut Vec<PathBuf>, known: &mut H
     created.extend(missing);
 }
 
-/// Writes `content` for `path` into the new file `staged` (beside it), with
+/// Writes `new` (rendered over `old` when it is edits) for `path` into the
+/// new file `staged` (beside it), with
 /// `mode` or else the permissions of `path`; returns what the staged file
 /// is (its identity and checksum), which its rename into place keeps.
 pub(super) fn stage(
     path: &Path,
     staged: &Path,
-    content: WriteContent,
+    old: &Content,
+    new: &NewContent,
     mode: Option<u32>,
 ) -> io::Result<Written> {
     use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
@@ -75,13 +79,13 @@ pub(super) fn stage(
     // Like git for working-tree files, no fsync: the rename is atomic for
     // other processes and survives a crash of this one; the page cache holds.
     let mut crc = crc32fast::Hasher::new();
-    match content {
-        WriteContent::Bytes(bytes) => {
+    match new {
+        NewContent::Bytes(bytes) => {
             crc.update(bytes);
             test_hooks::fail(Step::StageWrite, staged)?;
             (&file).write_all(bytes)?;
         }
-        WriteContent::Lines {
+        NewContent::Lines {
             lines,
             final_newline,
         } => {
@@ -90,10 +94,10 @@ pub(super) fn stage(
                 crc: &mut crc,
             };
             test_hooks::fail(Step::StageWrite, staged)?;
-            crate::plan::write_lines(lines, final_newline, &mut out)?;
+            crate::plan::write_lines(lines, *final_newline, &mut out)?;
             out.flush()?;
         }
-        WriteContent::Render { old, plan, index } => {
+        NewContent::Edited(plan, index) => {
             let source = SourceText::with_index(old, index);
             let mut out = io::BufWriter::with_capacity(1 << 20, &file);
             match old.mapped_path() {

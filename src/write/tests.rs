@@ -2,10 +2,26 @@
 
 use super::*;
 use crate::journal::{JournalData, JournalSpec};
-use crate::plan::edits::{Edit, NewLine};
+use crate::plan::edits::{Edit, FilePlan, NewLine};
 use crate::source::SourceText;
 use crate::test_hooks::Step;
 use std::fs;
+
+/// `value`, kept for the rest of the test process: the changes a test
+/// commits borrow their contents, as a run's borrow its plan.
+fn leak<T>(value: T) -> &'static T {
+    Box::leak(Box::new(value))
+}
+
+/// New content given as bytes.
+fn bytes(bytes: &[u8]) -> &'static NewContent {
+    leak(NewContent::Bytes(bytes.to_vec()))
+}
+
+/// The content before of a change that is not rendered from it.
+fn none() -> &'static Content {
+    leak(Content::Owned(Vec::new()))
+}
 
 fn plan(edits: Vec<Edit>, final_newline: bool) -> FilePlan {
     FilePlan {
@@ -61,13 +77,15 @@ fn commit_writes_every_file() {
         &[
             FileChange::Write {
                 path: a.clone(),
-                content: WriteContent::Bytes(b"new"),
+                old: none(),
+                new: bytes(b"new"),
                 expect: Expect::Content(b"old"),
                 mode: None,
             },
             FileChange::Write {
                 path: b.clone(),
-                content: WriteContent::Bytes(b"made"),
+                old: none(),
+                new: bytes(b"made"),
                 expect: Expect::Absent,
                 mode: Some(0o755),
             },
@@ -87,13 +105,15 @@ fn two_edits(a: &Path, b: &Path) -> [FileChange<'static>; 2] {
     [
         FileChange::Write {
             path: a.to_path_buf(),
-            content: WriteContent::Bytes(b"new"),
+            old: none(),
+            new: bytes(b"new"),
             expect: Expect::Content(b"old"),
             mode: None,
         },
         FileChange::Write {
             path: b.to_path_buf(),
-            content: WriteContent::Bytes(b"new b"),
+            old: none(),
+            new: bytes(b"new b"),
             expect: Expect::Content(b"b"),
             mode: None,
         },
@@ -162,13 +182,15 @@ fn a_file_changed_since_reading_is_not_overwritten() {
         &[
             FileChange::Write {
                 path: a.clone(),
-                content: WriteContent::Bytes(b"new"),
+                old: none(),
+                new: bytes(b"new"),
                 expect: Expect::Content(b"old"),
                 mode: None,
             },
             FileChange::Write {
                 path: b.clone(),
-                content: WriteContent::Bytes(b"new"),
+                old: none(),
+                new: bytes(b"new"),
                 expect: Expect::Content(b"what we read"),
                 mode: None,
             },
@@ -213,7 +235,8 @@ fn a_file_replaced_since_its_stamp_was_taken_is_not_overwritten() {
     let err = commit(
         &[FileChange::Write {
             path: a.clone(),
-            content: WriteContent::Bytes(b"ours"),
+            old: none(),
+            new: bytes(b"ours"),
             expect: Expect::Stamp(stamp),
             mode: None,
         }],
@@ -309,10 +332,11 @@ fn the_writing_workload_counts_the_bytes_written() {
         commit_with_progress(
             &[FileChange::Write {
                 path: path.clone(),
-                content: WriteContent::Lines {
-                    lines: &lines,
+                old: none(),
+                new: leak(NewContent::Lines {
+                    lines: lines.clone(),
                     final_newline,
-                },
+                }),
                 expect: Expect::Absent,
                 mode: None,
             }],
@@ -352,7 +376,9 @@ fn a_roll_back_whose_journal_cannot_be_removed_says_so() {
     let failing = fail_on(Step::JournalRemove, &spec.path);
     let left = committed.roll_back();
     drop(failing);
-    assert_eq!(left.unwrap().as_deref(), Some(spec.path.as_path()));
+    let left = left.unwrap();
+    assert_eq!(left.journal.as_deref(), Some(spec.path.as_path()));
+    assert!(left.left_alone.is_empty());
     assert_eq!(fs::read(&a).unwrap(), b"old");
     assert_eq!(fs::read(&b).unwrap(), b"b");
     assert!(journal_left(Some(&spec.path)).contains("--recover"));

@@ -13,7 +13,6 @@ use std::path::{Path, PathBuf};
 /// The modules below the run orchestration (`run/`, `hook.rs`,
 /// `main.rs`): the core and the edges it hands its outcome to.
 const BELOW_THE_RUN: &[&str] = &[
-    "content",
     "error",
     "git",
     "journal",
@@ -26,7 +25,6 @@ const BELOW_THE_RUN: &[&str] = &[
     "sigbus",
     "signals",
     "source",
-    "target",
     "test_hooks",
     "write",
 ];
@@ -452,5 +450,55 @@ fn the_file_check_finds_a_cycle_when_there_is_one() {
         files.push(file("m/b", back));
         let found = cycles(&file_edges_in(&files));
         assert!(!found.is_empty(), "no cycle found with m/b: {back}");
+    }
+}
+
+/// The command's crates (clap, its man page and completions, the progress
+/// bar) are the binary's: a program that uses only the library
+/// (`default-features = false`) does not build them; the command does.
+#[test]
+fn the_library_alone_does_not_depend_on_the_command_s_crates() {
+    let tree = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO"))
+            .args([
+                "tree",
+                "--locked",
+                "--offline",
+                "-e",
+                "normal",
+                "--prefix",
+                "none",
+            ])
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("cargo tree runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let names: BTreeSet<String> = text
+            .lines()
+            .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+            .collect();
+        names
+    };
+    let command = ["clap", "clap_complete", "clap_mangen", "indicatif"];
+    let library = tree(&["--no-default-features"]);
+    assert!(
+        library.contains("gix"),
+        "the check sees the library's crates: {library:?}"
+    );
+    for name in command {
+        assert!(
+            !library.contains(name),
+            "the library alone depends on {name}"
+        );
+    }
+    let with_command = tree(&[]);
+    for name in command {
+        assert!(with_command.contains(name), "the command lacks {name}");
     }
 }

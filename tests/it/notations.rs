@@ -443,7 +443,7 @@ proptest! {
 
 /// Lines put before the file by the padding property: more than the
 /// prefilter's line threshold (`MatchOptions::prefilter_above_lines`), and
-/// more bytes than the memory-mapping threshold (4 MiB, `content.rs`).
+/// more bytes than the memory-mapping threshold (4 MiB, `src/source/content.rs`).
 const PAD_LINES: usize = 210_000;
 
 /// The padding: numbered lines no patch line resembles.

@@ -296,6 +296,66 @@ fn a_reader_never_rolls_back_a_live_run() {
     }
 }
 
+/// A tree where `--reject` writes `a.txt` and then fails on its `.rej` file
+/// (a directory stands there), so that the run undoes what it wrote: the
+/// tree, and the patch at `../patch` (its second hunk does not apply).
+fn undone_scene() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("tree");
+    fs::create_dir_all(root.join("a.txt.rej")).unwrap();
+    fs::write(root.join("a.txt"), "one\ntwo\nthree\n").unwrap();
+    let patch = "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n\
+                 @@ -10,3 +10,3 @@\n nine\n-ten\n+TEN\n eleven\n";
+    fs::write(dir.path().join("patch"), patch).unwrap();
+    (dir, root)
+}
+
+#[test]
+fn an_undone_run_says_which_file_it_left_as_it_is() {
+    // Undone with nothing in its way: every file put back, and said so.
+    let (_dir, root) = undone_scene();
+    let out = run(&root, &["--reject", "../patch"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(
+        fs::read_to_string(root.join("a.txt")).unwrap(),
+        "one\ntwo\nthree\n"
+    );
+    assert!(
+        err.trim_end()
+            .ends_with("the working tree was put back as it was"),
+        "{err}"
+    );
+    // Someone writes a.txt while the run stands after replacing it: the
+    // undoing leaves that file as it is, keeps its content from before the
+    // run, and the message says so for that file instead of "put back".
+    let (dir, root) = undone_scene();
+    let flag = dir.path().join("paused");
+    let paused = Paused::start(&root, &["--reject", "../patch"], "replaced", &flag);
+    fs::write(root.join("a.txt"), "mine\n").unwrap();
+    let out = paused.resume();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "mine\n");
+    let backups: Vec<PathBuf> = fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains(".fuzzy-apply-old-"))
+        .collect();
+    let [backup] = backups.as_slice() else {
+        panic!("one backup kept: {backups:?}; {err}");
+    };
+    assert_eq!(fs::read_to_string(backup).unwrap(), "one\ntwo\nthree\n");
+    assert!(
+        !err.trim_end().ends_with("put back as it was"),
+        "the message must not say every file was put back: {err}"
+    );
+    let said = err.lines().any(|l| {
+        l.contains("a.txt") && l.contains("left as it is") && l.contains(&*backup.to_string_lossy())
+    });
+    assert!(said, "a.txt named as left as it is, with its backup: {err}");
+}
+
 /// A committed repository holding `a.txt` (2,000 lines) and, at `../patch`,
 /// a patch changing its line 999; returns the file's lines.
 fn index_scene(dir: &Path) -> (PathBuf, String) {

@@ -11,7 +11,7 @@ use crate::model::LineKind;
 use crate::patch::elision::is_elision;
 
 /// Finds matches with bounded structural slack, comparing lines at the fuzzy level.
-pub fn structural(
+pub(crate) fn structural(
     keys: &FileKeys,
     old: &[OldLine],
     starts: impl IntoIterator<Item = usize>,

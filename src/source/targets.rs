@@ -2,8 +2,8 @@
 //! with `--cached`, the git index. The planner reads through [`Targets`] and
 //! never touches the file system itself.
 
-use crate::content::Content;
-pub(crate) use crate::content::Stamp;
+use super::content::Content;
+use super::stamp::Stamp;
 use std::collections::HashMap;
 use std::fs;
 use std::io;

@@ -1,0 +1,27 @@
+//! A target file's source: where it comes from, its bytes, and its lines.
+//! The planner reads every target through this module and nothing else.
+//!
+//! - `targets.rs`: where target files come from, the working tree (a
+//!   directory on disk, every path kept inside it) or, with `--cached`,
+//!   the git index (`crate::git`'s `IndexTargets`), behind the
+//!   [`Targets`] trait; a target's failure is a [`TargetError`];
+//! - `content.rs`: a target's bytes ([`Content`]), read into memory when
+//!   small and memory-mapped when large;
+//! - `stamp.rs`: the [`Stamp`] (size, inode, times, permission bits) that
+//!   tells whether a file changed since it was read;
+//! - `text.rs`: the bytes as lines ([`SourceText`]) over a dense or sparse
+//!   [`LineIndex`], with their terminators, a byte-order mark and the final
+//!   newline; and git's binary test ([`looks_binary`]).
+//!
+//! Each file is private; the items the rest of the crate uses are named
+//! here, once (`crate::source::Content`, `crate::source::SourceText`, …).
+
+mod content;
+mod stamp;
+mod targets;
+mod text;
+
+pub(crate) use content::{Content, read_capped};
+pub(crate) use stamp::Stamp;
+pub(crate) use targets::{NAMED_ELSEWHERE, TargetError, Targets, WorktreeTargets, join_inside};
+pub(crate) use text::{LineIndex, SPARSE_BLOCK, SourceText, looks_binary};
