@@ -36,9 +36,9 @@ pub(super) fn anchored_fragment(keys: &FileKeys, tier: Tier, j: usize, line: &Ol
     }
 }
 
-/// Fragments read by [`anchored_fragment`] count only where the rest of the hunk
-/// anchors the place: at least two other non-blank lines, and no other
-/// start line where every line but the fragments matches.
+/// Fragments read by [`anchored_fragment`] count only where the rest of
+/// the hunk anchors the place: at least two other non-blank lines, and no
+/// other start line where every line but the fragments matches.
 pub(super) fn rest_places_alone(
     keys: &FileKeys,
     old: &[OldLine],
