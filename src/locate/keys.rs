@@ -204,6 +204,10 @@ pub(super) struct OldLine<'h> {
     pub text: &'h str,
     /// True when the line is blank.
     pub blank: bool,
+    /// True for a context line that ends its hunk (no line, added or not,
+    /// follows it): the one place a line the model stopped writing without
+    /// `...` is read by its beginning (`lenient::anchored_fragment`).
+    pub ends_hunk: bool,
     resilient: OnceCell<String>,
     fuzzy: OnceCell<String>,
     /// Where the longest word of `fuzzy` and the longest token of
@@ -220,6 +224,7 @@ impl<'h> OldLine<'h> {
             kind,
             text,
             blank: text.trim().is_empty(),
+            ends_hunk: false,
             resilient: OnceCell::new(),
             fuzzy: OnceCell::new(),
             word: OnceCell::new(),
@@ -265,20 +270,38 @@ fn within(whole: &str, part: &str) -> Range<usize> {
 
 /// The old side (context and removed lines) of a hunk, with keys.
 pub(super) fn old_side(hunk: &Hunk) -> Vec<OldLine<'_>> {
-    hunk.lines
+    let mut old: Vec<OldLine> = hunk
+        .lines
         .iter()
         .filter(|l| l.is_old())
         .map(|l| OldLine::new(l.kind, &l.text))
-        .collect()
+        .collect();
+    mark_end(hunk, &mut old);
+    old
 }
 
 /// The new side (context and added lines) of a hunk, as old lines to search for.
 pub(super) fn new_side(hunk: &Hunk) -> Vec<OldLine<'_>> {
-    hunk.lines
+    let mut new: Vec<OldLine> = hunk
+        .lines
         .iter()
         .filter(|l| l.is_new())
         .map(|l| OldLine::new(LineKind::Context, &l.text))
-        .collect()
+        .collect();
+    mark_end(hunk, &mut new);
+    new
+}
+
+/// Marks a side's last line [`OldLine::ends_hunk`] when the hunk's last
+/// line is a context line (on both sides, it is that line).
+fn mark_end(hunk: &Hunk, side: &mut [OldLine]) {
+    let ends_in_context = hunk
+        .lines
+        .last()
+        .is_some_and(|l| l.kind == LineKind::Context);
+    if let Some(last) = side.last_mut().filter(|_| ends_in_context) {
+        last.ends_hunk = true;
+    }
 }
 
 #[cfg(test)]

@@ -282,6 +282,23 @@ pub(crate) fn short_mid_word_suffix(file_key: &str, patch_key: &str) -> bool {
     is_word(before) && is_word(patch_key.chars().next())
 }
 
+/// True when `patch_key` is the beginning of `file_key`, at least
+/// [`MIN_FRAGMENT`] characters long, cut between two tokens (not inside a
+/// word) and with no `...` after it: a line the model stopped writing.
+/// Evidence only for a hunk's last context line, where the rest of the hunk
+/// places it (the caller's check).
+pub(crate) fn cut_prefix(file_key: &str, patch_key: &str) -> bool {
+    if patch_key.chars().count() < MIN_FRAGMENT
+        || file_key.len() <= patch_key.len()
+        || !file_key.starts_with(patch_key)
+    {
+        return false;
+    }
+    let is_word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let next = file_key[patch_key.len()..].chars().next();
+    !(is_word(patch_key.chars().next_back()) && is_word(next))
+}
+
 /// True for lines a model often omits: blank lines, closing brackets and commas,
 /// and comment lines.
 pub(crate) fn is_structural(line: &str) -> bool {
@@ -417,6 +434,21 @@ mod tests {
         assert!(!short_mid_word_suffix(file, "action=\"store_true\")"));
         assert!(!short_mid_word_suffix(file, "\"store_true\")"));
         assert!(!keys_match(file, "ore_true\")", false));
+    }
+
+    #[test]
+    fn cut_prefixes_end_between_tokens() {
+        let file = "* [ ] Define `Context` (fields `query`, `history`, `tools`).";
+        assert!(cut_prefix(
+            file,
+            "* [ ] Define `Context` (fields `query`, `history`,"
+        ));
+        assert!(cut_prefix(file, "* [ ] Define `Context` (fields"));
+        // Inside a word, too short, not a beginning, or the whole line.
+        assert!(!cut_prefix(file, "* [ ] Define `Context` (fie"));
+        assert!(!cut_prefix(file, "* [ ] Def"));
+        assert!(!cut_prefix(file, "Define `Context` (fields"));
+        assert!(!cut_prefix(file, file));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! Levenshtein ratio but insists that removed lines really are in the file.
 
 use super::keys::{FileKeys, OldLine};
-use super::lenient::{rest_places_alone, short_fragment, tokens_match};
+use super::lenient::{anchored_fragment, rest_places_alone, tokens_match};
 use super::normalize::{LineMatch, bounded_distance, indentation};
 use super::{Normalization, Tier};
 use crate::model::LineKind;
@@ -128,7 +128,7 @@ fn contiguous_where(
     }
     // One buffer for all start lines: nothing is allocated per line scanned.
     let mut slots = Vec::with_capacity(m);
-    // Context lines read as short mid-word fragments at this start.
+    // Context lines read as fragments at this start (`anchored_fragment`).
     let mut cut: Vec<usize> = Vec::new();
     for p in starts {
         if p + m > n {
@@ -145,7 +145,7 @@ fn contiguous_where(
                     by_tokens = true;
                     slots.push(Slot::Line(p + i, LineMatch::Normalized));
                 }
-                LineMatch::No if short_fragment(keys, tier, p + i, line) => {
+                LineMatch::No if anchored_fragment(keys, tier, p + i, line) => {
                     cut.push(i);
                     slots.push(Slot::Line(p + i, LineMatch::Normalized));
                 }

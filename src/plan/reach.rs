@@ -22,11 +22,12 @@
 //!
 //! Lines that are not plain ASCII or hold a backtick count as holding every
 //! word. A context line that could be a short mid-word fragment (whose
-//! reading depends on the whole file) makes the hunk ineligible, as does a
-//! word shared by more than [`MAX_HITS`] lines. In debug builds the full
-//! search still runs and must agree (`sequence::place_in_order`).
+//! reading depends on the whole file), or a last context line not matched
+//! byte for byte (it may be a line cut short), makes the hunk ineligible,
+//! as does a word shared by more than [`MAX_HITS`] lines. In debug builds
+//! the full search still runs and must agree (`sequence::place_in_order`).
 
-use crate::locate::normalize::{fuzzy_key, resilient_key};
+use crate::locate::normalize::{LineMatch, fuzzy_key, resilient_key};
 use crate::locate::{Failure, HunkStatus, Located, Slot, Tier};
 use crate::model::{Hunk, LineKind};
 use crate::plan::edits::{Edit, NewLine};
@@ -244,7 +245,14 @@ fn eligible(hunk: &Hunk, loc: &Located) -> Option<Vec<(usize, String)>> {
                 .iter()
                 .any(|key| FRAGMENT_LENGTHS.contains(&key.chars().count()))
     });
-    if !on_own_lines || fragment_like {
+    // A last context line read by its beginning (a line cut short) is
+    // placed by the whole file, as a short fragment is.
+    let cut_end = hunk
+        .lines
+        .last()
+        .is_some_and(|l| l.kind == LineKind::Context)
+        && !matches!(loc.slots.last(), Some(Slot::Line(_, LineMatch::Exact)));
+    if !on_own_lines || fragment_like || cut_end {
         return None;
     }
     let mut choices = Vec::new();
