@@ -523,23 +523,26 @@ pub(super) fn stale_where_numbered(
     if first == 0 || last + 1 == old.len() || !worded(&old[..first]) || !worded(&old[last + 1..]) {
         return None;
     }
-    let n = keys.len();
-    let stale_at = |p: usize| {
-        p != cand.start
-            && p + old.len() <= n
-            && old.iter().enumerate().all(|(i, l)| {
-                let how = keys.compare(Tier::Exact, p + i, l);
-                match l.kind {
-                    LineKind::Remove => true,
-                    _ => how == LineMatch::Exact,
-                }
-            })
-            && old[first..=last].iter().enumerate().any(|(i, l)| {
-                l.kind == LineKind::Remove
-                    && keys.compare(Tier::Fuzzy, p + first + i, l) == LineMatch::No
-            })
-    };
-    hints.lines().find(|&line| stale_at(line))
+    hints
+        .lines()
+        .find(|&line| line != cand.start && stale_at(keys, old, line))
+}
+
+/// True when the hunk's context lines stand byte for byte from file line
+/// `p` on, one for one with its old side, at least one of them with a
+/// word, while a removed line does not stand in its place (not even at
+/// the fuzzy level): the file changed there since the patch was written.
+pub(super) fn stale_at(keys: &FileKeys, old: &[OldLine], p: usize) -> bool {
+    p + old.len() <= keys.len()
+        && old
+            .iter()
+            .any(|l| l.kind == LineKind::Context && l.text.chars().any(char::is_alphanumeric))
+        && old.iter().enumerate().all(|(i, l)| {
+            l.kind == LineKind::Remove || keys.compare(Tier::Exact, p + i, l) == LineMatch::Exact
+        })
+        && old.iter().enumerate().any(|(i, l)| {
+            l.kind == LineKind::Remove && keys.compare(Tier::Fuzzy, p + i, l) == LineMatch::No
+        })
 }
 
 /// Where the hunk's line number points exactly at its old side standing

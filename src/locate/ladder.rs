@@ -172,6 +172,61 @@ impl Ladder<'_, '_, '_> {
         }
     }
 
+    /// [`Ladder::stale_or_applied`] when `tier` also read the old side, with
+    /// tolerance, at `lenient` (first lines) away from every site: a site
+    /// found done there is one reading and the old side standing elsewhere
+    /// another (which of the two the file drifted at cannot be told), so
+    /// the hunk is `ambiguous` rather than already applied.
+    fn stale_or_applied_beside(
+        &self,
+        stale: &[Range<usize>],
+        tier: Tier,
+        lenient: &[usize],
+    ) -> Result<Located, Failure> {
+        let result = self.stale_or_applied(stale);
+        let Ok(done) = &result else { return result };
+        // A place the patch's hints rule out is no reading: outside the
+        // anchor's block, or where no number points rather than at the
+        // place found done.
+        let places = [done.start];
+        let hints = self.hints;
+        let away: Vec<usize> = lenient
+            .iter()
+            .copied()
+            .filter(|&c| {
+                !stale
+                    .iter()
+                    .any(|s| s.start <= c && c < s.end.max(s.start + 1))
+            })
+            .filter(|&c| hints.anchors.as_ref().is_none_or(|a| a.reach(None, c)))
+            .filter(|&c| {
+                let mut both = places.to_vec();
+                both.push(c);
+                both.sort_unstable();
+                hints.lines().next().is_none()
+                    || hints
+                        .lines()
+                        .any(|line| points_among(&both, line) == Some(c))
+            })
+            .collect();
+        match result {
+            Ok(done) if done.status == HunkStatus::AlreadyApplied && !away.is_empty() => {
+                let mut starts = away.clone();
+                starts.push(done.start);
+                starts.sort_unstable();
+                starts.dedup();
+                let why = format!(
+                    "the hunk's new lines stand at line {} (its context exact, its removed lines gone), while its old lines stand at line {} read with tolerance ({}): already applied, or to be applied there?",
+                    done.start + 1,
+                    away[0] + 1,
+                    tier.name()
+                );
+                Err(ambiguous(self.index, &starts, None, Some(why)))
+            }
+            other => other,
+        }
+    }
+
     /// Takes `cand`, found by `tier`, unless the new side stands somewhere
     /// (`new_side`, or read with the same tolerance past the resilient
     /// tier): then the two readings are weighed.
@@ -324,9 +379,10 @@ impl Ladder<'_, '_, '_> {
             // A lenient match away from where the context stands exactly is a
             // look-alike block: it must not be edited instead.
             if !stale.is_empty() && (tier >= Tier::Structural || !cands.is_empty()) {
+                let lenient: Vec<usize> = cands.iter().map(|c| c.start).collect();
                 self.keep_beside_stale(tier, &mut cands, &stale);
                 if cands.is_empty() {
-                    return self.stale_or_applied(&stale);
+                    return self.stale_or_applied_beside(&stale, tier, &lenient);
                 }
             }
             if cands.is_empty() {
@@ -463,6 +519,18 @@ impl Ladder<'_, '_, '_> {
             new_side = self.new_side_at(None);
         }
         if let Some(found) = new_side.filter(|found| found.hinted) {
+            // The number points exactly at the hunk's context standing with
+            // its removed lines changed: stale there, not done elsewhere.
+            if let Some(p) = self
+                .hints
+                .lines()
+                .find(|&p| p != found.loc.start && evidence::stale_at(self.keys, self.old, p))
+            {
+                let site = p..p + self.old.len();
+                return Err(diagnose::stale_failure(
+                    self.keys, self.old, self.index, site,
+                ));
+            }
             return Ok(found.loc);
         }
         if !beyond.is_empty() {
