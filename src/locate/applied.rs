@@ -185,6 +185,13 @@ pub(super) fn already_applied(
     // Not the fuzzy tier: a new side recognised only through case and
     // punctuation folding is too weak a proof that the edit was made here
     // (the old side of a case fix reads as its new side).
+    // Where the hunks before, read as done where they were found done,
+    // put the line number (`FileState::done_offset`): a long re-run moves
+    // each hunk's applied state by what the hunks before it added and
+    // removed, farther than the fresh offset's window.
+    let done_line = hunk
+        .line_hint
+        .and_then(|l| super::hint_line(l, state.done_offset, keys.len()));
     for tier in [Tier::Exact, Tier::Resilient] {
         let mut cands = match prefilter::starts(keys, &new, tier, 0, 0) {
             Some(starts) => contiguous(keys, &new, tier, starts),
@@ -215,7 +222,7 @@ pub(super) fn already_applied(
                 tier: Some(tier),
                 ..fixed(index, cand.start, cand.end, HunkStatus::AlreadyApplied)
             },
-            hinted: others.is_empty() && !unsure_additions && where_hinted(cand, hints),
+            hinted: others.is_empty() && !unsure_additions && where_hinted(cand, hints, done_line),
             others,
             unsure: unsure_additions,
         });
@@ -238,11 +245,12 @@ fn added_lines_stand(keys: &FileKeys, new: &[OldLine], added: &[bool], cand: &Ca
 }
 
 /// True when nothing the patch says about the hunk's place contradicts the
-/// candidate: a line hint must point at it, it must lie in a Codex anchor's
-/// block.
-fn where_hinted(cand: &Candidate, hints: &Hints) -> bool {
+/// candidate: a line hint must point at it (as written, carried by the
+/// hunks placed afresh, or carried by the hunks found done: `done_line`),
+/// it must lie in a Codex anchor's block.
+fn where_hinted(cand: &Candidate, hints: &Hints, done_line: Option<usize>) -> bool {
     let near_line = |line: usize| points_at(cand.start.abs_diff(line), usize::MAX);
-    let lines_ok = hints.lines().next().is_none() || hints.lines().any(near_line);
+    let lines_ok = hints.lines().next().is_none() || hints.lines().chain(done_line).any(near_line);
     let anchors_ok = hints
         .anchors
         .as_ref()
