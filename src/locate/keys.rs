@@ -7,8 +7,10 @@ use super::normalize::{LineMatch, fuzzy_key, heading_level, keys_match, resilien
 use crate::model::{Hunk, LineKind};
 use crate::source::SourceText;
 use std::borrow::Cow;
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
+use std::collections::HashMap;
 use std::ops::Range;
+use std::rc::Rc;
 
 /// The lines of a target file with their normalised keys.
 ///
@@ -30,6 +32,8 @@ pub struct FileKeys<'s> {
     /// A small file's line numbers ordered by the lines' bytes (then by
     /// number), made on first use.
     by_bytes: OnceCell<Vec<usize>>,
+    /// The keys of the long patch lines made for this file's location.
+    patch_lines: Rc<PatchLines>,
 }
 
 impl<'s> FileKeys<'s> {
@@ -48,7 +52,26 @@ impl<'s> FileKeys<'s> {
             fuzzy: OnceCell::new(),
             searches: Searches::default(),
             by_bytes: OnceCell::new(),
+            patch_lines: Rc::default(),
         }
+    }
+
+    /// The patch lines of this file's location, each long one sharing its
+    /// keys ([`PatchLines`]); shared, for the announcements made later.
+    pub fn patch_lines(&self) -> &Rc<PatchLines> {
+        &self.patch_lines
+    }
+
+    /// The old side of a hunk, each long line sharing its keys
+    /// ([`PatchLines::old_side`]).
+    pub fn old_side<'h>(&self, hunk: &'h Hunk) -> Vec<OldLine<'h>> {
+        self.patch_lines.old_side(hunk)
+    }
+
+    /// The new side of a hunk, each long line sharing its keys
+    /// ([`PatchLines::new_side`]).
+    pub fn new_side<'h>(&self, hunk: &'h Hunk) -> Vec<OldLine<'h>> {
+        self.patch_lines.new_side(hunk)
     }
 
     /// Searches through the prefilter also when the keys are dense: a
@@ -194,6 +217,75 @@ impl<'s> FileKeys<'s> {
     }
 }
 
+/// Lines at least this long (bytes) share their keys within a file's
+/// location; shorter ones make their own (cheaper than looking them up).
+const SHARED_FROM: usize = 256;
+
+/// The patch lines of one file's location: a long line made here shares its
+/// keys with every line of the same text made here before. The token
+/// counts, the announcements, each hunk's old side and each check of its
+/// new side make lines of their own, and a 2 KiB line's keys (and the
+/// splitting of them for the longest word and token) were made again for
+/// each.
+#[derive(Debug, Default)]
+pub struct PatchLines {
+    /// The keys of each long line asked for so far, by its text.
+    by_text: RefCell<HashMap<Box<str>, Rc<LineKeys>>>,
+}
+
+impl PatchLines {
+    /// A patch line of `kind` with `text`; a long one shares its keys with
+    /// every line of the same text made here before.
+    pub fn old_line<'h>(&self, kind: LineKind, text: &'h str) -> OldLine<'h> {
+        if text.len() < SHARED_FROM {
+            return OldLine::new(kind, text);
+        }
+        let mut by_text = self.by_text.borrow_mut();
+        let keys = match by_text.get(text) {
+            Some(keys) => Rc::clone(keys),
+            None => {
+                let keys = Rc::new(LineKeys::default());
+                by_text.insert(text.into(), Rc::clone(&keys));
+                keys
+            }
+        };
+        OldLine::with_keys(kind, text, keys)
+    }
+
+    /// The old side (context and removed lines) of a hunk.
+    pub fn old_side<'h>(&self, hunk: &'h Hunk) -> Vec<OldLine<'h>> {
+        hunk.lines
+            .iter()
+            .filter(|l| l.is_old())
+            .map(|l| self.old_line(l.kind, &l.text))
+            .collect()
+    }
+
+    /// The new side (context and added lines) of a hunk, as old lines to
+    /// search for.
+    pub fn new_side<'h>(&self, hunk: &'h Hunk) -> Vec<OldLine<'h>> {
+        hunk.lines
+            .iter()
+            .filter(|l| l.is_new())
+            .map(|l| self.old_line(LineKind::Context, &l.text))
+            .collect()
+    }
+}
+
+/// The keys of one patch line, each made when first asked for (an exact
+/// match needs none); shared by the lines [`PatchLines`] makes of one long
+/// text.
+#[derive(Debug, Default)]
+pub struct LineKeys {
+    resilient: OnceCell<String>,
+    fuzzy: OnceCell<String>,
+    /// Where the longest word of `fuzzy` and the longest token of
+    /// `resilient` lie: each tier's needle asks for them, and a long line
+    /// would be split again on every ask.
+    word: OnceCell<Option<Range<usize>>>,
+    token: OnceCell<Option<Range<usize>>>,
+}
+
 /// One line of a hunk's old side with its keys, each made when first
 /// asked for (an exact match needs neither).
 #[derive(Debug, Clone)]
@@ -204,43 +296,39 @@ pub struct OldLine<'h> {
     pub text: &'h str,
     /// True when the line is blank.
     pub blank: bool,
-    resilient: OnceCell<String>,
-    fuzzy: OnceCell<String>,
-    /// Where the longest word of `fuzzy` and the longest token of
-    /// `resilient` lie: each tier's needle asks for them, and a long line
-    /// would be split again on every ask.
-    word: OnceCell<Option<Range<usize>>>,
-    token: OnceCell<Option<Range<usize>>>,
+    keys: Rc<LineKeys>,
 }
 
 impl<'h> OldLine<'h> {
-    /// A line of `kind` with `text`.
+    /// A line of `kind` with `text`, with keys of its own.
     pub fn new(kind: LineKind, text: &'h str) -> Self {
+        OldLine::with_keys(kind, text, Rc::default())
+    }
+
+    fn with_keys(kind: LineKind, text: &'h str, keys: Rc<LineKeys>) -> Self {
         OldLine {
             kind,
             text,
             blank: text.trim().is_empty(),
-            resilient: OnceCell::new(),
-            fuzzy: OnceCell::new(),
-            word: OnceCell::new(),
-            token: OnceCell::new(),
+            keys,
         }
     }
 
     /// The resilient key.
     pub fn resilient(&self) -> &str {
-        self.resilient.get_or_init(|| resilient_key(self.text))
+        self.keys.resilient.get_or_init(|| resilient_key(self.text))
     }
 
     /// The fuzzy key.
     pub fn fuzzy(&self) -> &str {
-        self.fuzzy.get_or_init(|| fuzzy_key(self.text))
+        self.keys.fuzzy.get_or_init(|| fuzzy_key(self.text))
     }
 
     /// The longest word of the fuzzy key (`needles::word_token`), found once.
     pub fn longest_word(&self) -> Option<&str> {
         let key = self.fuzzy();
         let at = self
+            .keys
             .word
             .get_or_init(|| word_token(key).map(|w| within(key, w)));
         at.clone().map(|r| &key[r])
@@ -251,6 +339,7 @@ impl<'h> OldLine<'h> {
     pub fn longest_resilient_token(&self) -> Option<&str> {
         let key = self.resilient();
         let at = self
+            .keys
             .token
             .get_or_init(|| resilient_token(key).map(|t| within(key, t)));
         at.clone().map(|r| &key[r])
@@ -263,7 +352,8 @@ fn within(whole: &str, part: &str) -> Range<usize> {
     start..start + part.len()
 }
 
-/// The old side (context and removed lines) of a hunk, with keys.
+/// The old side (context and removed lines) of a hunk, with keys of their
+/// own ([`FileKeys::old_side`] shares a long line's).
 pub fn old_side(hunk: &Hunk) -> Vec<OldLine<'_>> {
     hunk.lines
         .iter()
@@ -272,7 +362,8 @@ pub fn old_side(hunk: &Hunk) -> Vec<OldLine<'_>> {
         .collect()
 }
 
-/// The new side (context and added lines) of a hunk, as old lines to search for.
+/// The new side (context and added lines) of a hunk, as old lines to search
+/// for, with keys of their own ([`FileKeys::new_side`] shares a long line's).
 pub fn new_side(hunk: &Hunk) -> Vec<OldLine<'_>> {
     hunk.lines
         .iter()
@@ -297,6 +388,35 @@ mod tests {
         assert_eq!(small.lines_equal_to(b""), Some(&[3][..]));
         assert_eq!(small.lines_equal_to(b"d"), Some(&[][..]));
         assert_eq!(FileKeys::new(&source, 0).lines_equal_to(b"b"), None);
+    }
+
+    /// A long patch line made twice in one file's location has its keys
+    /// made once, and they are the keys a line of its own would make; a
+    /// short line keeps its own.
+    #[test]
+    fn a_long_line_shares_its_keys_within_a_file() {
+        let lines = PatchLines::default();
+        let long = format!("  Let Total = {};  ", "Sum(items) ".repeat(40));
+        let copy = long.clone();
+        let (a, b) = (
+            lines.old_line(LineKind::Context, &long),
+            lines.old_line(LineKind::Remove, &copy),
+        );
+        assert!(Rc::ptr_eq(&a.keys, &b.keys));
+        assert_eq!(b.kind, LineKind::Remove);
+        let own = OldLine::new(LineKind::Context, &long);
+        assert_eq!(a.fuzzy(), own.fuzzy());
+        assert_eq!(b.resilient(), own.resilient());
+        assert_eq!(b.longest_word(), own.longest_word());
+        assert_eq!(a.longest_resilient_token(), own.longest_resilient_token());
+        let other = long.replace("Total", "Count");
+        assert_ne!(lines.old_line(LineKind::Context, &other).fuzzy(), a.fuzzy());
+        let short = "let total = sum(items);";
+        let (c, d) = (
+            lines.old_line(LineKind::Context, short),
+            lines.old_line(LineKind::Context, short),
+        );
+        assert!(!Rc::ptr_eq(&c.keys, &d.keys));
     }
 
     #[test]

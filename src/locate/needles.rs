@@ -7,8 +7,7 @@
 //! memo and cut their lines' longest tokens here, and the prefilter chooses
 //! and searches the needles through the keys.
 
-use super::normalize::{fuzzy_key, resilient_key};
-use crate::model::Hunk;
+use crate::model::{Hunk, LineKind};
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -98,15 +97,21 @@ pub(super) enum TokenKind {
 
 impl TokenCounts {
     /// Counts every line of `hunks` (context, removed and added, each once)
-    /// and their Codex `@@` anchors.
-    pub(super) fn of(hunks: &[Hunk]) -> TokenCounts {
+    /// and their Codex `@@` anchors (as context), each by its resilient and
+    /// fuzzy keys, which `keyed` hands to the counting closure it is given
+    /// (so that a long line's keys, made once, serve here too).
+    pub(super) fn of(
+        hunks: &[Hunk],
+        mut keyed: impl FnMut(LineKind, &str, &mut dyn FnMut(&str, &str)),
+    ) -> TokenCounts {
         let mut counts = TokenCounts::default();
         for hunk in hunks {
-            for line in &hunk.lines {
-                counts.add(&line.text);
-            }
-            for anchor in &hunk.anchors {
-                counts.add(anchor);
+            let lines = hunk.lines.iter().map(|l| (l.kind, l.text.as_str()));
+            let anchors = hunk.anchors.iter().map(|a| (LineKind::Context, a.as_str()));
+            for (kind, text) in lines.chain(anchors) {
+                keyed(kind, text, &mut |resilient, fuzzy| {
+                    counts.add(text, resilient, fuzzy);
+                });
             }
         }
         counts
@@ -114,7 +119,7 @@ impl TokenCounts {
 
     /// Counts one line: its resilient key's tokens, its fuzzy key's words
     /// and the line itself.
-    fn add(&mut self, text: &str) {
+    fn add(&mut self, text: &str, resilient: &str, fuzzy: &str) {
         let bump = |map: &mut HashMap<String, u32>, token: &str| {
             match map.get_mut(token) {
                 Some(n) => *n += 1,
@@ -123,10 +128,10 @@ impl TokenCounts {
                 }
             };
         };
-        for token in resilient_tokens(&resilient_key(text)) {
+        for token in resilient_tokens(resilient) {
             bump(&mut self.resilient, token);
         }
-        for word in words(&fuzzy_key(text)) {
+        for word in words(fuzzy) {
             bump(&mut self.words, word);
         }
         bump(&mut self.lines, text);
