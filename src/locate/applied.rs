@@ -10,7 +10,7 @@
 
 use super::addition::{PlaceError, addition_present, insert_at};
 use super::choose::{Choice, Hints, choose, points_at};
-use super::keys::{FileKeys, OldLine, new_side};
+use super::keys::{FileKeys, OldLine};
 use super::normalize::{LineMatch, same_but_whitespace};
 use super::search::{Candidate, contiguous};
 use super::{FileState, Footprint, HunkStatus, Located, Reason, Slot, Tier, fixed, prefilter};
@@ -169,7 +169,7 @@ pub(super) fn already_applied(
     state: &FileState,
     site: Option<&Range<usize>>,
 ) -> Option<NewSideFound> {
-    let new = new_side(hunk);
+    let new = keys.new_side(hunk);
     let added = added_flags(hunk);
     let telling = telling_addition(hunk);
     // Without an added line to recognise, only a deletion framed by context on
@@ -316,7 +316,7 @@ pub(super) fn applied_at_candidate(
     if fresh.is_empty() {
         return None;
     }
-    let new = new_side(hunk);
+    let new = keys.new_side(hunk);
     let stands_at = |start: usize| {
         start + new.len() <= keys.len()
             && new
@@ -350,7 +350,7 @@ pub(super) fn new_side_read_leniently(
     state: &FileState,
     options: &super::MatchOptions,
 ) -> Vec<Range<usize>> {
-    let new = new_side(hunk);
+    let new = keys.new_side(hunk);
     let added = added_flags(hunk);
     let telling = telling_addition(hunk);
     if new.is_empty() || !(telling || (new.len() >= 2 && worded_junction(hunk))) {
