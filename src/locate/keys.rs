@@ -2,7 +2,7 @@
 //! and for a hunk's old side.
 
 use super::Tier;
-use super::needles::{Searches, resilient_token, word_token};
+use super::needles::{Needle, Searches, resilient_token, word_token};
 use super::normalize::{LineMatch, fuzzy_key, heading_level, keys_match, resilient_key};
 use crate::model::{Hunk, LineKind};
 use crate::source::SourceText;
@@ -284,6 +284,20 @@ pub struct LineKeys {
     /// would be split again on every ask.
     word: OnceCell<Option<Range<usize>>>,
     token: OnceCell<Option<Range<usize>>>,
+    /// The needle chosen for the line under a tier by one set of the
+    /// patch's token counts (their id), with how shared its token is:
+    /// choosing looks up every token of a long line in the counts.
+    chosen: RefCell<Vec<(u64, Tier, Chosen)>>,
+}
+
+/// A line's needle under a tier, as the patch's token counts chose it
+/// (`prefilter::choose`), and how shared its token is (0: not shared).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Chosen {
+    /// The needle, if the line has one.
+    pub needle: Option<Needle>,
+    /// How shared its token is (`TokenCounts::sharing`).
+    pub sharing: u32,
 }
 
 /// One line of a hunk's old side with its keys, each made when first
@@ -322,6 +336,30 @@ impl<'h> OldLine<'h> {
     /// The fuzzy key.
     pub fn fuzzy(&self) -> &str {
         self.keys.fuzzy.get_or_init(|| fuzzy_key(self.text))
+    }
+
+    /// What `read` makes of the needle the counts with id `counts` choose
+    /// for this line under `tier` (`choose` makes it the first time; a long
+    /// line made through [`PatchLines`] shares it). The choice changes only
+    /// how many candidates a search compares, never which lines match.
+    pub(super) fn chosen<R>(
+        &self,
+        (counts, tier): (u64, Tier),
+        choose: impl FnOnce() -> Chosen,
+        read: impl FnOnce(&Chosen) -> R,
+    ) -> R {
+        let at = |v: &[(u64, Tier, Chosen)]| v.iter().position(|e| e.0 == counts && e.1 == tier);
+        let known = at(&self.keys.chosen.borrow());
+        let i = match known {
+            Some(i) => i,
+            None => {
+                let made = choose();
+                let mut all = self.keys.chosen.borrow_mut();
+                all.push((counts, tier, made));
+                all.len() - 1
+            }
+        };
+        read(&self.keys.chosen.borrow()[i].2)
     }
 
     /// The longest word of the fuzzy key (`needles::word_token`), found once.

@@ -11,6 +11,7 @@ use crate::model::{Hunk, LineKind};
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Tokens shorter than this are too common to narrow the search.
 pub(super) const MIN_TOKEN: usize = 3;
@@ -77,11 +78,26 @@ pub(super) const SHARED_BY: u32 = 16;
 /// the needles shared by many lines *of the patch*, which is counted here
 /// without reading the file, so that such a needle can give way to a rarer
 /// one (`prefilter/rarity.rs`).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct TokenCounts {
+    /// Tells these counts from any other made in the process, so that a
+    /// line can keep the needle they chose for it (`OldLine::chosen`).
+    id: u64,
     resilient: HashMap<String, u32>,
     words: HashMap<String, u32>,
     lines: HashMap<String, u32>,
+}
+
+impl Default for TokenCounts {
+    fn default() -> Self {
+        static MADE: AtomicU64 = AtomicU64::new(0);
+        TokenCounts {
+            id: MADE.fetch_add(1, Ordering::Relaxed),
+            resilient: HashMap::new(),
+            words: HashMap::new(),
+            lines: HashMap::new(),
+        }
+    }
 }
 
 /// Which count a needle's token is looked up in.
@@ -135,6 +151,11 @@ impl TokenCounts {
             bump(&mut self.words, word);
         }
         bump(&mut self.lines, text);
+    }
+
+    /// What tells these counts from any other made in the process.
+    pub(super) fn id(&self) -> u64 {
+        self.id
     }
 
     /// Patch lines holding `token` (0 when nothing was counted).

@@ -28,7 +28,7 @@
 //! instead; there the prefilter would cost more than it saves.
 
 use super::Tier;
-use super::keys::{FileKeys, OldLine, PatchLines};
+use super::keys::{Chosen, FileKeys, OldLine, PatchLines};
 use super::needles::{Announcements, MIN_TOKEN, Needle, TokenCounts, TokenKind};
 use crate::model::{Hunk, LineKind};
 use rarity::Candidate;
@@ -41,7 +41,7 @@ impl Needle {
     /// The needle a line is searched by under `tier`, given how many lines
     /// of the patch share each token; `None` when no needle is long enough.
     pub(super) fn of(line: &OldLine, tier: Tier, counts: &TokenCounts) -> Option<Needle> {
-        choose(line, tier, counts).map(|c| Needle::from(&c))
+        chosen(line, tier, counts, |c| c.needle.clone())
     }
 
     fn from(c: &Candidate) -> Needle {
@@ -107,7 +107,25 @@ fn choose<'l>(line: &'l OldLine, tier: Tier, counts: &TokenCounts) -> Option<Can
 /// How shared the needle `line` is searched by under `tier` is (0: not
 /// shared; see [`TokenCounts::sharing`]).
 fn sharing(line: &OldLine, tier: Tier, counts: &TokenCounts) -> u32 {
-    choose(line, tier, counts).map_or(0, |c| counts.sharing(c.kind, c.token))
+    chosen(line, tier, counts, |c| c.sharing)
+}
+
+/// What `read` makes of the needle `counts` choose for `line` under `tier`,
+/// chosen once per line, tier and counts ([`OldLine::chosen`]).
+fn chosen<R>(
+    line: &OldLine,
+    tier: Tier,
+    counts: &TokenCounts,
+    read: impl FnOnce(&Chosen) -> R,
+) -> R {
+    let make = || {
+        let c = choose(line, tier, counts);
+        Chosen {
+            needle: c.as_ref().map(Needle::from),
+            sharing: c.map_or(0, |c| counts.sharing(c.kind, c.token)),
+        }
+    };
+    line.chosen((counts.id(), tier), make, read)
 }
 
 /// File lines (0-based, sorted, distinct) where `line` may match under
