@@ -182,9 +182,6 @@ pub(super) fn already_applied(
     if !recognisable && !unsure_additions {
         return None;
     }
-    // Not the fuzzy tier: a new side recognised only through case and
-    // punctuation folding is too weak a proof that the edit was made here
-    // (the old side of a case fix reads as its new side).
     // Where the hunks before, read as done where they were found done,
     // put the line number (`FileState::done_offset`): a long re-run moves
     // each hunk's applied state by what the hunks before it added and
@@ -192,6 +189,9 @@ pub(super) fn already_applied(
     let done_line = hunk
         .line_hint
         .and_then(|l| super::hint_line(l, state.done_offset, keys.len()));
+    // Not the fuzzy tier: a new side recognised only through case and
+    // punctuation folding is too weak a proof that the edit was made here
+    // (the old side of a case fix reads as its new side).
     for tier in [Tier::Exact, Tier::Resilient] {
         let mut cands = match prefilter::starts(keys, &new, tier, 0, 0) {
             Some(starts) => contiguous(keys, &new, tier, starts),
