@@ -63,6 +63,10 @@ Cases (H hunks, one changed line each, on a file of 8 H lines unless said):
 Each case runs on the original file (fresh: every hunk applies) and on the
 patched file (re-applied: every hunk already applied, the pre-commit case).
 
+`cp` copying the file to a new name is timed beside them (the floor of a
+run that reads and writes the file: process start and the copy), with
+ours' ratio to it.
+
 Every command runs in a fresh copy, `--runs` times (the best reported: the
 machine may be shared, and the best run is the one least slowed), and
 its result is checked: ours must give the expected file (fresh) or leave it
@@ -232,8 +236,8 @@ def main():
     scratch = os.path.join(TARGET, "perf-inputs", "costs")
     os.makedirs(scratch, exist_ok=True)
     print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load {os.getloadavg()}, binary {binary}")
-    print("| case | scale | hunks | file lines | state | ours | ours CPU | peak RSS | git apply | GNU patch | ours / git apply | ours / patch |")
-    print("| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| case | scale | hunks | file lines | state | ours | ours CPU | peak RSS | cp | git apply | GNU patch | ours / cp | ours / git apply | ours / patch |")
+    print("| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     failed = False
     for case in args.cases.split(","):
         for k in [int(s) for s in args.scales.split(",")]:
@@ -251,6 +255,8 @@ def main():
             for state, start, want in [s for s in states if s[0] in args.states.split(",")]:
                 ours = measure([binary, "-q", pfile], start, want, args.runs, scratch)
                 peers = [] if args.no_peers else [measure(c, start, want, args.runs, scratch) for c in (git, gnu)]
+                # The copy leaves f.rs as it was: its "result" is not checked.
+                copy = None if args.no_peers else measure(["cp", "f.rs", "f.rs.copy"], start, start, args.runs, scratch)
                 # Re-applied, a hunk with a context line written differently
                 # is refused: its new side does not stand as written; a case
                 # fix read with the tolerance that found it is two readings;
@@ -268,8 +274,10 @@ def main():
                 # A ratio only where the peer gave the same file (it applied).
                 ratios = [f"{ours[0] / p[0]:.2f}" if p[0] > 0 and p[1] == 0 and p[3] else "" for p in peers] or ["", ""]
                 cells = [cell(p) for p in peers] or ["", ""]
+                cp_cell = f"{copy[0]:.3f} s" if copy else ""
+                cp_ratio = f"{ours[0] / copy[0]:.1f}" if copy and copy[0] > 0 else ""
                 print(f"| {case} | {k}x | {hunks:,} | {n:,} | {state} | {cell(ours)} | {ours[4]:.2f} s | {ours[2] / 1024:.0f} MiB "
-                      f"| {cells[0]} | {cells[1]} | {ratios[0]} | {ratios[1]} |", flush=True)
+                      f"| {cp_cell} | {cells[0]} | {cells[1]} | {cp_ratio} | {ratios[0]} | {ratios[1]} |", flush=True)
     sys.exit(1 if failed else 0)
 
 

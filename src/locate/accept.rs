@@ -6,7 +6,7 @@
 use super::applied::{self, AppliedAround};
 use super::choose::{HINT_WINDOW, Hints, points_among};
 use super::footprint::Footprint;
-use super::keys::{self, FileKeys, OldLine};
+use super::keys::{FileKeys, OldLine};
 use super::normalize::LineMatch;
 use super::normalize::same_but_whitespace;
 use super::search::{Candidate, Slot, contiguous};
@@ -228,7 +228,7 @@ fn deletion_done_where_numbered(p: &Proposal, cand: &Candidate) -> Result<(), Fa
         return Ok(());
     };
     let adds = p.hunk.lines.iter().any(|l| l.kind == LineKind::Add);
-    let new = keys::new_side(p.hunk);
+    let new = p.keys.new_side(p.hunk);
     let worded = new
         .iter()
         .any(|l| l.text.chars().any(char::is_alphanumeric));
@@ -419,7 +419,7 @@ fn applied_around(p: &Proposal, cand: &Candidate) -> Result<Option<Located>, Fai
     }
     match applied::applied_at_candidate(p.keys, p.hunk, cand) {
         Some(AppliedAround::Done(start)) => {
-            let end = start + keys::new_side(p.hunk).len();
+            let end = start + p.keys.new_side(p.hunk).len();
             Ok(Some(Located {
                 tier: Some(p.tier),
                 ..fixed(p.index, start, end, HunkStatus::AlreadyApplied)

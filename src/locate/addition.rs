@@ -3,7 +3,7 @@
 //! ways of placing one use these, by its anchor or the end of the file
 //! (`applied.rs`) and by its line number alone (`numbered.rs`).
 
-use super::keys::{FileKeys, new_side};
+use super::keys::FileKeys;
 use super::normalize::same_but_whitespace;
 use super::{FileState, Footprint, HunkStatus, Located, Reason, fixed};
 use crate::model::Hunk;
@@ -40,7 +40,7 @@ pub(super) fn addition_present(
     at: usize,
     appending: Option<&[&str]>,
 ) -> Option<usize> {
-    let added = new_side(hunk);
+    let added = keys.new_side(hunk);
     let k = added.len();
     // A line with a word in it tells (a comment counts, as in
     // `already_applied`); blank lines and brackets could stand anywhere.

@@ -10,7 +10,7 @@
 
 use super::addition::{PlaceError, addition_present, insert_at};
 use super::choose::{Choice, Hints, choose, points_among, points_at};
-use super::keys::{FileKeys, OldLine, new_side};
+use super::keys::{FileKeys, OldLine};
 use super::normalize::{LineMatch, same_but_whitespace};
 use super::search::{Candidate, contiguous};
 use super::{FileState, Footprint, HunkStatus, Located, Reason, Slot, Tier, fixed, prefilter};
@@ -174,7 +174,7 @@ pub(super) fn already_applied(
     state: &FileState,
     site: Option<&Range<usize>>,
 ) -> Option<NewSideFound> {
-    let new = new_side(hunk);
+    let new = keys.new_side(hunk);
     let added = added_flags(hunk);
     let telling = telling_addition(hunk);
     // Without an added line to recognise, only a deletion framed by context on
@@ -187,6 +187,13 @@ pub(super) fn already_applied(
     if !recognisable && !unsure_additions {
         return None;
     }
+    // Where the hunks before, read as done where they were found done,
+    // put the line number (`FileState::done_offset`): a long re-run moves
+    // each hunk's applied state by what the hunks before it added and
+    // removed, farther than the fresh offset's window.
+    let done_line = hunk
+        .line_hint
+        .and_then(|l| super::hint_line(l, state.done_offset, keys.len()));
     // Not the fuzzy tier: a new side recognised only through case and
     // punctuation folding is too weak a proof that the edit was made here
     // (the old side of a case fix reads as its new side).
@@ -220,7 +227,7 @@ pub(super) fn already_applied(
                 tier: Some(tier),
                 ..fixed(index, cand.start, cand.end, HunkStatus::AlreadyApplied)
             },
-            hinted: others.is_empty() && !unsure_additions && where_hinted(cand, hints),
+            hinted: others.is_empty() && !unsure_additions && where_hinted(cand, hints, done_line),
             others,
             unsure: unsure_additions,
         });
@@ -243,11 +250,12 @@ fn added_lines_stand(keys: &FileKeys, new: &[OldLine], added: &[bool], cand: &Ca
 }
 
 /// True when nothing the patch says about the hunk's place contradicts the
-/// candidate: a line hint must point at it, it must lie in a Codex anchor's
-/// block.
-fn where_hinted(cand: &Candidate, hints: &Hints) -> bool {
+/// candidate: a line hint must point at it (as written, carried by the
+/// hunks placed afresh, or carried by the hunks found done: `done_line`),
+/// it must lie in a Codex anchor's block.
+fn where_hinted(cand: &Candidate, hints: &Hints, done_line: Option<usize>) -> bool {
     let near_line = |line: usize| points_at(cand.start.abs_diff(line), usize::MAX);
-    let lines_ok = hints.lines().next().is_none() || hints.lines().any(near_line);
+    let lines_ok = hints.lines().next().is_none() || hints.lines().chain(done_line).any(near_line);
     let anchors_ok = hints
         .anchors
         .as_ref()
@@ -258,7 +266,7 @@ fn where_hinted(cand: &Candidate, hints: &Hints) -> bool {
 /// True when the file holds the hunk's added lines and nothing else, exactly
 /// but for whitespace.
 fn whole_file_added(keys: &FileKeys, hunk: &Hunk) -> bool {
-    let added = new_side(hunk);
+    let added = keys.new_side(hunk);
     added.len() == keys.len()
         && added
             .iter()
@@ -324,7 +332,7 @@ pub(super) fn applied_at_candidate(
     if fresh.is_empty() {
         return None;
     }
-    let new = new_side(hunk);
+    let new = keys.new_side(hunk);
     let stands_at = |start: usize| {
         start + new.len() <= keys.len()
             && new
@@ -359,7 +367,7 @@ pub(super) fn new_side_read_leniently(
     options: &super::MatchOptions,
     cand: &Candidate,
 ) -> Vec<Range<usize>> {
-    let new = new_side(hunk);
+    let new = keys.new_side(hunk);
     let added = added_flags(hunk);
     let telling = telling_addition(hunk);
     if new.is_empty() {
@@ -502,7 +510,7 @@ fn read_as_placed(
     new: &[OldLine],
     cand: &Candidate,
 ) -> Vec<Candidate> {
-    let old = super::keys::old_side(hunk);
+    let old = keys.old_side(hunk);
     let (mut forgiven, mut dropped): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
     for (line, slot) in old.iter().zip(&cand.slots) {
         match slot {

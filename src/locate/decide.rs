@@ -437,7 +437,7 @@ pub(super) fn displaced_neighbour(
     hunk: &Hunk,
     cand: &Candidate,
 ) -> Option<Range<usize>> {
-    let old = super::keys::old_side(hunk);
+    let old = keys.old_side(hunk);
     // Each hunk line: its index among the old lines, or `None` if added.
     let mut next_old = 0;
     let at: Vec<Option<usize>> = hunk

@@ -2,13 +2,15 @@
 //! and for a hunk's old side.
 
 use super::Tier;
-use super::needles::{Searches, resilient_token, word_token};
+use super::needles::{Needle, Searches, resilient_token, word_token};
 use super::normalize::{LineMatch, fuzzy_key, heading_level, keys_match, resilient_key};
 use crate::model::{Hunk, LineKind};
 use crate::source::SourceText;
 use std::borrow::Cow;
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
+use std::collections::HashMap;
 use std::ops::Range;
+use std::rc::Rc;
 
 /// The lines of a target file with their normalised keys.
 ///
@@ -30,6 +32,8 @@ pub(super) struct FileKeys<'s> {
     /// A small file's line numbers ordered by the lines' bytes (then by
     /// number), made on first use.
     by_bytes: OnceCell<Vec<usize>>,
+    /// The keys of the long patch lines made for this file's location.
+    patch_lines: Rc<PatchLines>,
 }
 
 impl<'s> FileKeys<'s> {
@@ -48,7 +52,26 @@ impl<'s> FileKeys<'s> {
             fuzzy: OnceCell::new(),
             searches: Searches::default(),
             by_bytes: OnceCell::new(),
+            patch_lines: Rc::default(),
         }
+    }
+
+    /// The patch lines of this file's location, each long one sharing its
+    /// keys ([`PatchLines`]); shared, for the announcements made later.
+    pub(super) fn patch_lines(&self) -> &Rc<PatchLines> {
+        &self.patch_lines
+    }
+
+    /// The old side of a hunk, each long line sharing its keys
+    /// ([`PatchLines::old_side`]).
+    pub(super) fn old_side<'h>(&self, hunk: &'h Hunk) -> Vec<OldLine<'h>> {
+        self.patch_lines.old_side(hunk)
+    }
+
+    /// The new side of a hunk, each long line sharing its keys
+    /// ([`PatchLines::new_side`]).
+    pub(super) fn new_side<'h>(&self, hunk: &'h Hunk) -> Vec<OldLine<'h>> {
+        self.patch_lines.new_side(hunk)
     }
 
     /// Searches through the prefilter also when the keys are dense: a
@@ -194,6 +217,95 @@ impl<'s> FileKeys<'s> {
     }
 }
 
+/// Lines at least this long (bytes) share their keys within a file's
+/// location; shorter ones make their own (cheaper than looking them up).
+const SHARED_FROM: usize = 256;
+
+/// The patch lines of one file's location: a long line made here shares its
+/// keys with every line of the same text made here before. The token
+/// counts, the announcements, each hunk's old side and each check of its
+/// new side make lines of their own, and a 2 KiB line's keys (and the
+/// splitting of them for the longest word and token) were made again for
+/// each.
+#[derive(Debug, Default)]
+pub(super) struct PatchLines {
+    /// The keys of each long line asked for so far, by its text.
+    by_text: RefCell<HashMap<Box<str>, Rc<LineKeys>>>,
+}
+
+impl PatchLines {
+    /// A patch line of `kind` with `text`; a long one shares its keys with
+    /// every line of the same text made here before.
+    pub(super) fn old_line<'h>(&self, kind: LineKind, text: &'h str) -> OldLine<'h> {
+        if text.len() < SHARED_FROM {
+            return OldLine::new(kind, text);
+        }
+        let mut by_text = self.by_text.borrow_mut();
+        let keys = match by_text.get(text) {
+            Some(keys) => Rc::clone(keys),
+            None => {
+                let keys = Rc::new(LineKeys::default());
+                by_text.insert(text.into(), Rc::clone(&keys));
+                keys
+            }
+        };
+        OldLine::with_keys(kind, text, keys)
+    }
+
+    /// The old side (context and removed lines) of a hunk.
+    pub(super) fn old_side<'h>(&self, hunk: &'h Hunk) -> Vec<OldLine<'h>> {
+        let mut old: Vec<OldLine> = hunk
+            .lines
+            .iter()
+            .filter(|l| l.is_old())
+            .map(|l| self.old_line(l.kind, &l.text))
+            .collect();
+        mark_end(hunk, &mut old);
+        old
+    }
+
+    /// The new side (context and added lines) of a hunk, as old lines to
+    /// search for.
+    pub(super) fn new_side<'h>(&self, hunk: &'h Hunk) -> Vec<OldLine<'h>> {
+        let mut new: Vec<OldLine> = hunk
+            .lines
+            .iter()
+            .filter(|l| l.is_new())
+            .map(|l| self.old_line(LineKind::Context, &l.text))
+            .collect();
+        mark_end(hunk, &mut new);
+        new
+    }
+}
+
+/// The keys of one patch line, each made when first asked for (an exact
+/// match needs none); shared by the lines [`PatchLines`] makes of one long
+/// text.
+#[derive(Debug, Default)]
+pub(super) struct LineKeys {
+    resilient: OnceCell<String>,
+    fuzzy: OnceCell<String>,
+    /// Where the longest word of `fuzzy` and the longest token of
+    /// `resilient` lie: each tier's needle asks for them, and a long line
+    /// would be split again on every ask.
+    word: OnceCell<Option<Range<usize>>>,
+    token: OnceCell<Option<Range<usize>>>,
+    /// The needle chosen for the line under a tier by one set of the
+    /// patch's token counts (their id), with how shared its token is:
+    /// choosing looks up every token of a long line in the counts.
+    chosen: RefCell<Vec<(u64, Tier, Chosen)>>,
+}
+
+/// A line's needle under a tier, as the patch's token counts chose it
+/// (`prefilter::choose`), and how shared its token is (0: not shared).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Chosen {
+    /// The needle, if the line has one.
+    pub needle: Option<Needle>,
+    /// How shared its token is (`TokenCounts::sharing`).
+    pub sharing: u32,
+}
+
 /// One line of a hunk's old side with its keys, each made when first
 /// asked for (an exact match needs neither).
 #[derive(Debug, Clone)]
@@ -208,44 +320,64 @@ pub(super) struct OldLine<'h> {
     /// follows it): the one place a line the model stopped writing without
     /// `...` is read by its beginning (`lenient::anchored_fragment`).
     pub ends_hunk: bool,
-    resilient: OnceCell<String>,
-    fuzzy: OnceCell<String>,
-    /// Where the longest word of `fuzzy` and the longest token of
-    /// `resilient` lie: each tier's needle asks for them, and a long line
-    /// would be split again on every ask.
-    word: OnceCell<Option<Range<usize>>>,
-    token: OnceCell<Option<Range<usize>>>,
+    keys: Rc<LineKeys>,
 }
 
 impl<'h> OldLine<'h> {
-    /// A line of `kind` with `text`.
+    /// A line of `kind` with `text`, with keys of its own.
     pub(super) fn new(kind: LineKind, text: &'h str) -> Self {
+        OldLine::with_keys(kind, text, Rc::default())
+    }
+
+    fn with_keys(kind: LineKind, text: &'h str, keys: Rc<LineKeys>) -> Self {
         OldLine {
             kind,
             text,
             blank: text.trim().is_empty(),
             ends_hunk: false,
-            resilient: OnceCell::new(),
-            fuzzy: OnceCell::new(),
-            word: OnceCell::new(),
-            token: OnceCell::new(),
+            keys,
         }
     }
 
     /// The resilient key.
     pub(super) fn resilient(&self) -> &str {
-        self.resilient.get_or_init(|| resilient_key(self.text))
+        self.keys.resilient.get_or_init(|| resilient_key(self.text))
     }
 
     /// The fuzzy key.
     pub(super) fn fuzzy(&self) -> &str {
-        self.fuzzy.get_or_init(|| fuzzy_key(self.text))
+        self.keys.fuzzy.get_or_init(|| fuzzy_key(self.text))
+    }
+
+    /// What `read` makes of the needle the counts with id `counts` choose
+    /// for this line under `tier` (`choose` makes it the first time; a long
+    /// line made through [`PatchLines`] shares it). The choice changes only
+    /// how many candidates a search compares, never which lines match.
+    pub(super) fn chosen<R>(
+        &self,
+        (counts, tier): (u64, Tier),
+        choose: impl FnOnce() -> Chosen,
+        read: impl FnOnce(&Chosen) -> R,
+    ) -> R {
+        let at = |v: &[(u64, Tier, Chosen)]| v.iter().position(|e| e.0 == counts && e.1 == tier);
+        let known = at(&self.keys.chosen.borrow());
+        let i = match known {
+            Some(i) => i,
+            None => {
+                let made = choose();
+                let mut all = self.keys.chosen.borrow_mut();
+                all.push((counts, tier, made));
+                all.len() - 1
+            }
+        };
+        read(&self.keys.chosen.borrow()[i].2)
     }
 
     /// The longest word of the fuzzy key (`needles::word_token`), found once.
     pub(super) fn longest_word(&self) -> Option<&str> {
         let key = self.fuzzy();
         let at = self
+            .keys
             .word
             .get_or_init(|| word_token(key).map(|w| within(key, w)));
         at.clone().map(|r| &key[r])
@@ -256,6 +388,7 @@ impl<'h> OldLine<'h> {
     pub(super) fn longest_resilient_token(&self) -> Option<&str> {
         let key = self.resilient();
         let at = self
+            .keys
             .token
             .get_or_init(|| resilient_token(key).map(|t| within(key, t)));
         at.clone().map(|r| &key[r])
@@ -320,6 +453,35 @@ mod tests {
         assert_eq!(small.lines_equal_to(b""), Some(&[3][..]));
         assert_eq!(small.lines_equal_to(b"d"), Some(&[][..]));
         assert_eq!(FileKeys::new(&source, 0).lines_equal_to(b"b"), None);
+    }
+
+    /// A long patch line made twice in one file's location has its keys
+    /// made once, and they are the keys a line of its own would make; a
+    /// short line keeps its own.
+    #[test]
+    fn a_long_line_shares_its_keys_within_a_file() {
+        let lines = PatchLines::default();
+        let long = format!("  Let Total = {};  ", "Sum(items) ".repeat(40));
+        let copy = long.clone();
+        let (a, b) = (
+            lines.old_line(LineKind::Context, &long),
+            lines.old_line(LineKind::Remove, &copy),
+        );
+        assert!(Rc::ptr_eq(&a.keys, &b.keys));
+        assert_eq!(b.kind, LineKind::Remove);
+        let own = OldLine::new(LineKind::Context, &long);
+        assert_eq!(a.fuzzy(), own.fuzzy());
+        assert_eq!(b.resilient(), own.resilient());
+        assert_eq!(b.longest_word(), own.longest_word());
+        assert_eq!(a.longest_resilient_token(), own.longest_resilient_token());
+        let other = long.replace("Total", "Count");
+        assert_ne!(lines.old_line(LineKind::Context, &other).fuzzy(), a.fuzzy());
+        let short = "let total = sum(items);";
+        let (c, d) = (
+            lines.old_line(LineKind::Context, short),
+            lines.old_line(LineKind::Context, short),
+        );
+        assert!(!Rc::ptr_eq(&c.keys, &d.keys));
     }
 
     #[test]

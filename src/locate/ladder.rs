@@ -10,7 +10,7 @@ use super::choose::{Choice, Hints, choose, hints_disagree, points_among};
 use super::decide;
 use super::diagnose;
 use super::evidence;
-use super::keys::{FileKeys, OldLine, old_side};
+use super::keys::{FileKeys, OldLine};
 use super::normalize::LineMatch;
 use super::numbered::AdditionEvidence;
 use super::search::{Candidate, Slot};
@@ -64,7 +64,7 @@ pub(super) fn locate_one(
     options: &MatchOptions,
 ) -> Result<Located, Failure> {
     let hints = hints_for(keys, hunks, hunk, index, state)?;
-    let old = old_side(hunk);
+    let old = keys.old_side(hunk);
     if hunk.is_noop() && !old.is_empty() && !hunk.elision_piece {
         return Ok(fixed(index, 0, 0, HunkStatus::NoOp));
     }

@@ -118,8 +118,9 @@ pub(crate) fn locate_hunks(
     let keys = FileKeys::new(source, options.prefilter_above_lines)
         .index_also_when(searches > options.prefilter_above_lines);
     if keys.is_indexed() {
+        let lines = std::rc::Rc::clone(keys.patch_lines());
         keys.searches()
-            .announce_later(|| prefilter::announcements(hunks));
+            .announce_later(move || prefilter::announcements(&lines, hunks));
     }
     let mut state = FileState {
         pins: pins.clone(),

@@ -7,11 +7,11 @@
 //! memo and cut their lines' longest tokens here, and the prefilter chooses
 //! and searches the needles through the keys.
 
-use super::normalize::{fuzzy_key, resilient_key};
-use crate::model::Hunk;
+use crate::model::{Hunk, LineKind};
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Tokens shorter than this are too common to narrow the search.
 pub(super) const MIN_TOKEN: usize = 3;
@@ -78,11 +78,26 @@ pub(super) const SHARED_BY: u32 = 16;
 /// the needles shared by many lines *of the patch*, which is counted here
 /// without reading the file, so that such a needle can give way to a rarer
 /// one (`prefilter/rarity.rs`).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct TokenCounts {
+    /// Tells these counts from any other made in the process, so that a
+    /// line can keep the needle they chose for it (`OldLine::chosen`).
+    id: u64,
     resilient: HashMap<String, u32>,
     words: HashMap<String, u32>,
     lines: HashMap<String, u32>,
+}
+
+impl Default for TokenCounts {
+    fn default() -> Self {
+        static MADE: AtomicU64 = AtomicU64::new(0);
+        TokenCounts {
+            id: MADE.fetch_add(1, Ordering::Relaxed),
+            resilient: HashMap::new(),
+            words: HashMap::new(),
+            lines: HashMap::new(),
+        }
+    }
 }
 
 /// Which count a needle's token is looked up in.
@@ -98,15 +113,21 @@ pub(super) enum TokenKind {
 
 impl TokenCounts {
     /// Counts every line of `hunks` (context, removed and added, each once)
-    /// and their Codex `@@` anchors.
-    pub(super) fn of(hunks: &[Hunk]) -> TokenCounts {
+    /// and their Codex `@@` anchors (as context), each by its resilient and
+    /// fuzzy keys, which `keyed` hands to the counting closure it is given
+    /// (so that a long line's keys, made once, serve here too).
+    pub(super) fn of(
+        hunks: &[Hunk],
+        mut keyed: impl FnMut(LineKind, &str, &mut dyn FnMut(&str, &str)),
+    ) -> TokenCounts {
         let mut counts = TokenCounts::default();
         for hunk in hunks {
-            for line in &hunk.lines {
-                counts.add(&line.text);
-            }
-            for anchor in &hunk.anchors {
-                counts.add(anchor);
+            let lines = hunk.lines.iter().map(|l| (l.kind, l.text.as_str()));
+            let anchors = hunk.anchors.iter().map(|a| (LineKind::Context, a.as_str()));
+            for (kind, text) in lines.chain(anchors) {
+                keyed(kind, text, &mut |resilient, fuzzy| {
+                    counts.add(text, resilient, fuzzy);
+                });
             }
         }
         counts
@@ -114,7 +135,7 @@ impl TokenCounts {
 
     /// Counts one line: its resilient key's tokens, its fuzzy key's words
     /// and the line itself.
-    fn add(&mut self, text: &str) {
+    fn add(&mut self, text: &str, resilient: &str, fuzzy: &str) {
         let bump = |map: &mut HashMap<String, u32>, token: &str| {
             match map.get_mut(token) {
                 Some(n) => *n += 1,
@@ -123,13 +144,18 @@ impl TokenCounts {
                 }
             };
         };
-        for token in resilient_tokens(&resilient_key(text)) {
+        for token in resilient_tokens(resilient) {
             bump(&mut self.resilient, token);
         }
-        for word in words(&fuzzy_key(text)) {
+        for word in words(fuzzy) {
             bump(&mut self.words, word);
         }
         bump(&mut self.lines, text);
+    }
+
+    /// What tells these counts from any other made in the process.
+    pub(super) fn id(&self) -> u64 {
+        self.id
     }
 
     /// Patch lines holding `token` (0 when nothing was counted).

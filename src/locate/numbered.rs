@@ -5,7 +5,7 @@
 
 use super::addition::{PlaceError, addition_present, insert_at};
 use super::choose::Hints;
-use super::keys::{FileKeys, new_side};
+use super::keys::FileKeys;
 use super::normalize::same_but_whitespace;
 use super::{FileState, Footprint, HunkStatus, Located, Reason, failure, fixed};
 use crate::locate::Failure;
@@ -113,7 +113,7 @@ pub(super) fn addition_point(hunk: &Hunk, hints: &Hints, n: usize) -> Result<usi
 /// True when the hunk adds only lines without a word (blank lines,
 /// brackets) and they stand at `at`, exactly but for whitespace.
 fn wordless_stands(keys: &FileKeys, hunk: &Hunk, at: usize) -> bool {
-    let added = new_side(hunk);
+    let added = keys.new_side(hunk);
     !added.is_empty()
         && at + added.len() <= keys.len()
         && added.iter().enumerate().all(|(i, l)| {

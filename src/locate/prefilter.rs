@@ -28,7 +28,7 @@
 //! instead; there the prefilter would cost more than it saves.
 
 use super::Tier;
-use super::keys::{FileKeys, OldLine, new_side, old_side};
+use super::keys::{Chosen, FileKeys, OldLine, PatchLines};
 use super::needles::{Announcements, MIN_TOKEN, Needle, TokenCounts, TokenKind};
 use crate::model::{Hunk, LineKind};
 use rarity::Candidate;
@@ -41,7 +41,7 @@ impl Needle {
     /// The needle a line is searched by under `tier`, given how many lines
     /// of the patch share each token; `None` when no needle is long enough.
     pub(super) fn of(line: &OldLine, tier: Tier, counts: &TokenCounts) -> Option<Needle> {
-        choose(line, tier, counts).map(|c| Needle::from(&c))
+        chosen(line, tier, counts, |c| c.needle.clone())
     }
 
     fn from(c: &Candidate) -> Needle {
@@ -107,7 +107,25 @@ fn choose<'l>(line: &'l OldLine, tier: Tier, counts: &TokenCounts) -> Option<Can
 /// How shared the needle `line` is searched by under `tier` is (0: not
 /// shared; see [`TokenCounts::sharing`]).
 fn sharing(line: &OldLine, tier: Tier, counts: &TokenCounts) -> u32 {
-    choose(line, tier, counts).map_or(0, |c| counts.sharing(c.kind, c.token))
+    chosen(line, tier, counts, |c| c.sharing)
+}
+
+/// What `read` makes of the needle `counts` choose for `line` under `tier`,
+/// chosen once per line, tier and counts ([`OldLine::chosen`]).
+fn chosen<R>(
+    line: &OldLine,
+    tier: Tier,
+    counts: &TokenCounts,
+    read: impl FnOnce(&Chosen) -> R,
+) -> R {
+    let make = || {
+        let c = choose(line, tier, counts);
+        Chosen {
+            needle: c.as_ref().map(Needle::from),
+            sharing: c.map_or(0, |c| counts.sharing(c.kind, c.token)),
+        }
+    };
+    line.chosen((counts.id(), tier), make, read)
 }
 
 /// File lines (0-based, sorted, distinct) where `line` may match under
@@ -166,8 +184,11 @@ pub(super) fn anchors_of(old: &[OldLine]) -> Vec<Needle> {
 /// context before and after its removed lines (stale?), and its Codex `@@`
 /// anchors. Announced, they are all found in the first pass over the file;
 /// a needle missing here costs a pass of its own.
-pub(super) fn announcements(hunks: &[Hunk]) -> Announcements {
-    let counts = TokenCounts::of(hunks);
+pub(super) fn announcements(lines: &PatchLines, hunks: &[Hunk]) -> Announcements {
+    let counts = TokenCounts::of(hunks, |kind, text, count| {
+        let line = lines.old_line(kind, text);
+        count(line.resilient(), line.fuzzy());
+    });
     let mut seen = std::collections::HashSet::new();
     let mut needles = Vec::new();
     let mut add = |line: &OldLine, tier: Tier| {
@@ -179,8 +200,8 @@ pub(super) fn announcements(hunks: &[Hunk]) -> Announcements {
     };
     let lenient = [Tier::Exact, Tier::Resilient, Tier::Fuzzy];
     for hunk in hunks {
-        let old = old_side(hunk);
-        let new = new_side(hunk);
+        let old = lines.old_side(hunk);
+        let new = lines.new_side(hunk);
         let first = old.iter().position(|l| l.kind == LineKind::Remove);
         let last = old.iter().rposition(|l| l.kind == LineKind::Remove);
         let mut parts: Vec<(&[OldLine], Tier)> = Vec::new();
@@ -327,6 +348,12 @@ mod tests {
     use super::super::needles::{resilient_token, word_token};
     use super::*;
 
+    /// Counts a line by keys made for it alone.
+    fn own_keys(kind: LineKind, text: &str, count: &mut dyn FnMut(&str, &str)) {
+        let line = OldLine::new(kind, text);
+        count(line.resilient(), line.fuzzy());
+    }
+
     #[test]
     fn tokens() {
         assert_eq!(
@@ -432,7 +459,7 @@ mod tests {
             crate::patch::parse_patch(patch.as_bytes(), &crate::patch::ParseOptions::default())
                 .unwrap();
         let hunks = &parsed.files[0].hunks;
-        let counts = TokenCounts::of(hunks);
+        let counts = TokenCounts::of(hunks, own_keys);
         let line = OldLine::new(
             LineKind::Remove,
             "    total += accumulate_measurement(s, 7);",
@@ -450,7 +477,10 @@ mod tests {
             Needle::of(&line, Tier::Fuzzy, &counts),
             Some(Needle::Folded("accumulate_measurement".into()))
         );
-        let few = TokenCounts::of(&hunks[..super::super::needles::SHARED_BY as usize]);
+        let few = TokenCounts::of(
+            &hunks[..super::super::needles::SHARED_BY as usize],
+            own_keys,
+        );
         assert_eq!(
             Needle::of(&line, Tier::Resilient, &few),
             Some(Needle::Plain("accumulate_measurement(s,".into()))

@@ -24,11 +24,22 @@
 //!   hunk they might still place, or refuse for what other hunks do, is
 //!   left to a location of its own.
 //!
-//! Only a line an earlier hunk asked about is tried by locating the file
-//! again (and every line, where blocks are re-read as pieces or lines as
-//! written: location then runs more than once). A patch of genuine ties
-//! costs one location of the file and one of each refused hunk per
-//! suggestion, not one of the file per suggestion.
+//! Where every hunk must place (no `--partial`), a hunk refused for good in
+//! the course ([`Step::Refused`]) before the first hunk that asked about a
+//! line is refused alike with that line pinned: the suggested command
+//! would not apply the patch, whatever the refused hunk does then. So
+//! after the file's first refusal, a refused hunk's own lines are answered
+//! without locating anything.
+//!
+//! Only the remaining lines are tried by locating the file again: a line
+//! an earlier hunk asked about with no refusal before it, the lines of
+//! the first refused hunk when a hunk after it is refused too (a later
+//! hunk could place differently after it), and every line where blocks are
+//! re-read as pieces or lines as written (location then runs more than
+//! once). A patch of genuine ties costs one location of the file, one of
+//! each refused hunk per suggestion, and at most one of the file per
+//! suggestion of its first refused hunk, not one of the file per
+//! suggestion.
 
 use crate::locate::{Asker, Course, Failure, Located, NO_LINE, Pins, Step, TRIED};
 use crate::model::{BlobIds, Hunk};
@@ -50,6 +61,9 @@ pub(super) struct PinnedCourse {
     /// Location ran once, on the hunks as given: no block was read again
     /// as its pieces, no lines again as written.
     once: bool,
+    /// The first hunk the course's location refused for good
+    /// ([`Step::Refused`]), if any.
+    first_refused: Option<usize>,
 }
 
 /// The run's pins, its options and the patch's blob ids for the file.
@@ -108,11 +122,13 @@ pub(super) fn settling(
         let (pinned, course) = Pins::course(pins);
         let (found, results) = located(source, file_hunks, run, &pinned);
         let once = course.locations() == 1 && !file_hunks.iter().any(rereads);
+        let first_refused = (0..results.len()).find(|&j| course.step(j) == Some(Step::Refused));
         PinnedCourse {
             found,
             results,
             course,
             once,
+            first_refused,
         }
     });
     let tried_again = |at: usize| {
@@ -187,10 +203,22 @@ fn course_answer(
         );
         return Some((placed, true));
     }
-    // Location ran once, on the hunks as given, with this very hunk. A
-    // trial answers for this hunk alone: where every hunk must place, it
-    // answers only when this one is the file's only refusal and no hunk
-    // follows it (a later hunk could place differently after it).
+    // Location ran once, on the hunks as given. The hunks located before
+    // the first that asked about the line are located alike with it
+    // pinned: where every hunk must place, one of them refused for good
+    // leaves the suggested command refused too, whatever this hunk does
+    // (a patch of many ties: each tie's lines would locate the file again).
+    let first_asker = match record.asker(at) {
+        Some(Asker::Hunk(first)) => first,
+        _ => course.results.len(),
+    };
+    if !partial && course.once && course.first_refused.is_some_and(|r| r < first_asker) {
+        return Some((false, false));
+    }
+    // With this very hunk. A trial answers for this hunk alone: where
+    // every hunk must place, it answers only when this one is the file's
+    // only refusal and no hunk follows it (a later hunk could place
+    // differently after it).
     let others_placed = || {
         index + 1 == course.results.len()
             && course

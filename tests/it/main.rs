@@ -54,6 +54,7 @@ mod progress;
 mod properties;
 mod recovery;
 mod regressions;
+mod reruns;
 mod roundtrip;
 mod snapshots;
 mod support;
