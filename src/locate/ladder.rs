@@ -184,7 +184,18 @@ impl Ladder<'_, '_, '_> {
         lenient: &[usize],
     ) -> Result<Located, Failure> {
         let result = self.stale_or_applied(stale);
-        let Ok(done) = &result else { return result };
+        let done = match result {
+            Ok(done) => done,
+            // A stale site turned the lenient places away: each is still a
+            // place the hunk stands (against an in-order reading, say).
+            Err(mut failure) if failure.reason == Reason::StaleRemovedLine => {
+                failure.candidates = lenient.iter().map(|c| c + 1).collect();
+                return Err(failure);
+            }
+            Err(failure) => return Err(failure),
+        };
+        let result: Result<Located, Failure> = Ok(done.clone());
+        let done = &done;
         // A place the patch's hints rule out is no reading: outside the
         // anchor's block, or where no number points rather than at the
         // place found done.

@@ -419,7 +419,8 @@ pub(crate) struct Failure {
     pub message: String,
     /// For ambiguity: the first line (1-based) of every candidate. For a
     /// place found and turned away by the indentation rule (rule 6,
-    /// `context_not_found`): that place.
+    /// `context_not_found`) or by a stale site (`stale_removed_line`): those
+    /// places.
     pub candidates: Vec<usize>,
     /// For ambiguity: the tier whose candidates tied, and their score
     /// (block similarity, 1 for every line-by-line tier).

@@ -291,7 +291,8 @@ fn two_readings(index: usize, original: &Located, in_order: usize) -> Failure {
 }
 
 /// The failure of a hunk whose old side stands in the original at
-/// `turned` (1-based), turned away there by the indentation rule, and that
+/// `turned` (1-based), turned away there by a rule (the indentation rule,
+/// or a stale site of its context elsewhere), and that
 /// also places on what an earlier hunk wrote (`in_order`, 0-based line of
 /// the original): the place turned away is still a place the hunk stands.
 fn turned_away(index: usize, turned: usize, in_order: usize) -> Failure {
@@ -299,7 +300,7 @@ fn turned_away(index: usize, turned: usize, in_order: usize) -> Failure {
         hunk: index,
         reason: Reason::Ambiguous,
         message: format!(
-            "the hunk stands at line {turned} of the original, where its indentation does not map onto the file's, and also in what the hunks before it write (around line {}): applied in order, or meant for line {turned}?",
+            "the hunk stands at line {turned} of the original, turned away there by a rule of place (its indentation does not map onto the file's, or it stands only with tolerance while its context stands exactly elsewhere), and also in what the hunks before it write (around line {}): applied in order, or meant for line {turned}?",
             in_order + 1
         ),
         candidates: vec![turned],
