@@ -37,6 +37,12 @@ pub(super) struct Hints {
     pub anchors: Option<Anchors>,
     /// The hunk belongs at the end of the file.
     pub at_eof: bool,
+    /// `\ No newline at end of file` follows the old side's last line and
+    /// the file indeed ends without one: the old side ends the file. Like
+    /// [`new_side_line`](Self::new_side_line) it may contradict the line
+    /// hint (a candidate ending the file where the number picks another),
+    /// never pick a place on its own.
+    pub ends_file: bool,
     /// Lines (0-based) the user pinned hunks of this file to (`--at FILE:LINE`).
     pub pins: super::Pins,
 }
@@ -122,7 +128,10 @@ pub(super) fn choose(cands: &[Candidate], hints: &Hints, file_len: usize) -> Cho
         let contradicted = hints
             .new_side_line
             .and_then(|line| pointed(cands, &pool, line))
-            .is_some_and(|other| other != *one);
+            .is_some_and(|other| other != *one)
+            || (hints.ends_file
+                && cands[*one].end != file_len
+                && pool.iter().any(|&c| cands[c].end == file_len));
         if !contradicted {
             return Choice::One(*one);
         }
@@ -182,7 +191,7 @@ impl Hints {
 /// True when the hunk's line hints point at different ones of the
 /// candidates starting at `starts` (for the message of an ambiguity that
 /// the numbers themselves make).
-pub(super) fn hints_disagree(cands: &[Candidate], starts: &[usize], hints: &Hints) -> bool {
+fn hints_disagree(cands: &[Candidate], starts: &[usize], hints: &Hints) -> bool {
     if hints.lines().chain(hints.new_side_line).nth(1).is_none() {
         return false;
     }
@@ -195,6 +204,32 @@ pub(super) fn hints_disagree(cands: &[Candidate], starts: &[usize], hints: &Hint
     picked.sort_unstable();
     picked.dedup();
     picked.len() > 1
+}
+
+/// Why equally good candidates `starts` are refused when the patch's own
+/// readings of the place contradict each other (its line numbers, or a
+/// number against `\ No newline at end of file`); `None` when nothing
+/// points at one of them.
+pub(super) fn hints_contradict(
+    cands: &[Candidate],
+    starts: &[usize],
+    hints: &Hints,
+) -> Option<String> {
+    let list: Vec<String> = starts.iter().map(|s| (s + 1).to_string()).collect();
+    if hints_disagree(cands, starts, hints) {
+        return Some(format!(
+            "the hunk matches {} places equally well (lines {}) and its line numbers point at different ones (the header's old start, its new start less what the hunks before add and remove, a `:end_line:` less the block's length, or the offset the hunks before were found at); fix the numbers or add context",
+            starts.len(),
+            list.join(", ")
+        ));
+    }
+    (hints.ends_file && hints.lines().next().is_some()).then(|| {
+        format!(
+            "the hunk matches {} places equally well (lines {}); its line number points at one, but `\\ No newline at end of file` after its old side says it ends the file, as another does; fix the number or the marker",
+            starts.len(),
+            list.join(", ")
+        )
+    })
 }
 
 /// True when the section heading, whose lines open the blocks `blocks`

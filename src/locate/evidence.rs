@@ -363,6 +363,14 @@ pub(super) fn new_side_old_start(hunk: &Hunk, delta: isize) -> Option<usize> {
     usize::try_from(start - delta).ok()
 }
 
+/// The old start (1-based) that a Roo block's `:end_line:M` implies: `M`
+/// less the old side's length, plus one (a one-line SEARCH starts and ends
+/// on `M`). Numbered like `:start_line:`, in the file before the reply.
+pub(super) fn end_line_old_start(hunk: &Hunk) -> Option<usize> {
+    let end = hunk.end_hint?;
+    (end + 1).checked_sub(hunk.old_len()).filter(|&s| s > 0)
+}
+
 /// A file line of `cand` that the match leaves out (omitted) and that
 /// is, byte for byte, a removed line the match pairs with another file
 /// line only with tolerance: two readings of which line the hunk

@@ -6,7 +6,7 @@
 
 use super::accept;
 use super::applied::{self, NewSideFound, already_applied, place_pure_addition};
-use super::choose::{Choice, Hints, choose, hints_disagree, points_among};
+use super::choose::{Choice, Hints, choose, hints_contradict, points_among};
 use super::decide;
 use super::diagnose;
 use super::evidence;
@@ -46,9 +46,11 @@ pub(super) fn hints_for(
         line: hunk.line_hint.and_then(|l| hint_line(l, state.offset, n)),
         raw_line: hunk.line_hint.and_then(|l| hint_line(l, 0, n)),
         new_side_line: evidence::new_side_old_start(hunk, state.written_delta(hunks, index))
+            .or_else(|| evidence::end_line_old_start(hunk))
             .and_then(|l| hint_line(l, 0, n)),
         anchors,
         at_eof: hunk.at_eof,
+        ends_file: hunk.old_missing_newline && !keys.source().has_final_newline(),
         pins: state.pins.clone(),
     })
 }
@@ -442,16 +444,9 @@ impl Ladder<'_, '_, '_> {
             return self.settle(tier, cands.swap_remove(c), new_side);
         }
         let score = cands.first().map_or(1.0, |c| c.similarity);
-        let why = self.anchor_readings(starts).or_else(|| {
-            hints_disagree(&cands, starts, self.hints).then(|| {
-                let list: Vec<String> = starts.iter().map(|s| (s + 1).to_string()).collect();
-                format!(
-                    "the hunk matches {} places equally well (lines {}) and its line numbers point at different ones (the header's old start, its new start less what the hunks before add and remove, or the offset the hunks before were found at); fix the numbers or add context",
-                    starts.len(),
-                    list.join(", ")
-                )
-            })
-        });
+        let why = self
+            .anchor_readings(starts)
+            .or_else(|| hints_contradict(&cands, starts, self.hints));
         Err(ambiguous(self.index, starts, Some((tier, score)), why))
     }
 

@@ -30,6 +30,7 @@
 mod accept;
 mod addition;
 mod applied;
+mod blank_edge;
 mod choose;
 mod decide;
 mod diagnose;
@@ -349,6 +350,7 @@ fn exact_near_hint(
         || hints.new_side_line.is_some_and(|l| l != line)
         || hints.anchors.is_some()
         || hints.at_eof
+        || hints.ends_file
         || !hints.pins.is_empty()
     {
         return None;

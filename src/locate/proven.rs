@@ -155,6 +155,10 @@ pub(crate) fn at_header_lines(source: &SourceText, hunks: &[Hunk]) -> Option<Vec
         if old_len > 0 && end == n && hunk.old_missing_newline != unterminated_end {
             return None;
         }
+        if hunk.old_missing_newline && end != n {
+            // The old side claims to end the file: it does not there.
+            return None;
+        }
         let changes = hunk.lines.iter().any(|l| l.kind != LineKind::Context);
         out.push(Located {
             hunk: i,

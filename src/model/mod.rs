@@ -198,6 +198,12 @@ pub struct Hunk {
     /// the hunks before it add and remove are taken back out.
     #[serde(skip)]
     pub new_start: Option<usize>,
+    /// A Roo block's `:end_line:M` (the old side's last line as written):
+    /// a second reading of where the hunk starts, `M` less the old side's
+    /// length plus one. Like [`Hunk::new_start`] it may contradict the
+    /// line hint, never pick a place on its own.
+    #[serde(skip)]
+    pub end_hint: Option<usize>,
     /// The text after a numbered header's closing `@@` (git's section
     /// heading, `@@ -5,2 +5,3 @@ def save(self):`), trimmed; empty when
     /// there is none. It names the block the hunk lies in.

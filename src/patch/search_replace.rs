@@ -31,6 +31,7 @@ pub(crate) fn block_hunk(
         // are content.
         block.search = lines;
         block.start_line = None;
+        block.end_line = None;
         block.at.0 = block.open + 1;
     }
     let (search_at, replace_at) = block.at;
@@ -64,6 +65,7 @@ pub(crate) fn block_hunk(
     let mut hunk = Hunk {
         patch_line: at,
         line_hint: block.start_line.or(default_hint).or(hint),
+        end_hint: block.start_line.and(block.end_line),
         ..Hunk::default()
     };
     if empty_search {

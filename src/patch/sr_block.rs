@@ -87,6 +87,8 @@ pub(crate) struct Block {
     pub replace: Vec<String>,
     /// `:start_line:N`.
     pub start_line: Option<usize>,
+    /// `:end_line:M` (read only right after a `:start_line:`).
+    pub end_line: Option<usize>,
     /// The `:start_line:`/`:end_line:` lines when no `-------` follows them:
     /// they may also be the first lines of the content (see
     /// [`Block::content_reading`]).
@@ -106,14 +108,19 @@ fn at_indent<'a>(line: &'a str, indent: &str) -> Option<&'a str> {
     (line.len() - t.len() <= indent.len()).then_some(t)
 }
 
+/// The numbers of a block's `:start_line:N` and `:end_line:M`.
+type LineMarkers = (Option<usize>, Option<usize>);
+
 /// Reads `:start_line:N` and an optional `:end_line:M` right after the
-/// SEARCH marker; returns the number and the index after them.
-fn line_markers(src: &Src, mut j: usize) -> Result<(Option<usize>, usize), ParseError> {
+/// SEARCH marker; returns the numbers and the index after them. An
+/// `:end_line:` whose value is not a number is skipped as Roo's parser
+/// skips it: it is only ever a second reading of the start.
+fn line_markers(src: &Src, mut j: usize) -> Result<(LineMarkers, usize), ParseError> {
     let Some(v) = src
         .line(j)
         .and_then(|l| l.trim().strip_prefix(":start_line:"))
     else {
-        return Ok((None, j));
+        return Ok(((None, None), j));
     };
     let n = v.trim().parse::<usize>().map_err(|_| {
         malformed(
@@ -122,13 +129,15 @@ fn line_markers(src: &Src, mut j: usize) -> Result<(Option<usize>, usize), Parse
         )
     })?;
     j += 1;
-    if src
+    let mut end = None;
+    if let Some(v) = src
         .line(j)
-        .is_some_and(|l| l.trim().starts_with(":end_line:"))
+        .and_then(|l| l.trim().strip_prefix(":end_line:"))
     {
+        end = v.trim().parse::<usize>().ok();
         j += 1;
     }
-    Ok((Some(n), j))
+    Ok(((Some(n), end), j))
 }
 
 /// Reads section lines from `j` until a line for which `stop` holds (at the
@@ -213,7 +222,7 @@ pub(crate) fn parse_block(src: &Src, i: usize) -> Result<(Block, usize), ParseEr
     } else {
         ">>>>>>> REPLACE"
     };
-    let (start_line, j) = line_markers(src, i + 1)?;
+    let ((start_line, end_line), j) = line_markers(src, i + 1)?;
     let (mut search, div) = section(src, j, (indent, opened), is_divider, None)?;
     let (replace, end) = section(
         src,
@@ -245,6 +254,7 @@ pub(crate) fn parse_block(src: &Src, i: usize) -> Result<(Block, usize), ParseEr
             search,
             replace,
             start_line,
+            end_line,
             unseparated,
             open: i,
             at: (search_at, div + 1),
@@ -298,6 +308,7 @@ pub(crate) fn parse_openerless(
         search: search.into_iter().map(unescape).collect(),
         replace,
         start_line: None,
+        end_line: None,
         unseparated: Vec::new(),
         open: opener,
         at: (opener + 1, div + 1),

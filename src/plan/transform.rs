@@ -426,6 +426,8 @@ fn reverse_lines(lines: &mut [crate::model::HunkLine]) {
 fn reverse_hints(hunks: &mut [crate::model::Hunk]) {
     let mut delta = 0isize;
     for hunk in hunks {
+        // `:end_line:` numbers the forward old side: reversed, nothing.
+        hunk.end_hint = None;
         let old = hunk.lines.iter().filter(|l| l.is_old()).count();
         let new = hunk.lines.iter().filter(|l| l.is_new()).count();
         if let Some(start) = hunk.line_hint {
