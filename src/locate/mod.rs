@@ -132,7 +132,13 @@ pub(crate) fn locate_hunks(
         course.begin();
     }
     let mut results = Vec::with_capacity(hunks.len());
+    let dividers_in_file =
+        hunks.iter().any(|h| h.stray_divider.is_some()) && holds_divider_line(source);
     for (index, hunk) in hunks.iter().enumerate() {
+        if let Some(line) = hunk.stray_divider.filter(|_| dividers_in_file) {
+            results.push(Err(stray_divider_refused(index, line)));
+            continue;
+        }
         if hunk.starts_section {
             state.prev_end = 0;
             state.offset = 0;
@@ -158,6 +164,30 @@ pub(crate) fn locate_hunks(
     evidence::later_offsets_against_ties(hunks, &mut results, &state.ties.take());
     insert_numbered_additions_again(hunks, &mut results, &state);
     results
+}
+
+/// True when a line of the file is 5 to 9 `=` and nothing else but
+/// whitespace: a line a SEARCH/REPLACE block cannot carry unescaped, and
+/// which this file holds as content (a Markdown or reStructuredText
+/// underline, a separator).
+fn holds_divider_line(source: &SourceText) -> bool {
+    (0..source.len()).any(|i| {
+        let t = source.line(i).trim_ascii();
+        (5..=9).contains(&t.len()) && t.iter().all(|&b| b == b'=')
+    })
+}
+
+/// The refusal of a block whose REPLACE ended with a second `=======`, read
+/// as the reply's stray marker, in a file that holds such lines as content:
+/// there the line may be meant as content.
+fn stray_divider_refused(index: usize, line: usize) -> Failure {
+    failure(
+        index,
+        Reason::Ambiguous,
+        format!(
+            "the `=======` at patch line {line}, right before `>>>>>>> REPLACE`, was read as a stray marker (the reply writes one in every block), but this file holds such lines as content: if it is content, write it as `\\=======`, otherwise drop it"
+        ),
+    )
 }
 
 /// `n` as a signed offset (line counts fit; larger values saturate).

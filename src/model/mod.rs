@@ -204,6 +204,11 @@ pub struct Hunk {
     /// line hint, never pick a place on its own.
     #[serde(skip)]
     pub end_hint: Option<usize>,
+    /// The patch line of a second `=======` read as a stray marker right
+    /// before `>>>>>>> REPLACE` (a reply's habit, `docs/formats.md`): the
+    /// block is refused in a file that holds such lines as content.
+    #[serde(skip)]
+    pub stray_divider: Option<usize>,
     /// The text after a numbered header's closing `@@` (git's section
     /// heading, `@@ -5,2 +5,3 @@ def save(self):`), trimmed; empty when
     /// there is none. It names the block the hunk lies in.

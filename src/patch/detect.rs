@@ -39,6 +39,7 @@ pub(crate) fn scan(
     let mut last: Option<LastBlock> = None;
     let mut stray_scan = None;
     let mut calls = None;
+    let strays = sr_on && sr::stray_divider_habit(src);
     while let Some(l) = src.line(i) {
         if codex_on && codex::is_begin(l) {
             let (found, next) = codex::parse(src, i)?;
@@ -51,7 +52,7 @@ pub(crate) fn scan(
         } else if sr_on && roo::is_tool_call(l) {
             i = roo::parse_tool_call(src, i, ctx.target.as_deref(), files)?;
         } else if sr_on && sr::is_search(l) {
-            let (block, next) = sr::parse_block(src, i)?;
+            let (block, next) = sr::parse_block(src, i, strays)?;
             let fence = open_fence.is_some().then_some(fence_count);
             let (near, after_prose) = previous_file(src, i, fence, last.as_ref());
             let (path, bare) = match paths::path_before(src, i)? {

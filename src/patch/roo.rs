@@ -5,7 +5,7 @@
 
 use super::cleanup::Src;
 use super::search_replace::{
-    block_hunk, is_divider, is_replace, is_search, parse_block, push_hunk,
+    block_hunk, is_divider, is_replace, is_search, parse_block, push_hunk, stray_divider_habit,
 };
 use crate::error::ParseError;
 use crate::model::FilePatch;
@@ -309,9 +309,10 @@ fn blocks_in(
 ) -> Result<(), ParseError> {
     let mut j = 0;
     let mut any = false;
+    let strays = stray_divider_habit(sub);
     while let Some(l) = sub.line(j) {
         if is_search(l) {
-            let (block, next) = parse_block(sub, j)?;
+            let (block, next) = parse_block(sub, j, strays)?;
             let (hunk, create) = block_hunk(sub, block, hint)?;
             push_hunk(files, path.to_string(), hunk, create, None);
             any = true;

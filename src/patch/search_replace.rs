@@ -13,7 +13,7 @@ use crate::model::{FileOp, FilePatch, Hunk, HunkLine, LineKind, PatchFormat};
 use similar::{Algorithm, DiffOp, capture_diff_slices};
 
 pub(crate) use super::sr_block::{
-    Block, is_divider, is_replace, is_search, parse_block, parse_openerless,
+    Block, is_divider, is_replace, is_search, parse_block, parse_openerless, stray_divider_habit,
 };
 
 /// Turns a block into one hunk (line diff of search vs replace). Returns the
@@ -66,6 +66,7 @@ pub(crate) fn block_hunk(
         patch_line: at,
         line_hint: block.start_line.or(default_hint).or(hint),
         end_hint: block.start_line.and(block.end_line),
+        stray_divider: block.stray_divider,
         ..Hunk::default()
     };
     if empty_search {

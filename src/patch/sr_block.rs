@@ -89,6 +89,9 @@ pub(crate) struct Block {
     pub start_line: Option<usize>,
     /// `:end_line:M` (read only right after a `:start_line:`).
     pub end_line: Option<usize>,
+    /// The patch line of a second `=======` passed over right before
+    /// `>>>>>>> REPLACE` (see [`stray_divider_habit`]).
+    pub stray_divider: Option<usize>,
     /// The `:start_line:`/`:end_line:` lines when no `-------` follows them:
     /// they may also be the first lines of the content (see
     /// [`Block::content_reading`]).
@@ -143,14 +146,17 @@ fn line_markers(src: &Src, mut j: usize) -> Result<(LineMarkers, usize), ParseEr
 /// Reads section lines from `j` until a line for which `stop` holds (at the
 /// block's indentation); other markers may not stand there. `divider` is the
 /// index of the `=======` when reading the REPLACE section. Returns the
-/// lines and the index of the stopping line.
+/// lines and the index of the stopping line. With `strays` (the reply's
+/// habit, [`stray_divider_habit`]), a second `=======` right before the
+/// stopping line of REPLACE is passed over; its index is returned too.
 fn section(
     src: &Src,
     mut j: usize,
     edge: (&str, usize),
     stop: fn(&str) -> bool,
     divider: Option<(usize, &str)>,
-) -> Result<(Vec<String>, usize), ParseError> {
+    strays: bool,
+) -> Result<(Vec<String>, usize, Option<usize>), ParseError> {
     let (indent, opened) = edge;
     let expected = divider.map_or("=======", |(_, closer)| closer);
     let divider = divider.map(|(at, _)| at);
@@ -164,7 +170,17 @@ fn section(
         };
         let marker = at_indent(l, indent);
         if marker.is_some_and(stop) {
-            return Ok((lines, j));
+            return Ok((lines, j, None));
+        }
+        let stray = strays
+            && divider.is_some()
+            && marker.is_some_and(is_divider)
+            && src
+                .line(j + 1)
+                .and_then(|next| at_indent(next, indent))
+                .is_some_and(stop);
+        if stray {
+            return Ok((lines, j + 1, Some(j)));
         }
         if marker.is_some_and(|m| is_search(m) || is_replace(m) || is_divider(m)) {
             let hint = match divider {
@@ -207,7 +223,7 @@ fn section(
 /// `-------` only right after those, search lines, `=======`, replace lines,
 /// `>>>>>>> REPLACE`. Without `:start_line:`, a first search line of dashes
 /// that the REPLACE section also starts with is content (a ruler kept).
-pub(crate) fn parse_block(src: &Src, i: usize) -> Result<(Block, usize), ParseError> {
+pub(crate) fn parse_block(src: &Src, i: usize, strays: bool) -> Result<(Block, usize), ParseError> {
     let opened = src.orig(i);
     let open_line = src.line(i).unwrap_or("");
     let indent = open_line
@@ -223,13 +239,14 @@ pub(crate) fn parse_block(src: &Src, i: usize) -> Result<(Block, usize), ParseEr
         ">>>>>>> REPLACE"
     };
     let ((start_line, end_line), j) = line_markers(src, i + 1)?;
-    let (mut search, div) = section(src, j, (indent, opened), is_divider, None)?;
-    let (replace, end) = section(
+    let (mut search, div, _) = section(src, j, (indent, opened), is_divider, None, false)?;
+    let (replace, end, stray) = section(
         src,
         div + 1,
         (indent, opened),
         is_replace,
         Some((div, closer)),
+        strays,
     )?;
     let dashes = src
         .line(j)
@@ -255,6 +272,7 @@ pub(crate) fn parse_block(src: &Src, i: usize) -> Result<(Block, usize), ParseEr
             replace,
             start_line,
             end_line,
+            stray_divider: stray.map(|k| src.orig(k)),
             unseparated,
             open: i,
             at: (search_at, div + 1),
@@ -291,12 +309,13 @@ pub(crate) fn parse_openerless(
         return None;
     }
     let edge = (indent, src.orig(div));
-    let (replace, end) = section(
+    let (replace, end, _) = section(
         src,
         div + 1,
         edge,
         is_replace,
         Some((div, ">>>>>>> REPLACE")),
+        false,
     )
     .ok()?;
     if let Some(k) = src.next_non_empty(end + 1)
@@ -309,6 +328,7 @@ pub(crate) fn parse_openerless(
         replace,
         start_line: None,
         end_line: None,
+        stray_divider: None,
         unseparated: Vec::new(),
         open: opener,
         at: (opener + 1, div + 1),
@@ -330,4 +350,41 @@ impl Block {
                 .collect()
         })
     }
+}
+
+/// True when every SEARCH/REPLACE block of `src` (two at least) has a
+/// second `=======` right before its `>>>>>>> REPLACE`: a habit of some
+/// models (seen in every block of real Claude Sonnet 4.5 replies), which
+/// Aider reads as the end of REPLACE. Where the reply holds it in every
+/// block, that line is the habit, not content (content must be written
+/// `\=======`; `docs/formats.md`); a single block, or a reply that writes
+/// it in some blocks only, stays refused.
+pub(crate) fn stray_divider_habit(src: &Src) -> bool {
+    let (mut blocks, mut strays) = (0usize, 0usize);
+    let mut dividers: Option<usize> = None;
+    let mut after_divider = false;
+    let mut j = 0;
+    while let Some(l) = src.line(j) {
+        j += 1;
+        if is_search(l) {
+            dividers = Some(0);
+            after_divider = false;
+            continue;
+        }
+        let Some(count) = dividers.as_mut() else {
+            continue;
+        };
+        if is_divider(l) {
+            *count += 1;
+            after_divider = true;
+            continue;
+        }
+        if is_replace(l) {
+            blocks += 1;
+            strays += usize::from(*count == 2 && after_divider);
+            dividers = None;
+        }
+        after_divider = false;
+    }
+    blocks >= 2 && strays == blocks
 }
