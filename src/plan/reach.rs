@@ -81,7 +81,11 @@ pub(super) struct Reach {
 
 impl Reach {
     /// The eligible hunks of a file, from their results in the original.
-    pub(super) fn new(hunks: &[Hunk], results: &[Result<Located, Failure>]) -> Reach {
+    pub(super) fn new(
+        source: &SourceText,
+        hunks: &[Hunk],
+        results: &[Result<Located, Failure>],
+    ) -> Reach {
         let mut patterns: Vec<String> = Vec::new();
         let mut ids: HashMap<String, usize> = HashMap::new();
         let mut choices = HashMap::new();
@@ -89,7 +93,7 @@ impl Reach {
             let (Ok(loc), Some(hunk)) = (result, hunks.get(i)) else {
                 continue;
             };
-            let Some(words) = eligible(hunk, loc) else {
+            let Some(words) = eligible(source, hunk, loc) else {
                 continue;
             };
             let mut mine = Vec::new();
@@ -229,7 +233,7 @@ fn scan(source: &SourceText, automaton: &AhoCorasick) -> Hits {
 /// found by the resilient or fuzzy tier on contiguous lines, with no
 /// context line of a short fragment's length and a removed line in plain
 /// ASCII holding a word.
-fn eligible(hunk: &Hunk, loc: &Located) -> Option<Vec<(usize, String)>> {
+fn eligible(source: &SourceText, hunk: &Hunk, loc: &Located) -> Option<Vec<(usize, String)>> {
     let contiguous_tier = matches!(loc.tier, Some(Tier::Resilient | Tier::Fuzzy));
     if loc.status != HunkStatus::Applied || !contiguous_tier {
         return None;
@@ -246,12 +250,19 @@ fn eligible(hunk: &Hunk, loc: &Located) -> Option<Vec<(usize, String)>> {
                 .any(|key| FRAGMENT_LENGTHS.contains(&key.chars().count()))
     });
     // A last context line read by its beginning (a line cut short) is
-    // placed by the whole file, as a short fragment is.
-    let cut_end = hunk
-        .lines
-        .last()
-        .is_some_and(|l| l.kind == LineKind::Context)
-        && !matches!(loc.slots.last(), Some(Slot::Line(_, LineMatch::Exact)));
+    // placed by the whole file, as a short fragment is. One whose fuzzy
+    // key is the file line's was read as a whole line, not cut.
+    let cut_end = hunk.lines.last().is_some_and(|l| {
+        l.kind == LineKind::Context
+            && match loc.slots.last() {
+                Some(Slot::Line(_, LineMatch::Exact)) => false,
+                Some(Slot::Line(j, _)) => {
+                    let file = String::from_utf8_lossy(source.line(*j));
+                    fuzzy_key(&file) != fuzzy_key(l.text.as_str())
+                }
+                _ => true,
+            }
+    });
     if !on_own_lines || fragment_like || cut_end {
         return None;
     }
@@ -280,7 +291,8 @@ mod tests {
     use super::*;
 
     fn covering(edits: &[(usize, usize)]) -> Reach {
-        let mut reach = Reach::new(&[], &[]);
+        let text = SourceText::new(b"");
+        let mut reach = Reach::new(&text, &[], &[]);
         for &(start, end) in edits {
             reach.cover(start, end);
         }

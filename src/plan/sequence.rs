@@ -62,7 +62,7 @@ pub(super) fn place_in_order(
     options: &MatchOptions,
     pins: &Pins,
 ) -> Vec<InOrder> {
-    let mut before = Before::new(hunks, results);
+    let mut before = Before::new(source, hunks, results);
     for i in 0..hunks.len() {
         if i > 0 {
             before.take(source, hunks, i - 1, &results[i - 1]);
@@ -149,12 +149,12 @@ struct Before<'h> {
 }
 
 impl<'h> Before<'h> {
-    fn new(hunks: &[Hunk], results: &[Result<Located, Failure>]) -> Self {
+    fn new(source: &SourceText, hunks: &[Hunk], results: &[Result<Located, Failure>]) -> Self {
         Before {
             placed: Vec::new(),
             written: HashSet::new(),
             own: Vec::new(),
-            reach: Reach::new(hunks, results),
+            reach: Reach::new(source, hunks, results),
         }
     }
 
