@@ -3,7 +3,8 @@
 //! in `docs/matching.md`). Each check names the other reading it found; the
 //! first one that finds one refuses the hunk.
 
-use super::applied::{self, AppliedAround};
+use super::applied;
+use super::around::{AppliedAround, applied_at_candidate};
 use super::choose::{HINT_WINDOW, Hints, points_among};
 use super::footprint::Footprint;
 use super::keys::{FileKeys, OldLine};
@@ -424,13 +425,29 @@ fn applied_around(p: &Proposal, cand: &Candidate) -> Result<Option<Located>, Fai
     if p.tier > Tier::Fuzzy {
         return Ok(None);
     }
-    match applied::applied_at_candidate(p.keys, p.hunk, cand) {
+    let around = applied_at_candidate(p.keys, p.hunk, p.tier, p.hints, cand);
+    // Lines another hunk of the patch changes are no applied state (rule
+    // 7, as for the new side found where the hints point).
+    let around = around.filter(|a| {
+        let start = a.start();
+        let span = start..start + p.keys.new_side(p.hunk).len();
+        p.state.overlapping(&Footprint::unchanged(span)).is_none()
+    });
+    match around {
         Some(AppliedAround::Done(start)) => {
             let end = start + p.keys.new_side(p.hunk).len();
             Ok(Some(Located {
                 tier: Some(p.tier),
                 ..fixed(p.index, start, end, HunkStatus::AlreadyApplied)
             }))
+        }
+        Some(AppliedAround::Reindented(start)) => {
+            let why = format!(
+                "the hunk's old lines stand byte for byte at line {}, and its new lines stand around them only with an added line indented otherwise (from line {}): the file's own line at another indentation, or the change made and re-indented since? add a line number, or context that tells",
+                cand.start + 1,
+                start + 1
+            );
+            Err(here_or_done(p.index, start, cand.start, why))
         }
         Some(AppliedAround::Unsure(start)) => {
             let why = format!(

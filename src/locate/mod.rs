@@ -30,6 +30,7 @@
 mod accept;
 mod addition;
 mod applied;
+mod around;
 mod blank_edge;
 mod choose;
 mod decide;
@@ -161,6 +162,7 @@ pub(crate) fn locate_hunks(
         }
         results.push(result);
     }
+    placed::done_over_changes(&mut results, &state.placed);
     evidence::later_offsets_against_ties(hunks, &mut results, &state.ties.take());
     insert_numbered_additions_again(hunks, &mut results, &state);
     results

@@ -58,6 +58,36 @@ impl Placed {
     }
 }
 
+/// A hunk found already applied whose new side stands on lines a hunk of
+/// the file applied afresh changes (removes, or inserts into the middle
+/// of) is refused: its lines are that hunk's old lines, so it stood done
+/// only before the patch was applied, and applied afresh it would be read
+/// elsewhere (rule 7; the hunks before a hunk are weighed as it is found,
+/// `already_applied`, this covers those after it). One look per hunk found
+/// done, at the places near it.
+pub(super) fn done_over_changes(
+    results: &mut [Result<super::Located, super::Failure>],
+    placed: &Placed,
+) {
+    for result in results.iter_mut() {
+        let Ok(loc) = result else { continue };
+        if loc.status != super::HunkStatus::AlreadyApplied || loc.end <= loc.start {
+            continue;
+        }
+        let span = loc.start..loc.end;
+        let Some(other) = placed.overlapping(&Footprint::unchanged(span.clone())) else {
+            continue;
+        };
+        let why = format!(
+            "the hunk's new lines stand at lines {}-{}, but hunk {} of the patch changes lines among them: applied already, or to be applied once that hunk is?",
+            span.start + 1,
+            span.end,
+            other + 1
+        );
+        *result = Err(super::ambiguous(loc.hunk, &[span.start], None, Some(why)));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
