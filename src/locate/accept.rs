@@ -53,7 +53,7 @@ pub(super) fn accept(p: &Proposal, cand: Candidate) -> Result<Located, Failure> 
     }
     if let Some((i, k)) = super::evidence::dropped_line_removed(p.old, &cand) {
         let why = format!(
-            "the match leaves out the hunk's context line `{}` as one the file lacks, and removes the file's line {} that reads as it: the line to keep and the line to remove are one line here (removed already, or the last copy?)",
+            "the match leaves out the hunk's context line `{}` (as one the file lacks, or paired with a line written differently), and removes the file's line {} that reads as it: the line to keep and the line to remove are one line here (removed already, or the last copy?)",
             p.old[i].text.trim(),
             k + 1
         );

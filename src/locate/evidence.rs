@@ -84,18 +84,25 @@ pub(super) fn removal_readings(
     None
 }
 
-/// A context line the structural tier dropped as one the file lacks whose
-/// text (at the fuzzy level, with a word) is that of a removed line the
-/// match pairs with a file line: the file's one line stands for both, so
-/// the hunk keeps and removes it at once (a re-run of "delete the
-/// duplicated `import sys`" would delete the copy left). Returns the
-/// dropped line's index and the file line (0-based) removed.
+/// A context line the match does not read at a line like it (the
+/// structural tier dropped it as one the file lacks, or the similarity
+/// tier paired it with a line written differently) whose text (at the
+/// fuzzy level, with a word) is that of a removed line the match pairs
+/// with a file line: the file's one line stands for both, so the hunk
+/// keeps and removes it at once (a re-run of "delete the duplicated
+/// `import sys`" would delete the copy left, the kept line read as the
+/// `import os` above it). Returns the context line's index and the file
+/// line (0-based) removed.
 pub(super) fn dropped_line_removed(old: &[OldLine], cand: &Candidate) -> Option<(usize, usize)> {
     old.iter()
         .zip(&cand.slots)
         .enumerate()
         .find_map(|(i, (line, slot))| {
-            if *slot != Slot::Dropped || !line.text.chars().any(char::is_alphanumeric) {
+            let unread = matches!(slot, Slot::Dropped | Slot::Line(_, LineMatch::No));
+            if !unread
+                || line.kind != LineKind::Context
+                || !line.text.chars().any(char::is_alphanumeric)
+            {
                 return None;
             }
             old.iter().zip(&cand.slots).find_map(|(r, s)| match s {
