@@ -10,6 +10,7 @@ use super::footprint::Footprint;
 use super::keys::{FileKeys, OldLine};
 use super::normalize::LineMatch;
 use super::normalize::same_but_whitespace;
+use super::overhang::{self, Kept};
 use super::search::{Candidate, Slot, contiguous};
 use super::{
     FileState, Located, MatchOptions, Reason, Tier, ambiguous, decide, evidence, failure, fixed,
@@ -40,10 +41,35 @@ pub(super) struct Proposal<'a, 'k, 'h> {
 
 /// Accepts `cand` as the hunk's place, reads it as already applied, or
 /// refuses it naming the other reading.
-pub(super) fn accept(p: &Proposal, cand: Candidate) -> Result<Located, Failure> {
+pub(super) fn accept(p: &Proposal, mut cand: Candidate) -> Result<Located, Failure> {
     no_overlap(p, &cand)?;
     if p.hints.pins.is_empty() {
         no_rival_place(p, &cand)?;
+    }
+    match overhang::kept_before_additions(p.hunk, p.old, &cand) {
+        Kept::Dropped => {}
+        Kept::Written(slots) => {
+            cand.slots = slots;
+            let norms = &mut cand.normalizations;
+            if !cand.slots.contains(&Slot::Overhang) {
+                norms.retain(|n| *n != super::Normalization::EofOverhang);
+            }
+            if !norms.contains(&super::Normalization::BlankAsAddition) {
+                norms.push(super::Normalization::BlankAsAddition);
+            }
+            no_overlap(p, &cand)?;
+        }
+        Kept::Refused(k) => {
+            let why = format!(
+                "the hunk's context line `{}` stands past the end of the file (the file ends at line {}), and the hunk adds lines after it: they would follow a line the file does not have; give context the file has",
+                p.old[k].text.trim(),
+                p.keys.len()
+            );
+            return Err(Failure {
+                candidates: vec![cand.start + 1],
+                ..failure(p.index, Reason::ContextNotFound, why)
+            });
+        }
     }
     if let Some(done) = applied_around(p, &cand)? {
         return Ok(done);

@@ -45,6 +45,7 @@ mod needles;
 pub(crate) mod normalize;
 mod numbered;
 mod outcome;
+mod overhang;
 mod pins;
 mod placed;
 mod prefilter;
