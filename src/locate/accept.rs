@@ -76,6 +76,7 @@ pub(super) fn accept(p: &Proposal, mut cand: Candidate) -> Result<Located, Failu
     }
     if p.hints.pins.is_empty() {
         not_done_where_numbered(p, &cand)?;
+        wordless_deletion_where_numbered(p, &cand)?;
     }
     if let Some((i, k)) = super::evidence::dropped_line_removed(p.old, &cand) {
         let why = format!(
@@ -251,6 +252,30 @@ fn not_done_where_numbered(p: &Proposal, cand: &Candidate) -> Result<(), Failure
         }
         _ => deletion_done_where_numbered(p, cand),
     }
+}
+
+/// A hunk that only removes lines, with no context, whose lines hold no
+/// word (a blank line, a `}`), placed by its line number off the line the
+/// number names: such a line stands everywhere, and the number is all
+/// that says which one goes, so a re-run of `-U0` output (the line gone,
+/// the numbers moved by the hunks found done) deleted another blank line
+/// (rule 7). Where the number names the line exactly, as `git diff`
+/// numbers it, the hunk applies.
+fn wordless_deletion_where_numbered(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
+    let lines = &p.hunk.lines;
+    let bare = !lines.is_empty()
+        && lines
+            .iter()
+            .all(|l| l.kind == LineKind::Remove && !l.text.chars().any(char::is_alphanumeric));
+    let named = [p.hints.line, p.hints.raw_line].contains(&Some(cand.start));
+    if !bare || p.hunk.line_hint.is_none() || named {
+        return Ok(());
+    }
+    let why = format!(
+        "the hunk only removes lines without a word and has no context, and its line number does not name line {} where they stand: such lines stand anywhere, so which one goes is unknown (removed already?); add context",
+        cand.start + 1
+    );
+    Err(ambiguous(p.index, &[cand.start], None, Some(why)))
 }
 
 /// A hunk that only removes lines, with context on one side of them (or

@@ -22,6 +22,10 @@ pub(super) enum AdditionEvidence {
     /// Its lines, blank or brackets only, stand at its place: done or not
     /// cannot be told from them.
     Unsure,
+    /// Its lines, blank or brackets only, stand after the line given,
+    /// where the patch applied before put them (not at its place): the
+    /// same as [`AdditionEvidence::Unsure`].
+    UnsureWhereDone(usize),
 }
 
 /// Where a pure addition placed by its line number goes.
@@ -80,6 +84,14 @@ pub(super) fn place_numbered(
     }
     if wordless_stands(keys, hunk, at) {
         return Ok(done_at(at, AdditionEvidence::Unsure));
+    }
+    // Blank lines or brackets standing where the patch applied before
+    // would have put them (a hunk before found done) tell nothing either
+    // (a re-run of `-U0` adding a blank line after the file's trailing
+    // one, where the fresh place is past the end): inserted at the fresh
+    // place beside a hunk that applies afresh, `ambiguous` otherwise.
+    if let Some(d) = done.filter(|&d| d != at && wordless_stands(keys, hunk, d)) {
+        return Ok(done_at(at, AdditionEvidence::UnsureWhereDone(d)));
     }
     Ok(Numbered::Point(at))
 }
@@ -154,6 +166,10 @@ pub(super) fn insert_numbered_additions_again(
             ),
             AdditionEvidence::Unsure if !fresh => format!(
                 "the hunk adds only blank lines or brackets, and such lines stand after line {} already: applied before, or to be added? (add a context line)",
+                loc.start
+            ),
+            AdditionEvidence::UnsureWhereDone(d) if !fresh => format!(
+                "the hunk adds only blank lines or brackets, and such lines stand after line {d}, where the patch applied before would have put them: applied before, or to be added after line {}? (add a context line)",
                 loc.start
             ),
             _ => continue,
