@@ -255,12 +255,11 @@ fn not_done_where_numbered(p: &Proposal, cand: &Candidate) -> Result<(), Failure
 }
 
 /// A hunk that only removes lines, with no context, whose lines hold no
-/// word (a blank line, a `}`), placed by its line number off the line the
-/// number names: such a line stands everywhere, and the number is all
-/// that says which one goes, so a re-run of `-U0` output (the line gone,
-/// the numbers moved by the hunks found done) deleted another blank line
-/// (rule 7). Where the number names the line exactly, as `git diff`
-/// numbers it, the hunk applies.
+/// word (a blank line, a `}`), placed off the line its number names while
+/// that line is not like them: such a line stands everywhere, and the
+/// number is all that says which one goes, so a re-run of `-U0` output
+/// (the line gone) deleted another blank line (rule 7). Where the number
+/// names the line exactly, as `git diff` numbers it, the hunk applies.
 fn wordless_deletion_where_numbered(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
     let lines = &p.hunk.lines;
     let bare = !lines.is_empty()
@@ -268,7 +267,16 @@ fn wordless_deletion_where_numbered(p: &Proposal, cand: &Candidate) -> Result<()
             .iter()
             .all(|l| l.kind == LineKind::Remove && !l.text.chars().any(char::is_alphanumeric));
     let named = [p.hints.line, p.hints.raw_line].contains(&Some(cand.start));
-    if !bare || p.hunk.line_hint.is_none() || named {
+    // The number names a line inside the file that is not like the removed
+    // ones (a number past the end, or on a line like them, vouches for
+    // nothing, and the one place the lines stand is taken).
+    let first = lines.first().map_or("", |l| l.text.trim());
+    let elsewhere = [p.hints.line, p.hints.raw_line]
+        .into_iter()
+        .flatten()
+        .filter(|&l| l < p.keys.len())
+        .any(|l| p.keys.text(l).trim() != first);
+    if !bare || named || !elsewhere {
         return Ok(());
     }
     let why = format!(

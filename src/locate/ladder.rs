@@ -325,11 +325,41 @@ impl Ladder<'_, '_, '_> {
                         .lines()
                         .any(|line| points_among(&places, line) == Some(c.start)))
         };
+        // At a site, a candidate found line for line must read the site's
+        // context lines as the same patch lines: one reading them as other
+        // lines of the hunk (its removed line, its other context) is
+        // another reading of the same lines, shifted (the structural
+        // tier's slack reads around the site on purpose, and is weighed by
+        // its own rules).
+        let first = self.old.iter().position(|l| l.kind == LineKind::Remove);
+        let last = self.old.iter().rposition(|l| l.kind == LineKind::Remove);
+        let (lead, trail) = match (first, last) {
+            (Some(f), Some(l)) => (f, self.old.len() - l - 1),
+            _ => (0, 0),
+        };
+        let n_old = self.old.len();
+        let shifted_at = |c: &Candidate, site: &Range<usize>| {
+            let trail_from = site.end.saturating_sub(trail);
+            let read_as = |j: usize| {
+                if (site.start..site.start + lead).contains(&j) {
+                    Some(j - site.start)
+                } else if (trail_from..site.end).contains(&j) {
+                    Some(n_old - trail + (j - trail_from))
+                } else {
+                    None
+                }
+            };
+            c.slots.iter().enumerate().any(
+                |(i, slot)| matches!(slot, Slot::Line(j, _) if read_as(*j).is_some_and(|k| k != i)),
+            )
+        };
         cands.retain(|c| {
             vouched(c)
-                || stale
-                    .iter()
-                    .any(|site| c.start < site.end && site.start < c.end.max(c.start + 1))
+                || stale.iter().any(|site| {
+                    c.start < site.end
+                        && site.start < c.end.max(c.start + 1)
+                        && (tier >= Tier::Structural || !shifted_at(c, site))
+                })
         });
     }
 
