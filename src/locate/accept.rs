@@ -5,13 +5,13 @@
 
 use super::applied;
 use super::around::{AppliedAround, applied_at_candidate};
-use super::choose::{HINT_WINDOW, Hints, points_among};
+use super::choose::Hints;
+use super::deletion;
 use super::footprint::Footprint;
 use super::keys::{FileKeys, OldLine};
 use super::normalize::LineMatch;
-use super::normalize::same_but_whitespace;
 use super::overhang::{self, Kept};
-use super::search::{Candidate, Slot, contiguous};
+use super::search::{Candidate, Slot};
 use super::{
     FileState, Located, MatchOptions, Reason, Tier, ambiguous, decide, evidence, failure, fixed,
     indent, located, similarity_range,
@@ -76,7 +76,7 @@ pub(super) fn accept(p: &Proposal, mut cand: Candidate) -> Result<Located, Failu
     }
     if p.hints.pins.is_empty() {
         not_done_where_numbered(p, &cand)?;
-        wordless_deletion_where_numbered(p, &cand)?;
+        deletion::wordless_deletion_where_numbered(p, &cand)?;
     }
     if let Some((i, k)) = super::evidence::dropped_line_removed(p.old, &cand) {
         let why = format!(
@@ -250,104 +250,8 @@ fn not_done_where_numbered(p: &Proposal, cand: &Candidate) -> Result<(), Failure
             );
             Err(two_places(p.index, found.loc.start, cand.start, why))
         }
-        _ => deletion_done_where_numbered(p, cand),
+        _ => deletion::deletion_done_where_numbered(p, cand),
     }
-}
-
-/// A hunk that only removes lines, with no context, whose lines hold no
-/// word (a blank line, a `}`), placed off the line its number names while
-/// that line is not like them: such a line stands everywhere, and the
-/// number is all that says which one goes, so a re-run of `-U0` output
-/// (the line gone) deleted another blank line (rule 7). Where the number
-/// names the line exactly, as `git diff` numbers it, the hunk applies.
-fn wordless_deletion_where_numbered(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
-    let lines = &p.hunk.lines;
-    let bare = !lines.is_empty()
-        && lines
-            .iter()
-            .all(|l| l.kind == LineKind::Remove && !l.text.chars().any(char::is_alphanumeric));
-    let named = [p.hints.line, p.hints.raw_line].contains(&Some(cand.start));
-    // The number names a line inside the file that is not like the removed
-    // ones (a number past the end, or on a line like them, vouches for
-    // nothing, and the one place the lines stand is taken).
-    let first = lines.first().map_or("", |l| l.text.trim());
-    let elsewhere = [p.hints.line, p.hints.raw_line]
-        .into_iter()
-        .flatten()
-        .filter(|&l| l < p.keys.len())
-        .any(|l| p.keys.text(l).trim() != first);
-    if !bare || named || !elsewhere {
-        return Ok(());
-    }
-    let why = format!(
-        "the hunk only removes lines without a word and has no context, and its line number does not name line {} where they stand: such lines stand anywhere, so which one goes is unknown (removed already?); add context",
-        cand.start + 1
-    );
-    Err(ambiguous(p.index, &[cand.start], None, Some(why)))
-}
-
-/// A hunk that only removes lines, with context on one side of them (or
-/// context the already-applied rule cannot frame): its context standing
-/// where the line number points, without the removed lines, is the
-/// applied state there; an exact old side elsewhere is a second reading.
-fn deletion_done_where_numbered(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
-    let Some(line) = p.hints.line else {
-        return Ok(());
-    };
-    let adds = p.hunk.lines.iter().any(|l| l.kind == LineKind::Add);
-    let new = p.keys.new_side(p.hunk);
-    let worded = new
-        .iter()
-        .any(|l| l.text.chars().any(char::is_alphanumeric));
-    if adds || !worded || line == cand.start {
-        return Ok(());
-    }
-    let Some(done) = deletion_done_near(p, &new, line, cand) else {
-        return Ok(());
-    };
-    let why = format!(
-        "the hunk's context stands at line {}, where its line number points, without the lines it removes, and its old lines stand at line {}: already applied, or to be applied there?",
-        done + 1,
-        cand.start + 1
-    );
-    Err(two_places(p.index, done, cand.start, why))
-}
-
-/// Where the new side `new` of a deletion stands, away from `cand`, at a
-/// place the line number `line` points at rather than at `cand` (the
-/// pointing rule of placement, `points_at`, so a number one line off
-/// still names it): read with up to the tolerance that placed the old
-/// side (at least whitespace: a re-run of `-U0` output that removed a line
-/// with trailing spaces), or only where the number says when the line
-/// stands there exactly but for whitespace.
-fn deletion_done_near(
-    p: &Proposal,
-    new: &[OldLine],
-    line: usize,
-    cand: &Candidate,
-) -> Option<usize> {
-    let n = p.keys.len();
-    let tier = p.tier.clamp(Tier::Resilient, Tier::Fuzzy);
-    let lo = line.saturating_sub(HINT_WINDOW);
-    let hi = (line + HINT_WINDOW + 1).min(n);
-    let away = |s: usize| s + new.len() <= cand.start || cand.end <= s;
-    let stands_at_number = line + new.len() <= n
-        && new
-            .iter()
-            .enumerate()
-            .all(|(i, l)| same_but_whitespace(&p.keys.text(line + i), l.text));
-    if stands_at_number && away(line) {
-        return Some(line);
-    }
-    let mut places: Vec<usize> = contiguous(p.keys, new, tier, lo..hi)
-        .into_iter()
-        .map(|c| c.start)
-        .filter(|&s| away(s))
-        .collect();
-    places.push(cand.start);
-    places.sort_unstable();
-    places.dedup();
-    points_among(&places, line).filter(|&s| s != cand.start)
 }
 
 /// A removed line found only with its case or punctuation forgiven (the

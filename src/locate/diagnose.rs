@@ -2,6 +2,7 @@
 //! the file and tell a stale patch (its context is there, a removed line is
 //! not) from a missing one.
 
+use super::choose::points_among;
 use super::keys::{FileKeys, OldLine};
 use super::normalize::LineMatch;
 use super::search::{Candidate, score_block};
@@ -218,4 +219,71 @@ pub(super) fn stale_failure(
 fn positions(keys: &FileKeys, part: &[OldLine]) -> Vec<usize> {
     super::prefilter::starts(keys, part, Tier::Fuzzy, 0, 0)
         .unwrap_or_else(|| (0..keys.len()).collect())
+}
+
+/// Keeps of `cands` (found by `tier`, for the hunk of old side `old` and
+/// hints `hints`) those at a stale site `stale`
+/// (where the context stands with a removed line changed: a lenient
+/// match elsewhere is a look-alike), and, before the structural tier,
+/// those the evidence vouches for: a number that points at the match
+/// rather than at the site, or a context as exact as the site's (the
+/// tolerance is then in the removed lines, which the site lacks).
+pub(super) fn keep_beside_stale(
+    (old, hints): (&[OldLine], &Hints),
+    tier: Tier,
+    cands: &mut Vec<Candidate>,
+    stale: &[Range<usize>],
+) {
+    let mut places: Vec<usize> = stale.iter().map(|s| s.start).collect();
+    places.extend(cands.iter().map(|c| c.start));
+    places.sort_unstable();
+    places.dedup();
+    let context_exact = |c: &Candidate| {
+        old.iter().zip(&c.slots).all(|(l, slot)| {
+            l.kind != LineKind::Context || matches!(slot, Slot::Line(_, LineMatch::Exact))
+        })
+    };
+    let vouched = |c: &Candidate| {
+        tier < Tier::Structural
+            && (context_exact(c)
+                || hints
+                    .lines()
+                    .any(|line| points_among(&places, line) == Some(c.start)))
+    };
+    // At a site, a candidate found line for line must read the site's
+    // context lines as the same patch lines: one reading them as other
+    // lines of the hunk (its removed line, its other context) is
+    // another reading of the same lines, shifted (the structural
+    // tier's slack reads around the site on purpose, and is weighed by
+    // its own rules).
+    let first = old.iter().position(|l| l.kind == LineKind::Remove);
+    let last = old.iter().rposition(|l| l.kind == LineKind::Remove);
+    let (lead, trail) = match (first, last) {
+        (Some(f), Some(l)) => (f, old.len() - l - 1),
+        _ => (0, 0),
+    };
+    let n_old = old.len();
+    let shifted_at = |c: &Candidate, site: &Range<usize>| {
+        let trail_from = site.end.saturating_sub(trail);
+        let read_as = |j: usize| {
+            if (site.start..site.start + lead).contains(&j) {
+                Some(j - site.start)
+            } else if (trail_from..site.end).contains(&j) {
+                Some(n_old - trail + (j - trail_from))
+            } else {
+                None
+            }
+        };
+        c.slots.iter().enumerate().any(
+            |(i, slot)| matches!(slot, Slot::Line(j, _) if read_as(*j).is_some_and(|k| k != i)),
+        )
+    };
+    cands.retain(|c| {
+        vouched(c)
+            || stale.iter().any(|site| {
+                c.start < site.end
+                    && site.start < c.end.max(c.start + 1)
+                    && (tier >= Tier::Structural || !shifted_at(c, site))
+            })
+    });
 }

@@ -11,15 +11,14 @@ use super::decide;
 use super::diagnose;
 use super::evidence;
 use super::keys::{FileKeys, OldLine};
-use super::normalize::LineMatch;
 use super::numbered::AdditionEvidence;
-use super::search::{Candidate, Slot};
+use super::search::Candidate;
 use super::twins::in_order_pick;
 use super::{
     Failure, FileState, HunkStatus, Located, MatchOptions, Reason, Tier, ambiguous,
     exact_near_hint, failure, fixed, hint_line, resolve_anchors, search_tier,
 };
-use crate::model::{Hunk, LineKind};
+use crate::model::Hunk;
 use std::ops::Range;
 
 /// What the patch says about the hunk's place: its line number as written
@@ -301,68 +300,6 @@ impl Ladder<'_, '_, '_> {
         }
     }
 
-    /// Keeps of `cands` (found by `tier`) those at a stale site `stale`
-    /// (where the context stands with a removed line changed: a lenient
-    /// match elsewhere is a look-alike), and, before the structural tier,
-    /// those the evidence vouches for: a number that points at the match
-    /// rather than at the site, or a context as exact as the site's (the
-    /// tolerance is then in the removed lines, which the site lacks).
-    fn keep_beside_stale(&self, tier: Tier, cands: &mut Vec<Candidate>, stale: &[Range<usize>]) {
-        let mut places: Vec<usize> = stale.iter().map(|s| s.start).collect();
-        places.extend(cands.iter().map(|c| c.start));
-        places.sort_unstable();
-        places.dedup();
-        let context_exact = |c: &Candidate| {
-            self.old.iter().zip(&c.slots).all(|(l, slot)| {
-                l.kind != LineKind::Context || matches!(slot, Slot::Line(_, LineMatch::Exact))
-            })
-        };
-        let vouched = |c: &Candidate| {
-            tier < Tier::Structural
-                && (context_exact(c)
-                    || self
-                        .hints
-                        .lines()
-                        .any(|line| points_among(&places, line) == Some(c.start)))
-        };
-        // At a site, a candidate found line for line must read the site's
-        // context lines as the same patch lines: one reading them as other
-        // lines of the hunk (its removed line, its other context) is
-        // another reading of the same lines, shifted (the structural
-        // tier's slack reads around the site on purpose, and is weighed by
-        // its own rules).
-        let first = self.old.iter().position(|l| l.kind == LineKind::Remove);
-        let last = self.old.iter().rposition(|l| l.kind == LineKind::Remove);
-        let (lead, trail) = match (first, last) {
-            (Some(f), Some(l)) => (f, self.old.len() - l - 1),
-            _ => (0, 0),
-        };
-        let n_old = self.old.len();
-        let shifted_at = |c: &Candidate, site: &Range<usize>| {
-            let trail_from = site.end.saturating_sub(trail);
-            let read_as = |j: usize| {
-                if (site.start..site.start + lead).contains(&j) {
-                    Some(j - site.start)
-                } else if (trail_from..site.end).contains(&j) {
-                    Some(n_old - trail + (j - trail_from))
-                } else {
-                    None
-                }
-            };
-            c.slots.iter().enumerate().any(
-                |(i, slot)| matches!(slot, Slot::Line(j, _) if read_as(*j).is_some_and(|k| k != i)),
-            )
-        };
-        cands.retain(|c| {
-            vouched(c)
-                || stale.iter().any(|site| {
-                    c.start < site.end
-                        && site.start < c.end.max(c.start + 1)
-                        && (tier >= Tier::Structural || !shifted_at(c, site))
-                })
-        });
-    }
-
     /// Tries each tier in turn, up to the options' last.
     // The evidence found on the way (stale sites, where the new side stands)
     // flows from one tier to the next within this loop, which is why it is
@@ -423,7 +360,7 @@ impl Ladder<'_, '_, '_> {
             // look-alike block: it must not be edited instead.
             if !stale.is_empty() && (tier >= Tier::Structural || !cands.is_empty()) {
                 let lenient: Vec<usize> = cands.iter().map(|c| c.start).collect();
-                self.keep_beside_stale(tier, &mut cands, &stale);
+                diagnose::keep_beside_stale((self.old, self.hints), tier, &mut cands, &stale);
                 if cands.is_empty() {
                     return self.stale_or_applied_beside(&stale, tier, &lenient);
                 }

@@ -34,6 +34,7 @@ mod around;
 mod blank_edge;
 mod choose;
 mod decide;
+mod deletion;
 mod diagnose;
 mod evidence;
 mod footprint;

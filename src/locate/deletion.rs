@@ -1,0 +1,117 @@
+//! Hunks that only remove lines, weighed against where their line number
+//! points (rule 7 of "One placement decision" in `docs/matching.md`): a
+//! deletion leaves no added line to recognise its applied state by.
+
+use super::accept::Proposal;
+use super::choose::{HINT_WINDOW, points_among};
+use super::keys::OldLine;
+use super::normalize::same_but_whitespace;
+use super::search::{Candidate, contiguous};
+use super::{Failure, Tier, ambiguous};
+use crate::model::LineKind;
+
+/// Two places, sorted, and why they are two readings.
+fn two_places(index: usize, a: usize, b: usize, why: String) -> Failure {
+    let mut starts = vec![a, b];
+    starts.sort_unstable();
+    ambiguous(index, &starts, None, Some(why))
+}
+
+/// A hunk that only removes lines, with no context, whose lines hold no
+/// word (a blank line, a `}`), placed off the line its number names while
+/// that line is not like them: such a line stands everywhere, and the
+/// number is all that says which one goes, so a re-run of `-U0` output
+/// (the line gone) deleted another blank line (rule 7). Where the number
+/// names the line exactly, as `git diff` numbers it, the hunk applies.
+pub(super) fn wordless_deletion_where_numbered(
+    p: &Proposal,
+    cand: &Candidate,
+) -> Result<(), Failure> {
+    let lines = &p.hunk.lines;
+    let bare = !lines.is_empty()
+        && lines
+            .iter()
+            .all(|l| l.kind == LineKind::Remove && !l.text.chars().any(char::is_alphanumeric));
+    let named = [p.hints.line, p.hints.raw_line].contains(&Some(cand.start));
+    // The number names a line inside the file that is not like the removed
+    // ones (a number past the end, or on a line like them, vouches for
+    // nothing, and the one place the lines stand is taken).
+    let first = lines.first().map_or("", |l| l.text.trim());
+    let elsewhere = [p.hints.line, p.hints.raw_line]
+        .into_iter()
+        .flatten()
+        .filter(|&l| l < p.keys.len())
+        .any(|l| p.keys.text(l).trim() != first);
+    if !bare || named || !elsewhere {
+        return Ok(());
+    }
+    let why = format!(
+        "the hunk only removes lines without a word and has no context, and its line number does not name line {} where they stand: such lines stand anywhere, so which one goes is unknown (removed already?); add context",
+        cand.start + 1
+    );
+    Err(ambiguous(p.index, &[cand.start], None, Some(why)))
+}
+
+/// A hunk that only removes lines, with context on one side of them (or
+/// context the already-applied rule cannot frame): its context standing
+/// where the line number points, without the removed lines, is the
+/// applied state there; an exact old side elsewhere is a second reading.
+pub(super) fn deletion_done_where_numbered(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
+    let Some(line) = p.hints.line else {
+        return Ok(());
+    };
+    let adds = p.hunk.lines.iter().any(|l| l.kind == LineKind::Add);
+    let new = p.keys.new_side(p.hunk);
+    let worded = new
+        .iter()
+        .any(|l| l.text.chars().any(char::is_alphanumeric));
+    if adds || !worded || line == cand.start {
+        return Ok(());
+    }
+    let Some(done) = deletion_done_near(p, &new, line, cand) else {
+        return Ok(());
+    };
+    let why = format!(
+        "the hunk's context stands at line {}, where its line number points, without the lines it removes, and its old lines stand at line {}: already applied, or to be applied there?",
+        done + 1,
+        cand.start + 1
+    );
+    Err(two_places(p.index, done, cand.start, why))
+}
+
+/// Where the new side `new` of a deletion stands, away from `cand`, at a
+/// place the line number `line` points at rather than at `cand` (the
+/// pointing rule of placement, `points_at`, so a number one line off
+/// still names it): read with up to the tolerance that placed the old
+/// side (at least whitespace: a re-run of `-U0` output that removed a line
+/// with trailing spaces), or only where the number says when the line
+/// stands there exactly but for whitespace.
+fn deletion_done_near(
+    p: &Proposal,
+    new: &[OldLine],
+    line: usize,
+    cand: &Candidate,
+) -> Option<usize> {
+    let n = p.keys.len();
+    let tier = p.tier.clamp(Tier::Resilient, Tier::Fuzzy);
+    let lo = line.saturating_sub(HINT_WINDOW);
+    let hi = (line + HINT_WINDOW + 1).min(n);
+    let away = |s: usize| s + new.len() <= cand.start || cand.end <= s;
+    let stands_at_number = line + new.len() <= n
+        && new
+            .iter()
+            .enumerate()
+            .all(|(i, l)| same_but_whitespace(&p.keys.text(line + i), l.text));
+    if stands_at_number && away(line) {
+        return Some(line);
+    }
+    let mut places: Vec<usize> = contiguous(p.keys, new, tier, lo..hi)
+        .into_iter()
+        .map(|c| c.start)
+        .filter(|&s| away(s))
+        .collect();
+    places.push(cand.start);
+    places.sort_unstable();
+    places.dedup();
+    points_among(&places, line).filter(|&s| s != cand.start)
+}
