@@ -1,5 +1,5 @@
 //! The last word on the candidate the ladder chose: it is accepted only when
-//! no other evidence contradicts it (rules 1-15 of "One placement decision"
+//! no other evidence contradicts it (rules 1-14 of "One placement decision"
 //! in `docs/matching.md`). Each check names the other reading it found; the
 //! first one that finds one refuses the hunk.
 
@@ -104,13 +104,6 @@ fn no_overlap(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
 fn no_rival_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
     let (keys, old, tier) = (p.keys, p.old, p.tier);
     let at = cand.start + 1;
-    if let Some(rival) = super::blank_edge::blank_edge_rival(keys, old, tier, p.hints, cand) {
-        let why = format!(
-            "the hunk stands at line {at} with its blank first or last line, and without that blank line also at line {}: a blank edge line is no evidence of place; add a context line that tells them apart",
-            rival + 1
-        );
-        return Err(two_places(p.index, cand.start, rival, why));
-    }
     if tier == Tier::Exact
         && let Some(site) = super::evidence::stale_where_numbered(keys, old, p.hints, cand)
     {

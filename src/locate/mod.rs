@@ -30,7 +30,6 @@
 mod accept;
 mod addition;
 mod applied;
-mod blank_edge;
 mod choose;
 mod decide;
 mod diagnose;
