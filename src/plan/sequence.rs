@@ -31,7 +31,7 @@ pub(super) struct InOrder {
 
 /// One line of the text after some edits: an original line, or a line an
 /// edit wrote.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Produced {
     Original(usize),
     Written(String),
@@ -103,6 +103,10 @@ pub(super) fn place_in_order(
             && let Some(&turned) = f.candidates.first()
         {
             results[i] = Err(turned_away(i, turned, found.located.start));
+            continue;
+        }
+        if !found.faithful {
+            results[i] = Err(unmerged(i, found.located.start));
             continue;
         }
         let clash = results[i + 1..].iter().any(|r| {
@@ -261,6 +265,10 @@ struct Found {
     /// The original lines the hunk's own lines stand on in the produced
     /// text; `None` when one of them is a line an earlier hunk wrote.
     own_lines: Option<Range<usize>>,
+    /// The merged edit gives the text the hunks give made one after
+    /// another (the oracle of the merge); when not, the hunk still stands
+    /// there (a reading), but cannot be applied so.
+    faithful: bool,
 }
 
 impl Found {
@@ -304,6 +312,24 @@ fn turned_away(index: usize, turned: usize, in_order: usize) -> Failure {
             in_order + 1
         ),
         candidates: vec![turned],
+        tie: None,
+        near: None,
+    }
+}
+
+/// The failure of a hunk that stands in what the hunks before it write
+/// (`in_order`, 0-based line of the original) where their edits and its
+/// own, merged into one edit of the original, would not give the text
+/// they give made one after another.
+fn unmerged(index: usize, in_order: usize) -> Failure {
+    Failure {
+        hunk: index,
+        reason: Reason::Overlap,
+        message: format!(
+            "the hunk stands only in what the hunks before it write (around line {}), and their edits merged with its own would not give what applying them one after another gives: write the blocks as one",
+            in_order + 1
+        ),
+        candidates: Vec::new(),
         tie: None,
         near: None,
     }
@@ -431,20 +457,7 @@ fn place_after(
     // Only a place that builds on an earlier edit: elsewhere the original
     // would have had it too.
     let span = loc.start..loc.end;
-    let mut hull = span.clone();
-    let mut absorbed = Vec::new();
-    loop {
-        let before = absorbed.len();
-        for (e, r) in edits.iter().zip(&ranges) {
-            if !absorbed.contains(&e.hunk) && r.start <= hull.end && hull.start <= r.end {
-                absorbed.push(e.hunk);
-                hull = hull.start.min(r.start)..hull.end.max(r.end);
-            }
-        }
-        if absorbed.len() == before {
-            break;
-        }
-    }
+    let (hull, absorbed) = absorb(&ranges, edits, span.clone());
     if absorbed.is_empty() {
         return None;
     }
@@ -460,19 +473,20 @@ fn place_after(
         (own.len() == last + 1 - first).then_some(first..last + 1)
     });
     let plan = plan_file(&produced, one, std::slice::from_mut(&mut loc));
-    let edit = plan.edits.first()?;
-    let mut merged: Vec<NewLine> = lines[hull.start..edit.start]
+    let own_edit = plan.edits.first()?;
+    let made = made_in_turn(&lines, own_edit)?;
+    let merged: Vec<NewLine> = made[hull.start..made.len() + hull.end - lines.len()]
         .iter()
         .map(Produced::as_new_line)
         .collect();
-    for line in &edit.lines {
-        merged.push(match line {
-            NewLine::Keep(t) => lines.get(*t)?.as_new_line(),
-            NewLine::Insert(s) => NewLine::Insert(s.clone()),
-        });
-    }
-    merged.extend(lines[edit.end..hull.end].iter().map(Produced::as_new_line));
     let original = original_range(&lines, edits, &ranges, &absorbed, hull.clone())?;
+    let edit = Edit {
+        start: original.start,
+        end: original.end,
+        lines: merged,
+        hunk: index,
+    };
+    let faithful = reproduces(source, edits, &absorbed, &edit, &made);
     let mut normalizations = loc.normalizations.clone();
     normalizations.push(Normalization::AppliedInOrder);
     let located = Located {
@@ -483,12 +497,6 @@ fn place_after(
         normalizations,
         ..loc
     };
-    let edit = Edit {
-        start: original.start,
-        end: original.end,
-        lines: merged,
-        hunk: index,
-    };
     Some(Found {
         located,
         in_order: InOrder {
@@ -497,7 +505,77 @@ fn place_after(
             absorbed,
         },
         own_lines,
+        faithful,
     })
+}
+
+/// The hull of the hunk's `span` in the produced text, grown over every
+/// edit that touches it (or is next to it) and over every other edit of a
+/// hunk so taken in (an edit split at the lines it keeps is still one
+/// hunk's: its pieces are merged together, or the piece left out would be
+/// lost with the hunk's other edits), and the hunks taken in.
+fn absorb(
+    ranges: &[Range<usize>],
+    edits: &[Edit],
+    span: Range<usize>,
+) -> (Range<usize>, Vec<usize>) {
+    let mut hull = span;
+    let mut absorbed = Vec::new();
+    loop {
+        let mut grew = false;
+        for (e, r) in edits.iter().zip(ranges) {
+            if !absorbed.contains(&e.hunk) && r.start <= hull.end && hull.start <= r.end {
+                absorbed.push(e.hunk);
+                grew = true;
+            }
+            if absorbed.contains(&e.hunk) && (r.start < hull.start || hull.end < r.end) {
+                hull = hull.start.min(r.start)..hull.end.max(r.end);
+                grew = true;
+            }
+        }
+        if !grew {
+            return (hull, absorbed);
+        }
+    }
+}
+
+/// The produced `lines` with the hunk's own `edit` (in their terms) made:
+/// the text the blocks give applied one after another.
+fn made_in_turn(lines: &[Produced], edit: &Edit) -> Option<Vec<Produced>> {
+    let mut made = lines[..edit.start].to_vec();
+    for line in &edit.lines {
+        made.push(match line {
+            NewLine::Keep(t) => lines.get(*t)?.clone(),
+            NewLine::Insert(s) => Produced::Written(s.clone()),
+        });
+    }
+    made.extend_from_slice(&lines[edit.end..]);
+    Some(made)
+}
+
+/// The oracle of the merge: the original with the merged `edit` in place
+/// of the `absorbed` hunks' edits (and the other `edits` as they are) must
+/// be, line for line, the text the hunks give made one after another
+/// (`made`). A merge that loses or doubles a line is no reading of the
+/// blocks: the hunk is not placed in order.
+fn reproduces(
+    source: &SourceText,
+    edits: &[Edit],
+    absorbed: &[usize],
+    edit: &Edit,
+    made: &[Produced],
+) -> bool {
+    let mut all: Vec<Edit> = edits
+        .iter()
+        .filter(|e| !absorbed.contains(&e.hunk))
+        .cloned()
+        .collect();
+    all.push(edit.clone());
+    all.sort_by_key(|e| (e.start, e.end, e.hunk));
+    if all.windows(2).any(|w| w[0].end > w[1].start) {
+        return false;
+    }
+    produce(source, &all).0 == *made
 }
 
 /// The lines of the original with `edits` made, and each edit's lines in
