@@ -77,6 +77,13 @@ pub(super) fn place_in_order(
             Err(f) => matches!(f.reason, Reason::ContextNotFound | Reason::StaleRemovedLine),
             Ok(l) => l.status == HunkStatus::Applied && l.tier > Some(Tier::Exact),
         };
+        if placed_by_text
+            && let Some(refusal) = done_or_in_order(source, hunk, i, &results[i], &before, options)
+            && !pins.contains(refusal.candidates[0] - 1)
+        {
+            results[i] = Err(refusal);
+            continue;
+        }
         if placed_by_text && !open && wrote_a_line_of(hunks, results, i, &before.written) {
             let edits = before.edits();
             if let (Ok(loc), Some(at)) =
@@ -144,6 +151,8 @@ struct Before<'h> {
     /// The added lines of the hunks that apply: one set, not a scan of
     /// them all per hunk.
     written: HashSet<&'h str>,
+    /// The same lines holding a word, without their edge whitespace.
+    written_worded: HashSet<&'h str>,
     /// The edit of each hunk that applies where it was located in the
     /// original, built once (planning them all again for every hunk made
     /// a long reply quadratic).
@@ -157,6 +166,7 @@ impl<'h> Before<'h> {
         Before {
             placed: Vec::new(),
             written: HashSet::new(),
+            written_worded: HashSet::new(),
             own: Vec::new(),
             reach: Reach::new(source, hunks, results),
         }
@@ -175,7 +185,13 @@ impl<'h> Before<'h> {
             return;
         }
         let added = hunks[k].lines.iter().filter(|a| a.kind == LineKind::Add);
-        self.written.extend(added.map(|a| a.text.as_str()));
+        for a in added {
+            self.written.insert(a.text.as_str());
+            let trimmed = a.text.trim();
+            if trimmed.chars().any(char::is_alphanumeric) {
+                self.written_worded.insert(trimmed);
+            }
+        }
         if self.placed.iter().all(|p| p.hunk != l.hunk) {
             let mut one = [l.clone()];
             let edits = plan_file(source, hunks, &mut one).edits;
@@ -207,6 +223,54 @@ impl<'h> Before<'h> {
         edits.sort_by_key(|e| (e.start, e.end, e.hunk));
         edits
     }
+}
+
+/// A hunk found already applied in the original (its new side stands
+/// there, `result`) whose old side places in the text the hunks before it
+/// write, on what they wrote: two readings (rule 7, already applied is a
+/// located state; the in-order reading competes with it), different bytes
+/// either way, so the refusal (done next to that place is a re-run, weighed
+/// by `rerun`). Looked for only when an old line of the hunk
+/// is, but for edge whitespace, a worded line an earlier hunk wrote (the
+/// cheap test: a re-run, where no hunk applies afresh, or a done hunk
+/// sharing no line with what the others write, builds no text).
+fn done_or_in_order(
+    source: &SourceText,
+    hunk: &Hunk,
+    i: usize,
+    result: &Result<Located, Failure>,
+    before: &Before,
+    options: &MatchOptions,
+) -> Option<Failure> {
+    let Ok(done) = result else { return None };
+    if done.status != HunkStatus::AlreadyApplied
+        || before.is_empty()
+        || !hunk
+            .old_lines()
+            .any(|o| before.written_worded.contains(o.text.trim()))
+    {
+        return None;
+    }
+    let found = place_after(source, hunk, i, &before.edits(), options)?;
+    // Done right where it would be applied in order: a re-run, which
+    // `rerun::refuse_consumed_again` weighs (the earlier hunk's old side
+    // standing again).
+    let merged = &found.in_order.edit;
+    if done.start <= merged.end && merged.start <= done.end {
+        return None;
+    }
+    Some(Failure {
+        hunk: i,
+        reason: Reason::Ambiguous,
+        message: format!(
+            "the hunk's new lines stand at line {}, and its old lines stand in what the hunks before it write (around line {}): already applied there, or to be applied in order?",
+            done.start + 1,
+            found.located.start + 1
+        ),
+        candidates: vec![done.start + 1],
+        tie: None,
+        near: None,
+    })
 }
 
 /// A hunk placed with tolerance in the original at `loc`, placed afresh
