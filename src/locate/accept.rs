@@ -176,6 +176,15 @@ fn no_rival_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
         return Err(two_places(p.index, cand.start, rival, why));
     }
     if tier == Tier::Structural
+        && let Some(there) = evidence::overhang_line_stands(keys, old, cand)
+    {
+        let why = format!(
+            "the hunk matches at line {at} with its last context lines past the end of the file, but one of them stands at line {}: a line the file has is not past its end; give context as the file has it",
+            there + 1
+        );
+        return Err(two_places(p.index, cand.start, there, why));
+    }
+    if tier == Tier::Structural
         && let Some(rival) = decide::similar_rival(
             keys,
             old,

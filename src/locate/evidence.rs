@@ -273,6 +273,28 @@ pub(super) fn overhang_rival(keys: &FileKeys, old: &[OldLine], cand: &Candidate)
         .map(|c| c.start)
 }
 
+/// A structural match that ignores the hunk's last context lines as
+/// standing past the end of the file, while one of them, holding a word,
+/// stands in the file (but for whitespace): that line is there, not past
+/// the end, and the reading that put it past the end misaligns the hunk.
+/// Returns the file line it stands on (the first).
+pub(super) fn overhang_line_stands(
+    keys: &FileKeys,
+    old: &[OldLine],
+    cand: &Candidate,
+) -> Option<usize> {
+    let past: Vec<&OldLine> = old
+        .iter()
+        .zip(&cand.slots)
+        .filter(|(l, s)| **s == Slot::Overhang && l.text.chars().any(char::is_alphanumeric))
+        .map(|(l, _)| l)
+        .collect();
+    if past.is_empty() {
+        return None;
+    }
+    (0..keys.len()).find(|&k| past.iter().any(|l| keys.resilient(k) == l.resilient()))
+}
+
 /// A hunk placed on one of several equally good candidates because its
 /// line number pointed at it.
 #[derive(Debug)]
