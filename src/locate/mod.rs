@@ -61,7 +61,7 @@ pub(crate) use proven::locate_known_file;
 pub(crate) use scope::{block_end_by, enclosing_end_by};
 pub(crate) use search::Slot;
 
-use crate::model::Hunk;
+use crate::model::{Hunk, LineKind};
 use crate::source::SourceText;
 use choose::{Choice, Hints, choose};
 pub(crate) use footprint::Footprint;
@@ -141,6 +141,7 @@ pub(crate) fn locate_hunks(
         }
         if hunk.starts_section {
             state.prev_end = 0;
+            state.prev_tail = 0;
             state.offset = 0;
             state.done_offset = 0;
             state.done_drift = false;
@@ -209,6 +210,10 @@ struct FileState {
     /// What each hunk placed so far changes, indexed by first line.
     placed: placed::Placed,
     prev_end: usize,
+    /// The first file line of the previous hunk's last context lines
+    /// (after its last change; `prev_end` when it has none): a Codex
+    /// anchor standing there is a reading too (rule 13).
+    prev_tail: usize,
     /// Where the hunks before put the line numbers of the next one, as
     /// the hunks that apply afresh found them.
     offset: isize,
@@ -268,6 +273,7 @@ impl FileState {
         }
         if loc.status != HunkStatus::NoOp {
             self.prev_end = loc.end;
+            self.prev_tail = trailing_context_start(hunk, loc);
         }
         let pure = hunk.old_len() == 0;
         if loc.status == HunkStatus::Applied && pure && hunk.anchors.is_empty() && loc.start == n {
@@ -317,6 +323,28 @@ impl FileState {
     fn overlapping(&self, footprint: &Footprint) -> Option<usize> {
         self.placed.overlapping(footprint)
     }
+}
+
+/// The first file line of the context lines `loc` places after the hunk's
+/// last removed or added line (`loc.end` when there are none).
+fn trailing_context_start(hunk: &Hunk, loc: &Located) -> usize {
+    let changed = hunk
+        .lines
+        .iter()
+        .rposition(|l| l.kind != LineKind::Context)
+        .map_or(0, |p| p + 1);
+    let old_before = hunk.lines[..changed]
+        .iter()
+        .filter(|l| l.kind != LineKind::Add)
+        .count();
+    loc.slots
+        .iter()
+        .skip(old_before)
+        .find_map(|s| match s {
+            Slot::Line(j, _) => Some(*j),
+            _ => None,
+        })
+        .map_or(loc.end, |j| j.min(loc.end))
 }
 
 /// A failure with nothing but its reason and message.

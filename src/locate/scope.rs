@@ -144,6 +144,41 @@ pub(super) fn within(anchor: usize, end: usize, start: usize) -> bool {
     anchor <= start && start <= end
 }
 
+/// Rule 13, an anchor the previous chunk quoted: the one anchor of a
+/// chunk placed at `loc` is sought after the previous chunk (Codex's
+/// seek), but an exact occurrence on the previous chunk's own last context
+/// lines is a reading too. When the hunk follows that occurrence, inside
+/// its block, at another place, and no more leniently than `loc` (a
+/// contiguous tier up to `loc`'s), returns that occurrence and the place.
+pub(super) fn consumed_anchor_rival(
+    keys: &FileKeys,
+    hunk: &crate::model::Hunk,
+    old: &[OldLine],
+    state: &super::FileState,
+    loc: &super::Located,
+) -> Option<(usize, usize)> {
+    let [anchor] = hunk.anchors.as_slice() else {
+        return None;
+    };
+    let placed = loc.tier?;
+    if loc.status != super::HunkStatus::Applied || state.prev_tail >= state.prev_end {
+        return None;
+    }
+    let occurrences = state.anchor_lines.lines(keys, anchor, Tier::Exact);
+    let a = occurrences.first_in(state.prev_tail..state.prev_end)?;
+    let end = block_end(keys, a).unwrap_or(keys.len());
+    let starts = a..(end + 1).min(keys.len());
+    [Tier::Exact, Tier::Resilient, Tier::Fuzzy]
+        .into_iter()
+        .filter(|&t| t <= placed)
+        .find_map(|t| {
+            super::search::contiguous(keys, old, t, starts.clone())
+                .into_iter()
+                .find(|c| c.start != loc.start && within(a, end, c.start))
+        })
+        .map(|c| (a, c.start))
+}
+
 /// File lines the end-of-file reading may leave out between the hunk's
 /// lines (as many as the structural tier's skip budget).
 const EOF_OMITTED: usize = 2;
