@@ -88,24 +88,9 @@ pub(super) fn locate_one(
         return ladder.accept(Tier::Exact, found);
     }
     let loc = ladder.climb()?;
-    match scope::consumed_anchor_rival(keys, hunk, &old, state, &loc) {
-        Some((anchor, rival)) if !hints.pins.contains(loc.start) => Err(ambiguous(
-            index,
-            &[rival.min(loc.start), rival.max(loc.start)],
-            None,
-            Some(format!(
-                "the `@@` anchor is sought after the previous chunk and names line {}, where the hunk stands at line {}; it also stands at line {}, on the previous chunk's own last context lines, and the hunk follows it at line {} (no more leniently): which one is meant?",
-                hints
-                    .anchors
-                    .as_ref()
-                    .and_then(|a| a.first())
-                    .map_or(0, |a| a + 1),
-                loc.start + 1,
-                anchor + 1,
-                rival + 1
-            )),
-        )),
-        _ => Ok(loc),
+    match scope::consumed_anchor_refusal(keys, (index, hunk), &old, state, &loc) {
+        Some(refusal) => Err(refusal),
+        None => Ok(loc),
     }
 }
 

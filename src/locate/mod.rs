@@ -44,6 +44,7 @@ mod needles;
 pub(crate) mod normalize;
 mod numbered;
 mod outcome;
+mod overhang;
 mod pins;
 mod placed;
 mod prefilter;
@@ -61,7 +62,7 @@ pub(crate) use proven::locate_known_file;
 pub(crate) use scope::{block_end_by, enclosing_end_by};
 pub(crate) use search::Slot;
 
-use crate::model::{Hunk, LineKind};
+use crate::model::Hunk;
 use crate::source::SourceText;
 use choose::{Choice, Hints, choose};
 pub(crate) use footprint::Footprint;
@@ -273,7 +274,7 @@ impl FileState {
         }
         if loc.status != HunkStatus::NoOp {
             self.prev_end = loc.end;
-            self.prev_tail = trailing_context_start(hunk, loc);
+            self.prev_tail = scope::trailing_context_start(hunk, loc);
         }
         let pure = hunk.old_len() == 0;
         if loc.status == HunkStatus::Applied && pure && hunk.anchors.is_empty() && loc.start == n {
@@ -323,28 +324,6 @@ impl FileState {
     fn overlapping(&self, footprint: &Footprint) -> Option<usize> {
         self.placed.overlapping(footprint)
     }
-}
-
-/// The first file line of the context lines `loc` places after the hunk's
-/// last removed or added line (`loc.end` when there are none).
-fn trailing_context_start(hunk: &Hunk, loc: &Located) -> usize {
-    let changed = hunk
-        .lines
-        .iter()
-        .rposition(|l| l.kind != LineKind::Context)
-        .map_or(0, |p| p + 1);
-    let old_before = hunk.lines[..changed]
-        .iter()
-        .filter(|l| l.kind != LineKind::Add)
-        .count();
-    loc.slots
-        .iter()
-        .skip(old_before)
-        .find_map(|s| match s {
-            Slot::Line(j, _) => Some(*j),
-            _ => None,
-        })
-        .map_or(loc.end, |j| j.min(loc.end))
 }
 
 /// A failure with nothing but its reason and message.

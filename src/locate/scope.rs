@@ -12,7 +12,7 @@ use super::keys::{FileKeys, OldLine};
 use super::normalize::LineMatch;
 use super::prefilter;
 use super::search::Candidate;
-use crate::model::LineKind;
+use crate::model::{Hunk, LineKind};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -152,7 +152,7 @@ pub(super) fn within(anchor: usize, end: usize, start: usize) -> bool {
 /// contiguous tier up to `loc`'s), returns that occurrence and the place.
 pub(super) fn consumed_anchor_rival(
     keys: &FileKeys,
-    hunk: &crate::model::Hunk,
+    hunk: &Hunk,
     old: &[OldLine],
     state: &super::FileState,
     loc: &super::Located,
@@ -177,6 +177,52 @@ pub(super) fn consumed_anchor_rival(
                 .find(|c| c.start != loc.start && within(a, end, c.start))
         })
         .map(|c| (a, c.start))
+}
+
+/// The first file line of the context lines `loc` places after the hunk's
+/// last removed or added line (`loc.end` when there are none).
+pub(super) fn trailing_context_start(hunk: &Hunk, loc: &super::Located) -> usize {
+    let changed = hunk
+        .lines
+        .iter()
+        .rposition(|l| l.kind != LineKind::Context)
+        .map_or(0, |p| p + 1);
+    let old_before = hunk.lines[..changed]
+        .iter()
+        .filter(|l| l.kind != LineKind::Add)
+        .count();
+    loc.slots
+        .iter()
+        .skip(old_before)
+        .find_map(|s| match s {
+            super::Slot::Line(j, _) => Some(*j),
+            _ => None,
+        })
+        .map_or(loc.end, |j| j.min(loc.end))
+}
+
+/// The refusal of a chunk placed at `loc` that also follows its anchor
+/// where the previous chunk quoted it ([`consumed_anchor_rival`]), unless
+/// the user pinned it (`pins`, 0-based lines of `--at`).
+pub(super) fn consumed_anchor_refusal(
+    keys: &FileKeys,
+    (index, hunk): (usize, &Hunk),
+    old: &[OldLine],
+    state: &super::FileState,
+    loc: &super::Located,
+) -> Option<super::Failure> {
+    let (anchor, rival) = consumed_anchor_rival(keys, hunk, old, state, loc)?;
+    if state.pins.contains(loc.start) {
+        return None;
+    }
+    let why = format!(
+        "the `@@` anchor is sought after the previous chunk, where the hunk stands at line {}; the anchor also stands at line {}, on the previous chunk's own last context lines, and the hunk follows it at line {} (no more leniently): which one is meant?",
+        loc.start + 1,
+        anchor + 1,
+        rival + 1
+    );
+    let starts = [rival.min(loc.start), rival.max(loc.start)];
+    Some(super::ambiguous(index, &starts, None, Some(why)))
 }
 
 /// File lines the end-of-file reading may leave out between the hunk's

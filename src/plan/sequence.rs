@@ -7,6 +7,9 @@
 //! places there, touching what they wrote, it joins their edit. See
 //! `docs/matching.md`, "Blocks applied in order".
 
+use super::produced::{
+    Produced, absorb, made_in_turn, original_range, produce, produced_text, reproduces,
+};
 use super::reach::Reach;
 use crate::locate::{
     Failure, HunkStatus, Located, MatchOptions, Normalization, Pins, Reason, Tier, locate_hunks,
@@ -27,23 +30,6 @@ pub(super) struct InOrder {
     pub edit: Edit,
     /// The earlier hunks whose edits the merged edit replaces.
     pub absorbed: Vec<usize>,
-}
-
-/// One line of the text after some edits: an original line, or a line an
-/// edit wrote.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Produced {
-    Original(usize),
-    Written(String),
-}
-
-impl Produced {
-    fn as_new_line(&self) -> NewLine {
-        match self {
-            Produced::Original(j) => NewLine::Keep(*j),
-            Produced::Written(text) => NewLine::Insert(text.clone()),
-        }
-    }
 }
 
 /// Places, in patch order, the hunks that failed in the original but
@@ -106,41 +92,57 @@ pub(super) fn place_in_order(
         let Some(found) = place_after(source, hunk, i, &before.edits(), options) else {
             continue;
         };
-        if let Err(f) = &results[i]
-            && let Some(&turned) = f.candidates.first()
-        {
-            results[i] = Err(turned_away(i, turned, found.located.start));
-            continue;
+        match judge(hunks, results, i, &found) {
+            Ok(()) => {
+                results[i] = Ok(found.located);
+                before.place(found.in_order);
+            }
+            Err(Some(refusal)) => results[i] = Err(refusal),
+            Err(None) => {}
         }
-        if !found.faithful {
-            results[i] = Err(unmerged(i, found.located.start));
-            continue;
-        }
-        let clash = results[i + 1..].iter().any(|r| {
-            matches!(r, Ok(l) if l.status == HunkStatus::Applied
-                && touches(l.start..l.end, &(found.in_order.edit.start..found.in_order.edit.end)))
-        });
-        if clash {
-            continue;
-        }
-        // A hunk without old lines is found again on a later run only by
-        // its added lines standing where it puts them: edited by this one,
-        // they stand nowhere, and that run would add them a second time.
-        if let Some(&pure) = found
-            .in_order
-            .absorbed
-            .iter()
-            .find(|&&h| hunks.get(h).is_some_and(|h| h.old_len() == 0))
-        {
-            results[i] = Err(builds_on_addition(i, pure));
-            continue;
-        }
-        results[i] = Ok(found.located);
-        before.place(found.in_order);
     }
     super::rerun::settle_consumed(hunks, results);
     super::rerun::refuse_consumed_again(hunks, results);
     before.placed
+}
+
+/// Whether hunk `i`, which failed in the original, takes the place `found`
+/// in the text the hunks before it produce: `Ok` when it does, `Err` with
+/// the refusal when that place makes it one, `Err(None)` when it stays
+/// as it was (a later hunk reaches into the merged edit).
+fn judge(
+    hunks: &[Hunk],
+    results: &[Result<Located, Failure>],
+    i: usize,
+    found: &Found,
+) -> Result<(), Option<Failure>> {
+    if let Err(f) = &results[i]
+        && let Some(&turned) = f.candidates.first()
+    {
+        return Err(Some(turned_away(i, turned, found.located.start)));
+    }
+    if !found.faithful {
+        return Err(Some(unmerged(i, found.located.start)));
+    }
+    let merged = found.in_order.edit.start..found.in_order.edit.end;
+    let clash = results[i + 1..].iter().any(|r| {
+        matches!(r, Ok(l) if l.status == HunkStatus::Applied && touches(l.start..l.end, &merged))
+    });
+    if clash {
+        return Err(None);
+    }
+    // A hunk without old lines is found again on a later run only by
+    // its added lines standing where it puts them: edited by this one,
+    // they stand nowhere, and that run would add them a second time.
+    match found
+        .in_order
+        .absorbed
+        .iter()
+        .find(|&&h| hunks.get(h).is_some_and(|h| h.old_len() == 0))
+    {
+        Some(&pure) => Err(Some(builds_on_addition(i, pure))),
+        None => Ok(()),
+    }
 }
 
 /// What the hunks before the current one do, gathered as the loop passes
@@ -482,19 +484,6 @@ fn also_on_written(
     })
 }
 
-/// The bytes of the produced `lines`.
-fn produced_text(source: &SourceText, lines: &[Produced]) -> Vec<u8> {
-    let mut text = Vec::new();
-    for line in lines {
-        match line {
-            Produced::Original(j) => text.extend_from_slice(source.line(*j)),
-            Produced::Written(s) => text.extend_from_slice(s.as_bytes()),
-        }
-        text.push(b'\n');
-    }
-    text
-}
-
 /// Locates `hunk` in the original with `edits` made; `Some` when it
 /// places there, uniquely and afresh, touching what the edits wrote.
 // Longer than most: locating in the produced text, growing the hull over
@@ -571,122 +560,4 @@ fn place_after(
         own_lines,
         faithful,
     })
-}
-
-/// The hull of the hunk's `span` in the produced text, grown over every
-/// edit that touches it (or is next to it) and over every other edit of a
-/// hunk so taken in (an edit split at the lines it keeps is still one
-/// hunk's: its pieces are merged together, or the piece left out would be
-/// lost with the hunk's other edits), and the hunks taken in.
-fn absorb(
-    ranges: &[Range<usize>],
-    edits: &[Edit],
-    span: Range<usize>,
-) -> (Range<usize>, Vec<usize>) {
-    let mut hull = span;
-    let mut absorbed = Vec::new();
-    loop {
-        let mut grew = false;
-        for (e, r) in edits.iter().zip(ranges) {
-            if !absorbed.contains(&e.hunk) && r.start <= hull.end && hull.start <= r.end {
-                absorbed.push(e.hunk);
-                grew = true;
-            }
-            if absorbed.contains(&e.hunk) && (r.start < hull.start || hull.end < r.end) {
-                hull = hull.start.min(r.start)..hull.end.max(r.end);
-                grew = true;
-            }
-        }
-        if !grew {
-            return (hull, absorbed);
-        }
-    }
-}
-
-/// The produced `lines` with the hunk's own `edit` (in their terms) made:
-/// the text the blocks give applied one after another.
-fn made_in_turn(lines: &[Produced], edit: &Edit) -> Option<Vec<Produced>> {
-    let mut made = lines[..edit.start].to_vec();
-    for line in &edit.lines {
-        made.push(match line {
-            NewLine::Keep(t) => lines.get(*t)?.clone(),
-            NewLine::Insert(s) => Produced::Written(s.clone()),
-        });
-    }
-    made.extend_from_slice(&lines[edit.end..]);
-    Some(made)
-}
-
-/// The oracle of the merge: the original with the merged `edit` in place
-/// of the `absorbed` hunks' edits (and the other `edits` as they are) must
-/// be, line for line, the text the hunks give made one after another
-/// (`made`). A merge that loses or doubles a line is no reading of the
-/// blocks: the hunk is not placed in order.
-fn reproduces(
-    source: &SourceText,
-    edits: &[Edit],
-    absorbed: &[usize],
-    edit: &Edit,
-    made: &[Produced],
-) -> bool {
-    let mut all: Vec<Edit> = edits
-        .iter()
-        .filter(|e| !absorbed.contains(&e.hunk))
-        .cloned()
-        .collect();
-    all.push(edit.clone());
-    all.sort_by_key(|e| (e.start, e.end, e.hunk));
-    if all.windows(2).any(|w| w[0].end > w[1].start) {
-        return false;
-    }
-    produce(source, &all).0 == *made
-}
-
-/// The lines of the original with `edits` made, and each edit's lines in
-/// that text.
-fn produce(source: &SourceText, edits: &[Edit]) -> (Vec<Produced>, Vec<Range<usize>>) {
-    let mut lines = Vec::with_capacity(source.len());
-    let mut ranges = Vec::with_capacity(edits.len());
-    let mut next = 0;
-    for edit in edits {
-        lines.extend((next..edit.start).map(Produced::Original));
-        let from = lines.len();
-        lines.extend(edit.lines.iter().map(|l| match l {
-            NewLine::Keep(j) => Produced::Original(*j),
-            NewLine::Insert(s) => Produced::Written(s.clone()),
-        }));
-        ranges.push(from..lines.len());
-        next = edit.end;
-    }
-    lines.extend((next..source.len()).map(Produced::Original));
-    (lines, ranges)
-}
-
-/// The original lines that the produced lines `hull` stand for: the
-/// original lines among them, and the lines of the absorbed edits.
-fn original_range(
-    lines: &[Produced],
-    edits: &[Edit],
-    ranges: &[Range<usize>],
-    absorbed: &[usize],
-    hull: Range<usize>,
-) -> Option<Range<usize>> {
-    let mut bounds: Vec<(usize, usize)> = Vec::new();
-    for (e, r) in edits.iter().zip(ranges) {
-        if absorbed.contains(&e.hunk) {
-            bounds.push((e.start, e.end));
-            debug_assert!(hull.start <= r.start && r.end <= hull.end);
-        }
-    }
-    let inside_edit = |t: usize| ranges.iter().any(|r| r.contains(&t));
-    for t in hull {
-        if let Produced::Original(j) = lines[t]
-            && !inside_edit(t)
-        {
-            bounds.push((j, j + 1));
-        }
-    }
-    let start = bounds.iter().map(|b| b.0).min()?;
-    let end = bounds.iter().map(|b| b.1).max()?;
-    Some(start..end)
 }
