@@ -11,6 +11,7 @@ use super::produced::{
     Produced, absorb, made_in_turn, original_range, produce, produced_text, reproduces,
 };
 use super::reach::Reach;
+use crate::locate::normalize::fuzzy_key;
 use crate::locate::{
     Failure, HunkStatus, Located, MatchOptions, Normalization, Pins, Reason, Tier, locate_hunks,
 };
@@ -72,9 +73,10 @@ pub(super) fn place_in_order(
         }
         if placed_by_text && !open && wrote_a_line_of(hunks, results, i, &before.written) {
             let edits = before.edits();
-            if let (Ok(loc), Some(at)) =
-                (&results[i], also_on_written(source, hunk, &edits, options))
-                && !pins.contains(loc.start)
+            if let (Ok(loc), Some(at)) = (
+                &results[i],
+                also_on_written(source, hunk, &edits, options, Tier::Exact),
+            ) && !pins.contains(loc.start)
             {
                 results[i] = Err(two_readings(i, loc, at));
             }
@@ -153,8 +155,9 @@ struct Before<'h> {
     /// The added lines of the hunks that apply: one set, not a scan of
     /// them all per hunk.
     written: HashSet<&'h str>,
-    /// The same lines holding a word, without their edge whitespace.
-    written_worded: HashSet<&'h str>,
+    /// The fuzzy keys (`normalize::fuzzy_key`) of those lines that hold a
+    /// word.
+    written_worded: HashSet<String>,
     /// The edit of each hunk that applies where it was located in the
     /// original, built once (planning them all again for every hunk made
     /// a long reply quadratic).
@@ -189,9 +192,8 @@ impl<'h> Before<'h> {
         let added = hunks[k].lines.iter().filter(|a| a.kind == LineKind::Add);
         for a in added {
             self.written.insert(a.text.as_str());
-            let trimmed = a.text.trim();
-            if trimmed.chars().any(char::is_alphanumeric) {
-                self.written_worded.insert(trimmed);
+            if a.text.chars().any(char::is_alphanumeric) {
+                self.written_worded.insert(fuzzy_key(&a.text));
             }
         }
         if self.placed.iter().all(|p| p.hunk != l.hunk) {
@@ -233,9 +235,10 @@ impl<'h> Before<'h> {
 /// located state; the in-order reading competes with it), different bytes
 /// either way, so the refusal (done next to that place is a re-run, weighed
 /// by `rerun`). Looked for only when an old line of the hunk
-/// is, but for edge whitespace, a worded line an earlier hunk wrote (the
+/// is, by its fuzzy key, a worded line an earlier hunk wrote (the
 /// cheap test: a re-run, where no hunk applies afresh, or a done hunk
-/// sharing no line with what the others write, builds no text).
+/// sharing no line with what the others write, builds no text). Fuzzy
+/// keys: a line drifted in case or punctuation is the line written.
 fn done_or_in_order(
     source: &SourceText,
     hunk: &Hunk,
@@ -249,25 +252,25 @@ fn done_or_in_order(
         || before.is_empty()
         || !hunk
             .old_lines()
-            .any(|o| before.written_worded.contains(o.text.trim()))
+            .any(|o| before.written_worded.contains(&fuzzy_key(&o.text)))
     {
         return None;
     }
-    let found = place_after(source, hunk, i, &before.edits(), options)?;
+    // Any reading there counts, one the ladder refuses as ambiguous too
+    // (read with tolerance, the done lines elsewhere are its rival).
+    let at = also_on_written(source, hunk, &before.edits(), options, options.max_tier)?;
     // Done right where it would be applied in order: a re-run, which
     // `rerun::refuse_consumed_again` weighs (the earlier hunk's old side
     // standing again).
-    let merged = &found.in_order.edit;
-    if done.start <= merged.end && merged.start <= done.end {
+    if done.start <= at + 1 && at <= done.end {
         return None;
     }
     Some(Failure {
         hunk: i,
         reason: Reason::Ambiguous,
         message: format!(
-            "the hunk's new lines stand at line {}, and its old lines stand in what the hunks before it write (around line {}): already applied there, or to be applied in order?",
+            "the hunk's new lines stand at line {}, and its old lines stand in what the hunks before it write (after line {at}): already applied there, or to be applied in order?",
             done.start + 1,
-            found.located.start + 1
         ),
         candidates: vec![done.start + 1],
         tie: None,
@@ -439,18 +442,20 @@ fn wrote_a_line_of(
 /// A hunk placed exactly in the original may also stand exactly on lines
 /// an earlier hunk writes: applied one after another (Aider), the reply
 /// could mean that place. Returns the original line of that place (the
-/// first written line it covers) when it does.
+/// first written line it covers) when it does, read with the tiers up to
+/// `max_tier` (a place among several the ladder finds counts).
 fn also_on_written(
     source: &SourceText,
     hunk: &Hunk,
     edits: &[Edit],
     options: &MatchOptions,
+    max_tier: Tier,
 ) -> Option<usize> {
     let (lines, _) = produce(source, edits);
     let text = produced_text(source, &lines);
     let produced = SourceText::new(&text);
     let exact = MatchOptions {
-        max_tier: Tier::Exact,
+        max_tier,
         ..options.clone()
     };
     let result = locate_hunks(
