@@ -155,3 +155,44 @@ pub(super) fn original_range(
     let end = bounds.iter().map(|b| b.1).max()?;
     Some(start..end)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edit(start: usize, end: usize, lines: Vec<NewLine>, hunk: usize) -> Edit {
+        Edit {
+            start,
+            end,
+            lines,
+            hunk,
+        }
+    }
+
+    /// Hunk 0 deletes `b` and appends `x` after `c` (two pieces of one
+    /// hunk); hunk 1, in order, rewrites `c` to `C`: the merge takes in
+    /// both pieces, and a merge that leaves the append out fails the
+    /// oracle.
+    #[test]
+    fn merge_takes_in_every_piece_and_the_oracle_sees_a_lost_one() {
+        let source = SourceText::new(b"a\nb\nc\n");
+        let edits = vec![
+            edit(1, 2, vec![], 0),
+            edit(3, 3, vec![NewLine::Insert("x".into())], 0),
+        ];
+        let (lines, ranges) = produce(&source, &edits);
+        assert_eq!(lines[2], Produced::Written("x".into()));
+        let own = edit(1, 2, vec![NewLine::Insert("C".into())], 1);
+        let made = made_in_turn(&lines, &own).unwrap();
+        let (hull, absorbed) = absorb(&ranges, &edits, 1..2);
+        assert_eq!((hull.clone(), absorbed.clone()), (1..3, vec![0]));
+        let original = original_range(&lines, &edits, &ranges, &absorbed, hull.clone()).unwrap();
+        assert_eq!(original, 1..3);
+        let merged = |to: usize| {
+            let lines = made[hull.start..to].iter().map(Produced::as_new_line);
+            edit(original.start, original.end, lines.collect(), 1)
+        };
+        assert!(reproduces(&source, &edits, &absorbed, &merged(3), &made));
+        assert!(!reproduces(&source, &edits, &absorbed, &merged(2), &made));
+    }
+}
