@@ -9,6 +9,7 @@ use super::footprint::Footprint;
 use super::keys::{FileKeys, OldLine};
 use super::normalize::LineMatch;
 use super::normalize::same_but_whitespace;
+use super::overhang;
 use super::search::{Candidate, Slot, contiguous};
 use super::{
     FileState, Located, MatchOptions, Reason, Tier, ambiguous, decide, evidence, failure, fixed,
@@ -160,12 +161,8 @@ fn no_rival_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
         return Err(two_places(p.index, cand.start, rival, why));
     }
     if tier == Tier::Structural
-        && let Some(rival) = evidence::overhang_rival(keys, old, cand)
+        && let Some((rival, why)) = overhang::doubt(keys, old, cand)
     {
-        let why = format!(
-            "the hunk matches at line {at} with its last context lines past the end of the file, and without them at line {}: the lines past the end may be invented, so nothing says which one is meant; give context the file has",
-            rival + 1
-        );
         return Err(two_places(p.index, cand.start, rival, why));
     }
     if tier == Tier::Structural

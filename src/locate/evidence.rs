@@ -245,34 +245,6 @@ pub(super) fn dropped_line_stands_near(
         })
 }
 
-/// A structural match that ignores the hunk's last context lines as
-/// standing past the end of the file, while the hunk without them stands
-/// elsewhere (contiguous, up to the fuzzy tier): the lines past the end may
-/// as well be lines the model invented after the other place, so the end
-/// of the file must not decide (rule 11's kin). Returns the other place's
-/// first line.
-pub(super) fn overhang_rival(keys: &FileKeys, old: &[OldLine], cand: &Candidate) -> Option<usize> {
-    let past = cand
-        .slots
-        .iter()
-        .rev()
-        .take_while(|s| **s == Slot::Overhang)
-        .count();
-    if past == 0 || past >= old.len() {
-        return None;
-    }
-    let kept = &old[..old.len() - past];
-    let n = keys.len();
-    let starts: Vec<usize> = match super::prefilter::starts(keys, kept, Tier::Fuzzy, 0, 0) {
-        Some(starts) => starts,
-        None => (0..n).collect(),
-    };
-    contiguous(keys, kept, Tier::Fuzzy, starts)
-        .into_iter()
-        .find(|c| c.end <= cand.start || cand.end <= c.start)
-        .map(|c| c.start)
-}
-
 /// A hunk placed on one of several equally good candidates because its
 /// line number pointed at it.
 #[derive(Debug)]
