@@ -3,7 +3,8 @@
 //! in `docs/matching.md`). Each check names the other reading it found; the
 //! first one that finds one refuses the hunk.
 
-use super::applied::{self, AppliedAround};
+use super::applied;
+use super::around::{self, AppliedAround};
 use super::choose::{HINT_WINDOW, Hints, points_among};
 use super::footprint::Footprint;
 use super::keys::{FileKeys, OldLine};
@@ -49,6 +50,7 @@ pub(super) fn accept(p: &Proposal, cand: Candidate) -> Result<Located, Failure> 
     }
     if p.hints.pins.is_empty() {
         not_done_where_numbered(p, &cand)?;
+        new_side_not_at_number(p, &cand)?;
     }
     if let Some((i, k)) = super::evidence::dropped_line_removed(p.old, &cand) {
         let why = format!(
@@ -194,12 +196,33 @@ fn no_rival_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
         && let Some(there) = decide::paired_line_stands_elsewhere(keys, old, cand)
     {
         let why = format!(
-            "the hunk matches at line {at} with a context line written differently, and that line stands as written at line {}: the patch may have been written from there; give context the file has",
+            "the hunk matches at line {at} with a context line written differently, and that line stands as written (or only cut or respaced) at line {}: the patch may have been written from there; give context the file has",
             there + 1
         );
         return Err(two_places(p.index, cand.start, there, why));
     }
     Ok(())
+}
+
+/// The new side starting on the very line the number names (as written,
+/// carried by the hunks placed afresh or by the hunks found done) while the
+/// old side starts elsewhere (rule 7): applied there before, or to be
+/// applied at the old side? Whatever else stands around (a copy of the new
+/// side beside it, the old side again over its lines), the number names
+/// the applied state.
+fn new_side_not_at_number(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
+    let new = p.keys.new_side(p.hunk);
+    let Some(at) =
+        super::at_number::new_side_at_number(p.keys, p.hunk, &new, p.hints, p.state, cand)
+    else {
+        return Ok(());
+    };
+    let why = format!(
+        "the hunk's new lines already stand at line {}, the line its number names, and its old lines stand at line {}: already applied, or to be applied there?",
+        at + 1,
+        cand.start + 1
+    );
+    Err(two_places(p.index, at, cand.start, why))
 }
 
 /// The new side standing where the line number points while the old side
@@ -424,7 +447,7 @@ fn applied_around(p: &Proposal, cand: &Candidate) -> Result<Option<Located>, Fai
     if p.tier > Tier::Fuzzy {
         return Ok(None);
     }
-    match applied::applied_at_candidate(p.keys, p.hunk, cand) {
+    match around::applied_at_candidate(p.keys, p.hunk, cand) {
         Some(AppliedAround::Done(start)) => {
             let end = start + p.keys.new_side(p.hunk).len();
             Ok(Some(Located {
@@ -434,7 +457,7 @@ fn applied_around(p: &Proposal, cand: &Candidate) -> Result<Option<Located>, Fai
         }
         Some(AppliedAround::Unsure(start)) => {
             let why = format!(
-                "the hunk's old lines stand at line {}, and its new lines stand around them already; its added lines (blank or brackets only) could have been there before: already applied, or to be applied again?",
+                "the hunk's old lines stand at line {}, and its new lines stand around them already; the lines it adds beyond those it removes (blank or brackets only, or copies of removed lines) could have been there before: already applied, or to be applied again?",
                 cand.start + 1
             );
             Err(here_or_done(p.index, start, cand.start, why))

@@ -30,6 +30,8 @@
 mod accept;
 mod addition;
 mod applied;
+mod around;
+mod at_number;
 mod blank_edge;
 mod choose;
 mod decide;

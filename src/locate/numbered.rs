@@ -78,6 +78,17 @@ pub(super) fn place_numbered(
         let loc = insert_at(hunk, index, at, state)?;
         return Ok(Numbered::Placed(loc, AdditionEvidence::Plain));
     }
+    if let Some(d) = done.filter(|&d| d != at && wordless_stands(keys, hunk, d)) {
+        // Blank lines or brackets where the patch applied before put them:
+        // they tell nothing, and the hunks before were found done.
+        return Err((
+            Reason::Ambiguous,
+            format!(
+                "the hunk adds only blank lines or brackets, and such lines stand after line {d}, where the patch applied before would have put them: applied before, or to be added after line {at}? (add a context line)"
+            ),
+            vec![at + 1, d + 1],
+        ));
+    }
     if wordless_stands(keys, hunk, at) {
         return Ok(done_at(at, AdditionEvidence::Unsure));
     }
