@@ -51,6 +51,7 @@ pub(super) fn accept(p: &Proposal, cand: Candidate) -> Result<Located, Failure> 
     if p.hints.pins.is_empty() {
         not_done_where_numbered(p, &cand)?;
         new_side_not_at_number(p, &cand)?;
+        deletion_in_named_block(p, &cand)?;
     }
     if let Some((i, k)) = super::evidence::dropped_line_removed(p.old, &cand) {
         let why = format!(
@@ -223,6 +224,34 @@ fn new_side_not_at_number(p: &Proposal, cand: &Candidate) -> Result<(), Failure>
         cand.start + 1
     );
     Err(two_places(p.index, at, cand.start, why))
+}
+
+/// A deletion without context read where its number does not name, of
+/// lines without a word, or outside the block its number and its section
+/// heading both name (rule 7): deleted there already, or to be deleted
+/// here?
+fn deletion_in_named_block(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
+    if let Some(line) =
+        super::at_number::wordless_deletion_off_number(p.keys, p.hunk, p.hints, p.state, cand)
+    {
+        let why = format!(
+            "the hunk only removes lines without a word (blank lines or brackets) and has no context; they stand at line {}, which its line number (line {}) does not name: deleted at the number already, or to be deleted here? add a context line",
+            cand.start + 1,
+            line + 1
+        );
+        return Err(two_places(p.index, line, cand.start, why));
+    }
+    let Some(line) = super::at_number::deletion_outside_named_block(p.keys, p.hunk, p.hints, cand)
+    else {
+        return Ok(());
+    };
+    let why = format!(
+        "the hunk only removes lines and has no context; its line number (line {}) and its section heading `{}` name the same block, and the lines stand only outside it, at line {}: deleted there already, or to be deleted here? add a context line",
+        line + 1,
+        p.hunk.section.trim(),
+        cand.start + 1
+    );
+    Err(two_places(p.index, line, cand.start, why))
 }
 
 /// The new side standing where the line number points while the old side

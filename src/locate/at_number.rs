@@ -11,8 +11,8 @@ use super::choose::Hints;
 use super::keys::{FileKeys, OldLine};
 use super::normalize::same_but_whitespace;
 use super::search::Candidate;
-use super::{FileState, hint_line};
-use crate::model::Hunk;
+use super::{FileState, evidence, hint_line, scope};
+use crate::model::{Hunk, LineKind};
 
 /// The first line of the hunk's new side `new` when it stands, every line
 /// exactly but for whitespace, starting on a line the hunk's number names
@@ -44,4 +44,59 @@ pub(super) fn new_side_at_number(
                 .all(|(i, l)| same_but_whitespace(&keys.text(at + i), l.text))
     };
     lines.into_iter().find(|&at| stands_at(at))
+}
+
+/// A hunk that only removes lines, with no context (a `git diff -U0`
+/// deletion: nothing but its number and its section heading tell its
+/// place, and once applied it leaves no trace), read at a candidate that
+/// starts on no line its number names and lies outside every block the
+/// heading names, while the number names a line inside one of them: the
+/// lines may have been deleted there already (a re-run) and the copy at
+/// `cand` be another function's. Returns the numbered line.
+pub(super) fn deletion_outside_named_block(
+    keys: &FileKeys,
+    hunk: &Hunk,
+    hints: &Hints,
+    cand: &Candidate,
+) -> Option<usize> {
+    let line = hints.line?;
+    if hunk.section.is_empty()
+        || line == cand.start
+        || hunk.lines.is_empty()
+        || hunk.lines.iter().any(|l| l.kind != LineKind::Remove)
+    {
+        return None;
+    }
+    let blocks = evidence::section_blocks(keys, &hunk.section);
+    let inside = |at: usize| blocks.iter().any(|&(a, end)| scope::within(a, end, at));
+    (blocks.len() <= super::choose::HEADING_BLOCKS && inside(line) && !inside(cand.start))
+        .then_some(line)
+}
+
+/// A hunk that only removes lines without a word (blank lines, brackets),
+/// with no context: a candidate on no line its number names (as written,
+/// carried afresh or by the hunks found done) is one of the many places
+/// such lines stand, and a re-run finds the next one after the first run
+/// deleted the numbered one. Returns the numbered line.
+pub(super) fn wordless_deletion_off_number(
+    keys: &FileKeys,
+    hunk: &Hunk,
+    hints: &Hints,
+    state: &FileState,
+    cand: &Candidate,
+) -> Option<usize> {
+    let line = hints.line?;
+    let wordless_removal = !hunk.lines.is_empty()
+        && hunk
+            .lines
+            .iter()
+            .all(|l| l.kind == LineKind::Remove && !l.text.chars().any(char::is_alphanumeric));
+    if !wordless_removal || !hints.pins.is_empty() {
+        return None;
+    }
+    let done = hunk
+        .line_hint
+        .and_then(|l| hint_line(l, state.done_offset, keys.len()));
+    let named = hints.lines().chain(done).any(|l| l == cand.start);
+    (!named).then_some(line)
 }
