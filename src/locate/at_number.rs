@@ -50,7 +50,8 @@ pub(super) fn new_side_at_number(
 /// deletion: nothing but its number and its section heading tell its
 /// place, and once applied it leaves no trace), read at a candidate that
 /// starts on no line its number names and lies outside every block the
-/// heading names, while the number names a line inside one of them: the
+/// heading names, while the number names a line inside one of them (or
+/// lies past the end of the file, naming no line at all): the
 /// lines may have been deleted there already (a re-run) and the copy at
 /// `cand` be another function's. Returns the numbered line.
 pub(super) fn deletion_outside_named_block(
@@ -59,7 +60,14 @@ pub(super) fn deletion_outside_named_block(
     hints: &Hints,
     cand: &Candidate,
 ) -> Option<usize> {
-    let line = hints.line?;
+    // A number past the end of the file names no line, but the heading
+    // still names its block.
+    let past_end = hints.line.is_none() && hints.raw_line.is_none();
+    let line = match hints.line {
+        Some(line) => line,
+        None if past_end => hunk.line_hint?.saturating_sub(1),
+        None => return None,
+    };
     if hunk.section.is_empty()
         || line == cand.start
         || hunk.lines.is_empty()
@@ -69,8 +77,10 @@ pub(super) fn deletion_outside_named_block(
     }
     let blocks = evidence::section_blocks(keys, &hunk.section);
     let inside = |at: usize| blocks.iter().any(|&(a, end)| scope::within(a, end, at));
-    (blocks.len() <= super::choose::HEADING_BLOCKS && inside(line) && !inside(cand.start))
-        .then_some(line)
+    (blocks.len() <= super::choose::HEADING_BLOCKS
+        && (past_end || inside(line))
+        && !inside(cand.start))
+    .then_some(line)
 }
 
 /// A hunk that only removes lines without a word (blank lines, brackets),
