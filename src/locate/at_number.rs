@@ -18,7 +18,8 @@ use crate::model::{Hunk, LineKind};
 /// exactly but for whitespace, starting on a line the hunk's number names
 /// (`hints.line`, or the number carried by the offset of the hunks found
 /// done), while the candidate `cand` of its old side starts on none of
-/// them. `None` without a number, or for a new side with no lines.
+/// them and does not hold it among its own lines. `None` without a
+/// number, or for a new side with no lines.
 pub(super) fn new_side_at_number(
     keys: &FileKeys,
     hunk: &Hunk,
@@ -43,7 +44,13 @@ pub(super) fn new_side_at_number(
                 .enumerate()
                 .all(|(i, l)| same_but_whitespace(&keys.text(at + i), l.text))
     };
-    lines.into_iter().find(|&at| stands_at(at))
+    // A new side inside the old side's own lines is those lines (the
+    // context kept around a deletion at its edge, one line off the
+    // number): no applied state of its own.
+    let within_cand = |at: usize| cand.start <= at && at + new.len() <= cand.end;
+    lines
+        .into_iter()
+        .find(|&at| !within_cand(at) && stands_at(at))
 }
 
 /// A hunk that only removes lines, with no context (a `git diff -U0`
