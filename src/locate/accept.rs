@@ -50,8 +50,7 @@ pub(super) fn accept(p: &Proposal, cand: Candidate) -> Result<Located, Failure> 
     }
     if p.hints.pins.is_empty() {
         not_done_where_numbered(p, &cand)?;
-        new_side_not_at_number(p, &cand)?;
-        deletion_in_named_block(p, &cand)?;
+        super::at_number::applied_where_told(p, &cand)?;
     }
     if let Some((i, k)) = super::evidence::dropped_line_removed(p.old, &cand) {
         let why = format!(
@@ -67,7 +66,7 @@ pub(super) fn accept(p: &Proposal, cand: Candidate) -> Result<Located, Failure> 
 }
 
 /// Two places, sorted, and why they are two readings.
-fn two_places(index: usize, a: usize, b: usize, why: String) -> Failure {
+pub(super) fn two_places(index: usize, a: usize, b: usize, why: String) -> Failure {
     let mut starts = vec![a, b];
     starts.sort_unstable();
     ambiguous(index, &starts, None, Some(why))
@@ -203,55 +202,6 @@ fn no_rival_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
         return Err(two_places(p.index, cand.start, there, why));
     }
     Ok(())
-}
-
-/// The new side starting on the very line the number names (as written,
-/// carried by the hunks placed afresh or by the hunks found done) while the
-/// old side starts elsewhere (rule 7): applied there before, or to be
-/// applied at the old side? Whatever else stands around (a copy of the new
-/// side beside it, the old side again over its lines), the number names
-/// the applied state.
-fn new_side_not_at_number(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
-    let new = p.keys.new_side(p.hunk);
-    let Some(at) =
-        super::at_number::new_side_at_number(p.keys, p.hunk, &new, p.hints, p.state, cand)
-    else {
-        return Ok(());
-    };
-    let why = format!(
-        "the hunk's new lines already stand at line {}, the line its number names, and its old lines stand at line {}: already applied, or to be applied there?",
-        at + 1,
-        cand.start + 1
-    );
-    Err(two_places(p.index, at, cand.start, why))
-}
-
-/// A deletion without context read where its number does not name, of
-/// lines without a word, or outside the block its number and its section
-/// heading both name (rule 7): deleted there already, or to be deleted
-/// here?
-fn deletion_in_named_block(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
-    if let Some(line) =
-        super::at_number::wordless_deletion_off_number(p.keys, p.hunk, p.hints, p.state, cand)
-    {
-        let why = format!(
-            "the hunk only removes lines without a word (blank lines or brackets) and has no context; they stand at line {}, which its line number (line {}) does not name: deleted at the number already, or to be deleted here? add a context line",
-            cand.start + 1,
-            line + 1
-        );
-        return Err(two_places(p.index, line, cand.start, why));
-    }
-    let Some(line) = super::at_number::deletion_outside_named_block(p.keys, p.hunk, p.hints, cand)
-    else {
-        return Ok(());
-    };
-    let why = format!(
-        "the hunk only removes lines and has no context; its line number (line {}) and its section heading `{}` name the same block, and the lines stand only outside it, at line {}: deleted there already, or to be deleted here? add a context line",
-        line + 1,
-        p.hunk.section.trim(),
-        cand.start + 1
-    );
-    Err(two_places(p.index, line, cand.start, why))
 }
 
 /// The new side standing where the line number points while the old side
