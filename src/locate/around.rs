@@ -8,6 +8,7 @@ use super::keys::FileKeys;
 use super::normalize::{LineMatch, same_but_whitespace};
 use super::search::{Candidate, Slot};
 use crate::model::{Hunk, LineKind};
+use std::collections::HashMap;
 
 /// The new side of a hunk standing around a candidate of its old side.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,7 +74,7 @@ pub(super) fn applied_at_candidate(
         .collect();
     // The file lines the candidate matched to a context line, and its text.
     let old = keys.old_side(hunk);
-    let read: Vec<(usize, &str)> = old
+    let read: HashMap<usize, &str> = old
         .iter()
         .zip(&cand.slots)
         .filter_map(|(l, s)| match s {
@@ -84,7 +85,7 @@ pub(super) fn applied_at_candidate(
         })
         .collect();
     let line_stands = |j: usize, text: &str, is_added: bool| {
-        same_but_whitespace(&keys.text(j), text) || (!is_added && read.contains(&(j, text)))
+        same_but_whitespace(&keys.text(j), text) || (!is_added && read.get(&j) == Some(&text))
     };
     let stands_at = |start: usize| {
         start + new.len() <= keys.len()
