@@ -124,16 +124,21 @@ fn wordless_deletion_off_number(
 /// away from the candidate `cand` of its old side, which lies outside
 /// every such block: applied there before (a re-run whose numbers are off
 /// or past the end of the file), or to be applied at `cand`? Sought only
-/// when the candidate lies outside the heading's blocks, so a diff whose
-/// heading agrees with its place costs nothing more. Returns where the new
-/// side stands.
+/// for a candidate on no line the number names (as written or carried),
+/// so a diff placed at its numbers never looks for the heading's blocks.
+/// Returns where the new side stands.
 fn new_side_in_named_block(
     keys: &FileKeys,
     hunk: &Hunk,
     new: &[OldLine],
+    hints: &Hints,
     cand: &Candidate,
 ) -> Option<usize> {
-    if hunk.section.is_empty() || new.is_empty() || !hunk.lines.iter().any(|l| l.is_new()) {
+    if hunk.section.is_empty()
+        || new.is_empty()
+        || !hunk.lines.iter().any(|l| l.is_new())
+        || hints.lines().any(|l| l == cand.start)
+    {
         return None;
     }
     let blocks = evidence::section_blocks(keys, &hunk.section);
@@ -215,7 +220,7 @@ fn deletion_in_named_block(p: &Proposal, cand: &Candidate) -> Result<(), Failure
 /// the old side is read outside every such block (rules 2 and 7).
 fn new_side_not_in_named_block(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
     let new = p.keys.new_side(p.hunk);
-    let Some(at) = new_side_in_named_block(p.keys, p.hunk, &new, cand) else {
+    let Some(at) = new_side_in_named_block(p.keys, p.hunk, &new, p.hints, cand) else {
         return Ok(());
     };
     let why = format!(
