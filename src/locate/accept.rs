@@ -3,7 +3,8 @@
 //! in `docs/matching.md`). Each check names the other reading it found; the
 //! first one that finds one refuses the hunk.
 
-use super::applied::{self, AppliedAround};
+use super::applied;
+use super::around::{self, AppliedAround};
 use super::choose::{HINT_WINDOW, Hints, points_among};
 use super::footprint::Footprint;
 use super::keys::{FileKeys, OldLine};
@@ -50,6 +51,7 @@ pub(super) fn accept(p: &Proposal, cand: Candidate) -> Result<Located, Failure> 
     }
     if p.hints.pins.is_empty() {
         not_done_where_numbered(p, &cand)?;
+        super::at_number::applied_where_told(p, &cand)?;
     }
     if let Some((i, k)) = super::evidence::dropped_line_removed(p.old, &cand) {
         let why = format!(
@@ -65,7 +67,7 @@ pub(super) fn accept(p: &Proposal, cand: Candidate) -> Result<Located, Failure> 
 }
 
 /// Two places, sorted, and why they are two readings.
-fn two_places(index: usize, a: usize, b: usize, why: String) -> Failure {
+pub(super) fn two_places(index: usize, a: usize, b: usize, why: String) -> Failure {
     let mut starts = vec![a, b];
     starts.sort_unstable();
     ambiguous(index, &starts, None, Some(why))
@@ -184,7 +186,7 @@ fn no_rival_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
         && let Some(there) = decide::paired_line_stands_elsewhere(keys, old, cand)
     {
         let why = format!(
-            "the hunk matches at line {at} with a context line written differently, and that line stands as written at line {}: the patch may have been written from there; give context the file has",
+            "the hunk matches at line {at} with a context line written differently, and that line stands as written (or only cut or respaced) at line {}: the patch may have been written from there; give context the file has",
             there + 1
         );
         return Err(two_places(p.index, cand.start, there, why));
@@ -414,7 +416,7 @@ fn applied_around(p: &Proposal, cand: &Candidate) -> Result<Option<Located>, Fai
     if p.tier > Tier::Fuzzy {
         return Ok(None);
     }
-    match applied::applied_at_candidate(p.keys, p.hunk, cand) {
+    match around::applied_at_candidate(p.keys, p.hunk, cand) {
         Some(AppliedAround::Done(start)) => {
             let end = start + p.keys.new_side(p.hunk).len();
             Ok(Some(Located {
@@ -424,7 +426,7 @@ fn applied_around(p: &Proposal, cand: &Candidate) -> Result<Option<Located>, Fai
         }
         Some(AppliedAround::Unsure(start)) => {
             let why = format!(
-                "the hunk's old lines stand at line {}, and its new lines stand around them already; its added lines (blank or brackets only) could have been there before: already applied, or to be applied again?",
+                "the hunk's old lines stand at line {}, and its new lines stand around them already; the lines it adds beyond those it removes (blank or brackets only, or copies of removed lines) could have been there before: already applied, or to be applied again?",
                 cand.start + 1
             );
             Err(here_or_done(p.index, start, cand.start, why))

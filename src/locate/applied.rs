@@ -289,67 +289,6 @@ fn framed_deletion(hunk: &Hunk) -> bool {
     }
 }
 
-/// The new side of a hunk standing around a candidate of its old side.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum AppliedAround {
-    /// It stands there with an added line that tells (a word that no
-    /// removed line spells but for whitespace): the hunk is done.
-    Done(usize),
-    /// It stands there, but its added lines are blank or brackets only,
-    /// which could have been there before: applied, or to apply again?
-    Unsure(usize),
-}
-
-/// Where the new side of a hunk starts when it stands around the
-/// candidate `cand` (holding the candidate's lines), every line exactly but
-/// for whitespace. A hunk that adds lines before or after all its old
-/// lines (context on one side only, or a SEARCH/REPLACE block whose
-/// replacement keeps the searched lines) leaves its old side standing once
-/// applied, inside its new side: the strict tiers read that applied state
-/// as the old side at the very same lines, and applying again would add
-/// the lines twice (rule 7 of "One placement decision": at the same lines
-/// the hunk is already applied). A hunk whose every added line is a removed
-/// line respaced (a whitespace fix) reads as done before it is made, and is
-/// never taken for done here.
-pub(super) fn applied_at_candidate(
-    keys: &FileKeys,
-    hunk: &Hunk,
-    cand: &Candidate,
-) -> Option<AppliedAround> {
-    let removed: Vec<&str> = hunk
-        .lines
-        .iter()
-        .filter(|l| l.kind == LineKind::Remove)
-        .map(|l| &*l.text)
-        .collect();
-    let fresh: Vec<&str> = hunk
-        .lines
-        .iter()
-        .filter(|l| l.kind == LineKind::Add)
-        .map(|l| &*l.text)
-        .filter(|t| !removed.iter().any(|r| same_but_whitespace(r, t)))
-        .collect();
-    if fresh.is_empty() {
-        return None;
-    }
-    let new = keys.new_side(hunk);
-    let stands_at = |start: usize| {
-        start + new.len() <= keys.len()
-            && new
-                .iter()
-                .enumerate()
-                .all(|(i, l)| same_but_whitespace(&keys.text(start + i), l.text))
-    };
-    // The new side must hold the candidate's lines.
-    let first = cand.end.saturating_sub(new.len());
-    let start = (first..=cand.start).find(|&s| stands_at(s))?;
-    if fresh.iter().any(|t| t.chars().any(char::is_alphanumeric)) {
-        Some(AppliedAround::Done(start))
-    } else {
-        Some(AppliedAround::Unsure(start))
-    }
-}
-
 /// Where the new side stands when read with the tolerance of `tier`, the
 /// lenient tier that read the old side: a re-run of a patch that tier
 /// placed finds its applied state only so (the context lines drift in
@@ -389,12 +328,15 @@ pub(super) fn new_side_read_leniently(
     if tier >= Tier::Structural {
         cands.extend(read_as_placed(keys, hunk, &new, cand));
     }
+    let overhang = |c: &Candidate| c.slots.iter().filter(|s| **s == Slot::Overhang).count();
     cands
         .into_iter()
         .filter(|c| {
             // Read without skipping a removed line (a deletion's new side
             // read over the removed lines is its old side, a twin, not its
-            // applied state) nor context past the end of the file. A file
+            // applied state) nor more context past the end of the file
+            // than the old side's reading took there (its blank last
+            // context line, say: the same tolerance). A file
             // line the patch omitted may be skipped when an added line
             // tells: the tier that placed the hunk skipped it too.
             let skips_ok = if telling {
@@ -418,7 +360,7 @@ pub(super) fn new_side_read_leniently(
             });
             skips_ok
                 && touching
-                && !c.slots.contains(&Slot::Overhang)
+                && overhang(c) <= overhang(cand)
                 && state
                 .overlapping(&Footprint::unchanged(c.start..c.end))
                 .is_none()

@@ -30,6 +30,8 @@
 mod accept;
 mod addition;
 mod applied;
+mod around;
+mod at_number;
 mod choose;
 mod decide;
 mod diagnose;
