@@ -43,7 +43,7 @@ Cases (H hunks, one changed line each, on a file of 8 H lines unless said):
               re-applied, that reading finds it, and every hunk is refused as
               ambiguous (exit 1, file unchanged: "already applied, or to be
               applied there?"), each refusal trying its `--at` suggestions
-              (`apply/pin_check.rs`: one more location of the file, shared
+              (`plan/pin_check.rs`: one more location of the file, shared
               by every refusal; hunks squared before session 12's second
               pass)
   lenient-deletions  numbered hunks that only remove a line, every old line
@@ -56,7 +56,7 @@ Cases (H hunks, one changed line each, on a file of 8 H lines unless said):
   ties        bare `@@` hunks, H of them on 16 H lines, on a file whose
               second half repeats its first: every hunk matches two places
               equally well and is refused (exit 1, file unchanged), each
-              refusal trying its two `--at` suggestions (`apply/pin_check.rs`:
+              refusal trying its two `--at` suggestions (`plan/pin_check.rs`:
               every suggested line pinned, one hunk located again; hunks
               squared before session 13). Fresh only (nothing applies, so
               re-applied is the same run); the peers cannot read bare `@@`

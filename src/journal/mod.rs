@@ -449,6 +449,13 @@ pub(crate) fn remove(path: &Path) -> io::Result<()> {
     sync_dir(path.parent().unwrap_or(Path::new(".")))
 }
 
+/// Removes the journal at `path`; true when it is still there afterwards
+/// (its removal failed). A failed fsync of its directory after the unlink
+/// leaves no journal to name, so a message must not call it kept.
+pub(crate) fn remove_or_kept(path: &Path) -> bool {
+    remove(path).is_err() && fs::symlink_metadata(path).is_ok()
+}
+
 /// The last 20 bytes of the index file (its SHA-1 trailer), as hex; `None`
 /// when there is no index yet.
 pub(crate) fn index_checksum(index: &Path) -> Option<String> {

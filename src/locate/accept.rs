@@ -1,10 +1,10 @@
 //! The last word on the candidate the ladder chose: it is accepted only when
-//! no other evidence contradicts it (rules 1-15 of "One placement decision"
+//! no other evidence contradicts it (rules 1-14 of "One placement decision"
 //! in `docs/matching.md`). Each check names the other reading it found; the
 //! first one that finds one refuses the hunk.
 
 use super::applied;
-use super::around::{AppliedAround, applied_at_candidate};
+use super::around::{self, AppliedAround};
 use super::choose::Hints;
 use super::deletion;
 use super::footprint::Footprint;
@@ -76,6 +76,9 @@ pub(super) fn accept(p: &Proposal, mut cand: Candidate) -> Result<Located, Failu
     }
     if p.hints.pins.is_empty() {
         not_done_where_numbered(p, &cand)?;
+        // The readings at the number with the hunks found done first (their
+        // message names the number), then the number as written alone.
+        super::at_number::applied_where_told(p, &cand)?;
         deletion::wordless_deletion_where_numbered(p, &cand)?;
     }
     if let Some((i, k)) = super::evidence::dropped_line_removed(p.old, &cand) {
@@ -92,7 +95,7 @@ pub(super) fn accept(p: &Proposal, mut cand: Candidate) -> Result<Located, Failu
 }
 
 /// Two places, sorted, and why they are two readings.
-fn two_places(index: usize, a: usize, b: usize, why: String) -> Failure {
+pub(super) fn two_places(index: usize, a: usize, b: usize, why: String) -> Failure {
     let mut starts = vec![a, b];
     starts.sort_unstable();
     ambiguous(index, &starts, None, Some(why))
@@ -129,16 +132,10 @@ fn no_overlap(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
 /// numbers do not rule out, a place the bracket rule alone turned away, a
 /// similarity reading against a structural one. Skipped when the user
 /// pinned the hunk with `--at`.
+// Over 80 lines: one flat sequence of independent checks, each a few lines.
 fn no_rival_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
     let (keys, old, tier) = (p.keys, p.old, p.tier);
     let at = cand.start + 1;
-    if let Some(rival) = super::blank_edge::blank_edge_rival(keys, old, tier, p.hints, cand) {
-        let why = format!(
-            "the hunk stands at line {at} with its blank first or last line, and without that blank line also at line {}: a blank edge line is no evidence of place; add a context line that tells them apart",
-            rival + 1
-        );
-        return Err(two_places(p.index, cand.start, rival, why));
-    }
     if tier == Tier::Exact
         && let Some(site) = super::evidence::stale_where_numbered(keys, old, p.hints, cand)
     {
@@ -149,7 +146,8 @@ fn no_rival_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
         return Err(two_places(p.index, cand.start, site, why));
     }
     if tier == Tier::Exact
-        && let Some(site) = super::evidence::drifted_where_numbered(keys, old, p.hints, cand)
+        && let Some(site) =
+            super::evidence::drifted_where_numbered(keys, p.hunk, old, p.hints, cand)
     {
         let why = format!(
             "the hunk stands at line {}, where its line number points, but for one change of the file there since (a context line grown or cut at its end, or a line inserted between two of its lines), and it stands exactly at line {at}: changed where the number points, or meant for line {at}? check which one is meant",
@@ -195,12 +193,8 @@ fn no_rival_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
         return Err(two_places(p.index, cand.start, rival, why));
     }
     if tier == Tier::Structural
-        && let Some(rival) = evidence::overhang_rival(keys, old, cand)
+        && let Some((rival, why)) = overhang::doubt(keys, old, cand)
     {
-        let why = format!(
-            "the hunk matches at line {at} with its last context lines past the end of the file, and without them at line {}: the lines past the end may be invented, so nothing says which one is meant; give context the file has",
-            rival + 1
-        );
         return Err(two_places(p.index, cand.start, rival, why));
     }
     if tier == Tier::Structural
@@ -222,7 +216,7 @@ fn no_rival_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
         && let Some(there) = decide::paired_line_stands_elsewhere(keys, old, cand)
     {
         let why = format!(
-            "the hunk matches at line {at} with a context line written differently, and that line stands as written at line {}: the patch may have been written from there; give context the file has",
+            "the hunk matches at line {at} with a context line written differently, and that line stands as written (or only cut or respaced) at line {}: the patch may have been written from there; give context the file has",
             there + 1
         );
         return Err(two_places(p.index, cand.start, there, why));
@@ -388,7 +382,7 @@ fn applied_around(p: &Proposal, cand: &Candidate) -> Result<Option<Located>, Fai
     if p.tier > Tier::Fuzzy {
         return Ok(None);
     }
-    let around = applied_at_candidate(p.keys, p.hunk, p.tier, p.hints, cand);
+    let around = around::applied_at_candidate(p.keys, p.hunk, p.tier, p.hints, cand);
     // Lines another hunk of the patch changes are no applied state (rule
     // 7, as for the new side found where the hints point).
     let around = around.filter(|a| {
@@ -414,7 +408,7 @@ fn applied_around(p: &Proposal, cand: &Candidate) -> Result<Option<Located>, Fai
         }
         Some(AppliedAround::Unsure(start)) => {
             let why = format!(
-                "the hunk's old lines stand at line {}, and its new lines stand around them already; its added lines (blank or brackets only) could have been there before: already applied, or to be applied again?",
+                "the hunk's old lines stand at line {}, and its new lines stand around them already; the lines it adds beyond those it removes (blank or brackets only, or copies of removed lines) could have been there before: already applied, or to be applied again?",
                 cand.start + 1
             );
             Err(here_or_done(p.index, start, cand.start, why))

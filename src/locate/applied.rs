@@ -335,12 +335,15 @@ pub(super) fn new_side_read_leniently(
     if tier >= Tier::Structural {
         cands.extend(read_as_placed(keys, hunk, &new, cand));
     }
+    let overhang = |c: &Candidate| c.slots.iter().filter(|s| **s == Slot::Overhang).count();
     cands
         .into_iter()
         .filter(|c| {
             // Read without skipping a removed line (a deletion's new side
             // read over the removed lines is its old side, a twin, not its
-            // applied state) nor context past the end of the file. A file
+            // applied state) nor more context past the end of the file
+            // than the old side's reading took there (its blank last
+            // context line, say: the same tolerance). A file
             // line the patch omitted may be skipped when an added line
             // tells: the tier that placed the hunk skipped it too.
             let skips_ok = if telling {
@@ -364,7 +367,7 @@ pub(super) fn new_side_read_leniently(
             });
             skips_ok
                 && touching
-                && !c.slots.contains(&Slot::Overhang)
+                && overhang(c) <= overhang(cand)
                 && state
                 .overlapping(&Footprint::unchanged(c.start..c.end))
                 .is_none()

@@ -1,13 +1,15 @@
-//! The new side of a hunk standing around the place its old side was read
-//! at (rule 7 of "One placement decision" in `docs/matching.md`): a hunk
-//! that adds lines beside all its old lines leaves its old side standing
-//! once applied, inside its new side.
+//! The new side of a hunk standing around a candidate of its old side
+//! (rule 7 of "One placement decision" in `docs/matching.md`): a hunk that
+//! adds lines before or after all its old lines leaves its old side
+//! standing once applied, inside its new side, where the strict tiers
+//! read it again.
 
 use super::keys::FileKeys;
-use super::normalize::{indentation, same_but_whitespace};
-use super::search::Candidate;
+use super::normalize::{LineMatch, indentation, same_but_whitespace};
+use super::search::{Candidate, Slot};
 use super::{Tier, choose::Hints};
 use crate::model::{Hunk, LineKind};
+use std::collections::HashMap;
 
 /// The new side of a hunk standing around a candidate of its old side.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,8 +17,9 @@ pub(super) enum AppliedAround {
     /// It stands there with an added line that tells (a word that no
     /// removed line spells but for whitespace): the hunk is done.
     Done(usize),
-    /// It stands there, but its added lines are blank or brackets only,
-    /// which could have been there before: applied, or to apply again?
+    /// It stands there, but the lines it adds beyond what it removes are
+    /// blank or brackets only, or copies of removed lines, which could
+    /// have been there before: applied, or to apply again?
     Unsure(usize),
     /// It stands there only with an added line indented otherwise, around
     /// an old side read byte for byte, where no number names the place: a
@@ -36,16 +39,21 @@ impl AppliedAround {
 }
 
 /// Where the new side of a hunk starts when it stands around the
-/// candidate `cand` (holding the candidate's lines), every line exactly but
-/// for whitespace. A hunk that adds lines before or after all its old
-/// lines (context on one side only, or a SEARCH/REPLACE block whose
-/// replacement keeps the searched lines) leaves its old side standing once
-/// applied, inside its new side: the strict tiers read that applied state
-/// as the old side at the very same lines, and applying again would add
-/// the lines twice (rule 7 of "One placement decision": at the same lines
-/// the hunk is already applied). A hunk whose every added line is a removed
-/// line respaced (a whitespace fix) reads as done before it is made, and is
-/// never taken for done here.
+/// candidate `cand` (holding the candidate's lines), every added line
+/// exactly but for whitespace, every context line so too or read as the
+/// candidate read it (the same file line, matched with the tolerance that
+/// placed the old side: spaces next to punctuation, case). A hunk that
+/// adds lines before or after all its old lines (context on one side
+/// only, or a SEARCH/REPLACE block whose replacement keeps the searched
+/// lines) leaves its old side standing once applied, inside its new side:
+/// the strict tiers read that applied state as the old side at the very
+/// same lines, and applying again would add the lines twice (at the same
+/// lines the hunk is already applied). Added lines are paired with the
+/// removed lines they repeat, one for one: a whitespace fix (every added
+/// line a removed line respaced) reads as done before it is made and is
+/// never taken for done here, and the lines left over after the pairing
+/// (`-retry()` / `+retry()` / `+retry()`, a blank line made two) tell done
+/// only with a word no removed line spells.
 ///
 /// Over an old side read byte for byte (`tier` exact), a first run at
 /// these lines wrote the added lines as the patch has them: a new side
@@ -60,29 +68,39 @@ pub(super) fn applied_at_candidate(
     hints: &Hints,
     cand: &Candidate,
 ) -> Option<AppliedAround> {
-    let removed: Vec<&str> = hunk
-        .lines
-        .iter()
-        .filter(|l| l.kind == LineKind::Remove)
-        .map(|l| &*l.text)
-        .collect();
-    let fresh: Vec<&str> = hunk
-        .lines
-        .iter()
-        .filter(|l| l.kind == LineKind::Add)
-        .map(|l| &*l.text)
-        .filter(|t| !removed.iter().any(|r| same_but_whitespace(r, t)))
-        .collect();
+    let (fresh, spelled) = unpaired_additions(hunk);
     if fresh.is_empty() {
         return None;
     }
     let new = keys.new_side(hunk);
+    let added: Vec<bool> = hunk
+        .lines
+        .iter()
+        .filter(|l| l.is_new())
+        .map(|l| l.kind == LineKind::Add)
+        .collect();
+    // The file lines the candidate matched to a context line, and its text.
+    let old = keys.old_side(hunk);
+    let read: HashMap<usize, &str> = old
+        .iter()
+        .zip(&cand.slots)
+        .filter_map(|(l, s)| match s {
+            Slot::Line(j, m) if l.kind == LineKind::Context && *m != LineMatch::No => {
+                Some((*j, l.text))
+            }
+            _ => None,
+        })
+        .collect();
+    let line_stands = |j: usize, text: &str, is_added: bool| {
+        same_but_whitespace(&keys.text(j), text) || (!is_added && read.get(&j) == Some(&text))
+    };
     let stands_at = |start: usize| {
         start + new.len() <= keys.len()
             && new
                 .iter()
+                .zip(&added)
                 .enumerate()
-                .all(|(i, l)| same_but_whitespace(&keys.text(start + i), l.text))
+                .all(|(i, (l, &a))| line_stands(start + i, l.text, a))
     };
     let indented_as_written = |start: usize| {
         stands_at(start)
@@ -105,9 +123,38 @@ pub(super) fn applied_at_candidate(
     } else {
         starts.find(|&s| stands_at(s))?
     };
-    if fresh.iter().any(|t| t.chars().any(char::is_alphanumeric)) {
+    let tells = |t: &&str| {
+        t.chars().any(char::is_alphanumeric) && !spelled.iter().any(|r| same_but_whitespace(r, t))
+    };
+    if fresh.iter().any(tells) {
         Some(AppliedAround::Done(start))
     } else {
         Some(AppliedAround::Unsure(start))
     }
+}
+
+/// The hunk's added lines left over once each is paired with a removed
+/// line it repeats (but for whitespace), one for one, and the removed
+/// lines.
+fn unpaired_additions(hunk: &Hunk) -> (Vec<&str>, Vec<&str>) {
+    let spelled: Vec<&str> = hunk
+        .lines
+        .iter()
+        .filter(|l| l.kind == LineKind::Remove)
+        .map(|l| &*l.text)
+        .collect();
+    let mut removed = spelled.clone();
+    let mut fresh: Vec<&str> = Vec::new();
+    for line in hunk.lines.iter().filter(|l| l.kind == LineKind::Add) {
+        match removed
+            .iter()
+            .position(|r| same_but_whitespace(r, &line.text))
+        {
+            Some(k) => {
+                removed.swap_remove(k);
+            }
+            None => fresh.push(&line.text),
+        }
+    }
+    (fresh, spelled)
 }

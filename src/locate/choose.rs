@@ -14,7 +14,7 @@ pub(crate) const HINT_WINDOW: usize = 100;
 
 /// At most this many blocks opened by lines equal to a section heading
 /// make it evidence of place.
-const HEADING_BLOCKS: usize = 16;
+pub(super) const HEADING_BLOCKS: usize = 16;
 
 /// What the patch says about where a hunk belongs.
 #[derive(Debug, Clone, Default)]

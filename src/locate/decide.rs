@@ -225,8 +225,10 @@ fn lines_left_out(keys: &FileKeys, old: &[OldLine], cand: &Candidate) -> usize {
 
 /// A context line holding a word that the similarity tier paired with an
 /// unequal line at `cand`, while it stands byte for byte elsewhere in the
-/// file: the patch may have been written from that place. Returns the line
-/// where it stands.
+/// file, or read there as the line tiers before the similarity one read
+/// it (spaces, a `...` cut, a beginning cut between two tokens): the patch
+/// may have been written from that place. Returns the line where it
+/// stands.
 pub(super) fn paired_line_stands_elsewhere(
     keys: &FileKeys,
     old: &[OldLine],
@@ -239,7 +241,11 @@ pub(super) fn paired_line_stands_elsewhere(
                 && l.text.chars().any(char::is_alphanumeric)
                 && matches!(s, Slot::Line(_, LineMatch::No))
         })
-        .find_map(|(l, _)| first_standing_outside(keys, l, cand.start..cand.end))
+        .find_map(|(l, _)| {
+            let span = cand.start..cand.end;
+            first_standing_outside(keys, l, span.clone())
+                .or_else(|| super::lenient::first_read_outside(keys, l, span))
+        })
 }
 
 /// The first file line outside `span` that is `line` byte for byte: in a

@@ -2,20 +2,13 @@
 //! points (rule 7 of "One placement decision" in `docs/matching.md`): a
 //! deletion leaves no added line to recognise its applied state by.
 
-use super::accept::Proposal;
+use super::accept::{Proposal, two_places};
 use super::choose::{HINT_WINDOW, points_among};
 use super::keys::OldLine;
 use super::normalize::same_but_whitespace;
 use super::search::{Candidate, contiguous};
 use super::{Failure, Tier, ambiguous};
 use crate::model::LineKind;
-
-/// Two places, sorted, and why they are two readings.
-fn two_places(index: usize, a: usize, b: usize, why: String) -> Failure {
-    let mut starts = vec![a, b];
-    starts.sort_unstable();
-    ambiguous(index, &starts, None, Some(why))
-}
 
 /// A hunk that only removes lines, with no context, whose lines hold no
 /// word (a blank line, a `}`), placed off the line its number names while

@@ -4,7 +4,9 @@
 //! with nothing to show it applied, a removed line with an exact twin the
 //! match leaves out, two copies around an omitted line). Each turns a
 //! placement into `ambiguous`; none picks a place. See `docs/matching.md`,
-//! rules 2, 4, 5 and 7.
+//! rules 2, 4, 5 and 7. (Just over 600 lines since the s15 merge: the
+//! stale and drifted readings at the number belong with these; a split
+//! would cut them off the header evidence they share.)
 
 use super::choose::{Hints, heading_contradicts, hinted_rivals, points_among};
 use super::keys::{FileKeys, OldLine, new_side};
@@ -250,34 +252,6 @@ pub(super) fn dropped_line_stands_near(
                 .find(|&k| !used.contains(&k) && keys.fuzzy(k) == line.fuzzy())
                 .map(|k| (i, k))
         })
-}
-
-/// A structural match that ignores the hunk's last context lines as
-/// standing past the end of the file, while the hunk without them stands
-/// elsewhere (contiguous, up to the fuzzy tier): the lines past the end may
-/// as well be lines the model invented after the other place, so the end
-/// of the file must not decide (rule 11's kin). Returns the other place's
-/// first line.
-pub(super) fn overhang_rival(keys: &FileKeys, old: &[OldLine], cand: &Candidate) -> Option<usize> {
-    let past = cand
-        .slots
-        .iter()
-        .rev()
-        .take_while(|s| **s == Slot::Overhang)
-        .count();
-    if past == 0 || past >= old.len() {
-        return None;
-    }
-    let kept = &old[..old.len() - past];
-    let n = keys.len();
-    let starts: Vec<usize> = match super::prefilter::starts(keys, kept, Tier::Fuzzy, 0, 0) {
-        Some(starts) => starts,
-        None => (0..n).collect(),
-    };
-    contiguous(keys, kept, Tier::Fuzzy, starts)
-        .into_iter()
-        .find(|c| c.end <= cand.start || cand.end <= c.start)
-        .map(|c| c.start)
 }
 
 /// A hunk placed on one of several equally good candidates because its
@@ -567,9 +541,12 @@ pub(super) fn stale_at(keys: &FileKeys, old: &[OldLine], p: usize) -> bool {
 /// changed where the number names, and an exact match elsewhere (`cand`)
 /// is a look-alike as likely as the meant place (no tier before the
 /// structural one reads such drift, so rule 1's lenient search near the
-/// number does not see it). Returns the first line of that place.
+/// number does not see it). A line inserted right above `cand`'s own
+/// lines, the hunk unchanged before it, reads `cand` itself with the file's
+/// extra copy inside (a run of blank lines). Returns the place's first line.
 pub(super) fn drifted_where_numbered(
     keys: &FileKeys,
+    hunk: &Hunk,
     old: &[OldLine],
     hints: &Hints,
     cand: &Candidate,
@@ -604,6 +581,10 @@ pub(super) fn drifted_where_numbered(
             if grown(j, l) {
                 j += 1;
             } else if i > 0 && exact(j + 1, l) {
+                // Just above `cand`, unchanged before it: `cand` itself.
+                if cand.start == p + 1 && !changes_before(hunk, i) {
+                    return false;
+                }
                 j += 2;
             } else {
                 return false;
@@ -612,4 +593,17 @@ pub(super) fn drifted_where_numbered(
         drift == 1
     };
     hints.lines().find(|&line| drifted_at(line))
+}
+
+/// True when the hunk changes a line before its `k`-th old line, or it.
+fn changes_before(hunk: &Hunk, k: usize) -> bool {
+    hunk.lines
+        .iter()
+        .scan(0, |olds, l| {
+            let at = *olds;
+            *olds += usize::from(l.kind != LineKind::Add);
+            Some((at, l))
+        })
+        .take_while(|&(at, l)| at < k || l.kind != LineKind::Context)
+        .any(|(_, l)| l.kind != LineKind::Context)
 }

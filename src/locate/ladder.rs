@@ -12,6 +12,7 @@ use super::diagnose;
 use super::evidence;
 use super::keys::{FileKeys, OldLine};
 use super::numbered::AdditionEvidence;
+use super::scope;
 use super::search::Candidate;
 use super::twins::in_order_pick;
 use super::{
@@ -85,7 +86,11 @@ pub(super) fn locate_one(
     if let Some(found) = exact_near_hint(keys, index, hunk, &old, &hints, state) {
         return ladder.accept(Tier::Exact, found);
     }
-    ladder.climb()
+    let loc = ladder.climb()?;
+    match scope::consumed_anchor_refusal(keys, (index, hunk), &old, state, &loc) {
+        Some(refusal) => Err(refusal),
+        None => Ok(loc),
+    }
 }
 
 /// Places a hunk with no old lines; an addition whose place says more than

@@ -5,10 +5,11 @@
 //! `search::contiguous` applies them and their hunk-level conditions (see
 //! `docs/matching.md`).
 
-use super::Tier;
 use super::keys::{FileKeys, OldLine};
 use super::normalize::{LineMatch, cut_prefix, same_tokens, short_mid_word_suffix};
+use super::{Tier, prefilter};
 use crate::model::LineKind;
+use std::ops::Range;
 
 /// A context line equal to file line `j` but for spaces next to
 /// punctuation (`normalize::same_tokens`).
@@ -58,4 +59,27 @@ pub(super) fn rest_places_alone(
             .all(|i| keys.compare(tier, q + i, &old[i]) != LineMatch::No)
     };
     (0..=n - old.len()).all(|q| q == p || !fits(q))
+}
+
+/// The first file line outside `span` that the context line `line` reads
+/// as with its words kept (the resilient tier: spaces, a `...` cut, the
+/// end of the line), or as its beginning cut between two tokens
+/// (`normalize::cut_prefix`, wherever the line stands in its hunk): where
+/// a line the similarity tier paired with another stands as the model
+/// wrote it, cut or respaced. A large file is searched through the
+/// prefilter's lines for the line.
+pub(super) fn first_read_outside(
+    keys: &FileKeys,
+    line: &OldLine,
+    span: Range<usize>,
+) -> Option<usize> {
+    let reads = |j: &usize| {
+        !span.contains(j)
+            && (keys.compare(Tier::Resilient, *j, line) != LineMatch::No
+                || cut_prefix(&keys.resilient(*j), line.resilient()))
+    };
+    match prefilter::lines_matching(keys, line, Tier::Resilient) {
+        Some(hits) => hits.iter().copied().find(reads),
+        None => (0..keys.len()).find(reads),
+    }
 }

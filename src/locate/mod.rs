@@ -31,7 +31,7 @@ mod accept;
 mod addition;
 mod applied;
 mod around;
-mod blank_edge;
+mod at_number;
 mod choose;
 mod decide;
 mod deletion;
@@ -144,6 +144,7 @@ pub(crate) fn locate_hunks(
         }
         if hunk.starts_section {
             state.prev_end = 0;
+            state.prev_tail = 0;
             state.offset = 0;
             state.done_offset = 0;
             state.done_drift = false;
@@ -213,6 +214,10 @@ struct FileState {
     /// What each hunk placed so far changes, indexed by first line.
     placed: placed::Placed,
     prev_end: usize,
+    /// The first file line of the previous hunk's last context lines
+    /// (after its last change; `prev_end` when it has none): a Codex
+    /// anchor standing there is a reading too (rule 13).
+    prev_tail: usize,
     /// Where the hunks before put the line numbers of the next one, as
     /// the hunks that apply afresh found them.
     offset: isize,
@@ -272,6 +277,7 @@ impl FileState {
         }
         if loc.status != HunkStatus::NoOp {
             self.prev_end = loc.end;
+            self.prev_tail = scope::trailing_context_start(hunk, loc);
         }
         let pure = hunk.old_len() == 0;
         if loc.status == HunkStatus::Applied && pure && hunk.anchors.is_empty() && loc.start == n {

@@ -22,10 +22,6 @@ pub(super) enum AdditionEvidence {
     /// Its lines, blank or brackets only, stand at its place: done or not
     /// cannot be told from them.
     Unsure,
-    /// Its lines, blank or brackets only, stand after the line given,
-    /// where the patch applied before put them (not at its place): the
-    /// same as [`AdditionEvidence::Unsure`].
-    UnsureWhereDone(usize),
 }
 
 /// Where a pure addition placed by its line number goes.
@@ -82,16 +78,21 @@ pub(super) fn place_numbered(
         let loc = insert_at(hunk, index, at, state)?;
         return Ok(Numbered::Placed(loc, AdditionEvidence::Plain));
     }
+    if let Some(d) = done.filter(|&d| d != at && wordless_stands(keys, hunk, d)) {
+        // Blank lines or brackets where the patch applied before put them:
+        // they tell nothing, and the hunks before were found done (also
+        // where the fresh place is past the end: a re-run of `-U0` adding
+        // a blank line after the file's trailing one added a third).
+        return Err((
+            Reason::Ambiguous,
+            format!(
+                "the hunk adds only blank lines or brackets, and such lines stand after line {d}, where the patch applied before would have put them: applied before, or to be added after line {at}? (add a context line)"
+            ),
+            vec![at + 1, d + 1],
+        ));
+    }
     if wordless_stands(keys, hunk, at) {
         return Ok(done_at(at, AdditionEvidence::Unsure));
-    }
-    // Blank lines or brackets standing where the patch applied before
-    // would have put them (a hunk before found done) tell nothing either
-    // (a re-run of `-U0` adding a blank line after the file's trailing
-    // one, where the fresh place is past the end): inserted at the fresh
-    // place beside a hunk that applies afresh, `ambiguous` otherwise.
-    if let Some(d) = done.filter(|&d| d != at && wordless_stands(keys, hunk, d)) {
-        return Ok(done_at(at, AdditionEvidence::UnsureWhereDone(d)));
     }
     Ok(Numbered::Point(at))
 }
@@ -152,6 +153,7 @@ pub(super) fn insert_numbered_additions_again(
     results: &mut [Result<Located, Failure>],
     state: &FileState,
 ) {
+    numbered_alone_fresh_beside_done(hunks, results);
     let fresh = results
         .iter()
         .any(|r| matches!(r, Ok(l) if l.status == HunkStatus::Applied));
@@ -168,10 +170,6 @@ pub(super) fn insert_numbered_additions_again(
                 "the hunk adds only blank lines or brackets, and such lines stand after line {} already: applied before, or to be added? (add a context line)",
                 loc.start
             ),
-            AdditionEvidence::UnsureWhereDone(d) if !fresh => format!(
-                "the hunk adds only blank lines or brackets, and such lines stand after line {d}, where the patch applied before would have put them: applied before, or to be added after line {}? (add a context line)",
-                loc.start
-            ),
             _ => continue,
         };
         results[index] = Err(Failure {
@@ -183,12 +181,8 @@ pub(super) fn insert_numbered_additions_again(
         return;
     }
     for (hunk, result) in hunks.iter().zip(results.iter_mut()) {
-        let numbered_addition = hunk.line_hint.is_some()
-            && hunk.anchors.is_empty()
-            && !hunk.at_eof
-            && hunk.old_len() == 0;
         if let Ok(loc) = result
-            && numbered_addition
+            && numbered_addition(hunk)
             && loc.status == HunkStatus::AlreadyApplied
             && state
                 .overlapping(&Footprint::of(hunk, loc.start, loc.start, &[]))
@@ -196,5 +190,48 @@ pub(super) fn insert_numbered_additions_again(
         {
             *loc = fixed(loc.hunk, loc.start, loc.start, HunkStatus::Applied);
         }
+    }
+}
+
+/// True for a hunk with no old lines placed by its line number alone.
+fn numbered_addition(hunk: &Hunk) -> bool {
+    hunk.line_hint.is_some() && hunk.anchors.is_empty() && !hunk.at_eof && hunk.old_len() == 0
+}
+
+/// The only hunks of the file that apply afresh are pure additions placed
+/// by their line number alone, and a hunk with old lines was found already
+/// applied: the patch reads as applied before, and lines placed by a
+/// number alone may stand a line or two from where this run puts them (the
+/// first run read numbers that were off, or placed a hunk out of the
+/// numbers' order). Added again, they would stand twice: each is
+/// `ambiguous`.
+fn numbered_alone_fresh_beside_done(hunks: &[Hunk], results: &mut [Result<Located, Failure>]) {
+    let mut alone = Vec::new();
+    let mut done_with_old_lines = false;
+    for (index, (hunk, result)) in hunks.iter().zip(results.iter()).enumerate() {
+        match result {
+            Ok(loc) if loc.status == HunkStatus::Applied => {
+                if !numbered_addition(hunk) {
+                    return;
+                }
+                alone.push((index, loc.start));
+            }
+            Ok(loc) if loc.status == HunkStatus::AlreadyApplied && hunk.old_len() > 0 => {
+                done_with_old_lines = true;
+            }
+            _ => {}
+        }
+    }
+    if !done_with_old_lines {
+        return;
+    }
+    for (index, at) in alone {
+        let message = format!(
+            "the hunk adds lines after line {at}, placed by its line number alone, and every other hunk of the file that changes lines is applied already: the patch reads as applied before, and these lines may stand near their number already; applied before, or to be added? (add a context line)"
+        );
+        results[index] = Err(Failure {
+            candidates: vec![at + 1],
+            ..failure(index, Reason::Ambiguous, message)
+        });
     }
 }

@@ -12,7 +12,7 @@ use super::keys::{FileKeys, OldLine};
 use super::normalize::LineMatch;
 use super::prefilter;
 use super::search::Candidate;
-use crate::model::LineKind;
+use crate::model::{Hunk, LineKind};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -142,6 +142,87 @@ pub(crate) fn enclosing_end_by<'a>(
 /// (and the one a section heading's blocks are asked with).
 pub(super) fn within(anchor: usize, end: usize, start: usize) -> bool {
     anchor <= start && start <= end
+}
+
+/// Rule 13, an anchor the previous chunk quoted: the one anchor of a
+/// chunk placed at `loc` is sought after the previous chunk (Codex's
+/// seek), but an exact occurrence on the previous chunk's own last context
+/// lines is a reading too. When the hunk follows that occurrence, inside
+/// its block, at another place, and no more leniently than `loc` (a
+/// contiguous tier up to `loc`'s), returns that occurrence and the place.
+pub(super) fn consumed_anchor_rival(
+    keys: &FileKeys,
+    hunk: &Hunk,
+    old: &[OldLine],
+    state: &super::FileState,
+    loc: &super::Located,
+) -> Option<(usize, usize)> {
+    let [anchor] = hunk.anchors.as_slice() else {
+        return None;
+    };
+    let placed = loc.tier?;
+    if loc.status != super::HunkStatus::Applied || state.prev_tail >= state.prev_end {
+        return None;
+    }
+    let occurrences = state.anchor_lines.lines(keys, anchor, Tier::Exact);
+    let a = occurrences.first_in(state.prev_tail..state.prev_end)?;
+    let end = block_end(keys, a).unwrap_or(keys.len());
+    let starts = a..(end + 1).min(keys.len());
+    [Tier::Exact, Tier::Resilient, Tier::Fuzzy]
+        .into_iter()
+        .filter(|&t| t <= placed)
+        .find_map(|t| {
+            super::search::contiguous(keys, old, t, starts.clone())
+                .into_iter()
+                .find(|c| c.start != loc.start && within(a, end, c.start))
+        })
+        .map(|c| (a, c.start))
+}
+
+/// The first file line of the context lines `loc` places after the hunk's
+/// last removed or added line (`loc.end` when there are none).
+pub(super) fn trailing_context_start(hunk: &Hunk, loc: &super::Located) -> usize {
+    let changed = hunk
+        .lines
+        .iter()
+        .rposition(|l| l.kind != LineKind::Context)
+        .map_or(0, |p| p + 1);
+    let old_before = hunk.lines[..changed]
+        .iter()
+        .filter(|l| l.kind != LineKind::Add)
+        .count();
+    loc.slots
+        .iter()
+        .skip(old_before)
+        .find_map(|s| match s {
+            super::Slot::Line(j, _) => Some(*j),
+            _ => None,
+        })
+        .map_or(loc.end, |j| j.min(loc.end))
+}
+
+/// The refusal of a chunk placed at `loc` that also follows its anchor
+/// where the previous chunk quoted it ([`consumed_anchor_rival`]), unless
+/// the user pinned it (`pins`, 0-based lines of `--at`).
+pub(super) fn consumed_anchor_refusal(
+    keys: &FileKeys,
+    (index, hunk): (usize, &Hunk),
+    old: &[OldLine],
+    state: &super::FileState,
+    loc: &super::Located,
+) -> Option<super::Failure> {
+    let (anchor, rival) = consumed_anchor_rival(keys, hunk, old, state, loc)?;
+    if state.pins.contains(loc.start) {
+        return None;
+    }
+    let why = format!(
+        "the `@@` anchor is sought after the previous chunk, where the hunk stands at line {}; the anchor also stands at line {}, on the previous chunk's own last context lines, and the hunk follows it at line {} (no more leniently): which one is meant?",
+        loc.start + 1,
+        anchor + 1,
+        rival + 1
+    );
+    let starts = [rival.min(loc.start), rival.max(loc.start)];
+    Some(super::ambiguous(index, &starts, None, Some(why)))
 }
 
 /// File lines the end-of-file reading may leave out between the hunk's

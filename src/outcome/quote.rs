@@ -38,6 +38,25 @@ pub const MAX_QUOTED_LINE: usize = 1000;
 /// ```
 pub const MAX_MESSAGE: usize = 2000;
 
+/// Lines of one quoted block (a hunk, the lines it expected, a candidate's
+/// or the near match's file lines) kept before a `… (N more lines)` line:
+/// a hunk of 500,000 lines that does not match is not quoted whole either.
+///
+/// ```
+/// use git_fuzzy_apply::report::quote::{self, MAX_QUOTED_LINES};
+///
+/// let hunk: String = (0..MAX_QUOTED_LINES + 5).map(|i| format!("-l{i}\n")).collect();
+/// let capped = quote::lines(&hunk);
+/// assert_eq!(capped.lines().count(), MAX_QUOTED_LINES + 1);
+/// assert!(capped.ends_with("… (5 more lines)\n"));
+/// ```
+pub const MAX_QUOTED_LINES: usize = 200;
+
+/// The line that stands for `n` lines left out.
+pub(crate) fn more_lines(n: usize) -> String {
+    format!("… ({n} more lines)")
+}
+
 /// The marker that stands for `n` bytes left out.
 fn marker(n: usize) -> String {
     format!("… ({n} more bytes)")
@@ -71,7 +90,8 @@ pub fn line(text: &str) -> Cow<'_, str> {
 }
 
 /// Each line of a multi-line text (a hunk as ` `/`-`/`+` lines) capped as
-/// by [`line()`]; line ends are kept.
+/// by [`line()`], and at most [`MAX_QUOTED_LINES`] of them; line ends are
+/// kept.
 ///
 /// ```
 /// use git_fuzzy_apply::report::quote;
@@ -81,11 +101,22 @@ pub fn line(text: &str) -> Cow<'_, str> {
 /// assert!(capped.starts_with(" a\n-yyy") && capped.ends_with("… (501 more bytes)\n+b\n"));
 /// ```
 pub fn lines(text: &str) -> Cow<'_, str> {
-    if text.split('\n').all(|l| l.len() <= MAX_QUOTED_LINE) {
+    let count = text.split_terminator('\n').count();
+    if count <= MAX_QUOTED_LINES && text.split('\n').all(|l| l.len() <= MAX_QUOTED_LINE) {
         return Cow::Borrowed(text);
     }
-    let capped: Vec<Cow<str>> = text.split('\n').map(line).collect();
-    Cow::Owned(capped.join("\n"))
+    if count <= MAX_QUOTED_LINES {
+        let capped: Vec<Cow<str>> = text.split('\n').map(line).collect();
+        return Cow::Owned(capped.join("\n"));
+    }
+    let mut out = String::new();
+    for l in text.split_terminator('\n').take(MAX_QUOTED_LINES) {
+        out.push_str(&line(l));
+        out.push('\n');
+    }
+    out.push_str(&more_lines(count - MAX_QUOTED_LINES));
+    out.push('\n');
+    Cow::Owned(out)
 }
 
 /// A message: whole up to [`MAX_MESSAGE`] bytes, else its beginning and

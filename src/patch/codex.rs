@@ -3,17 +3,11 @@
 //! sections; Update chunks start with `@@` or `@@ <anchor>`.
 
 use super::cleanup::{Src, is_fence};
+use super::malformed;
 use super::numbering::strip_numbered_hunk;
 use super::paths;
 use crate::error::ParseError;
 use crate::model::{FileOp, FilePatch, Hunk, HunkLine, LineKind, PatchFormat};
-
-fn malformed(line: usize, message: impl Into<String>) -> ParseError {
-    ParseError::Malformed {
-        line,
-        message: message.into(),
-    }
-}
 
 /// The words of a `*** Words ***` marker line, or `None` if it is not one.
 fn marker_words(line: &str) -> Option<&str> {

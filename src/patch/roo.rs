@@ -4,18 +4,12 @@
 //! `<replace_in_file><path>P</path><diff>…</diff></replace_in_file>`.
 
 use super::cleanup::Src;
+use super::malformed;
 use super::search_replace::{
     block_hunk, is_divider, is_replace, is_search, parse_block, push_hunk, stray_divider_habit,
 };
 use crate::error::ParseError;
 use crate::model::FilePatch;
-
-fn malformed(line: usize, message: impl Into<String>) -> ParseError {
-    ParseError::Malformed {
-        line,
-        message: message.into(),
-    }
-}
 
 /// The tool calls read: Roo's `<apply_diff>` (both forms) and Cline's
 /// `<replace_in_file>` (the one-file form only).

@@ -36,25 +36,12 @@ pub(crate) fn block_hunk(
     }
     let (search_at, replace_at) = block.at;
     let (raw_search, raw_replace) = (block.search.clone(), block.replace.clone());
-    let mut search = block.search;
-    let mut replace = block.replace;
-    let mut hint = None;
-    let mut stripped = false;
-    let numbered = strip_numbered_section(&search, true).or_else(|| {
-        block
-            .start_line
-            .and_then(|n| strip_numbered_after_first(&search, n))
-    });
-    if let Some((s, numbering)) = numbered {
-        search = s;
-        hint = Some(numbering.first);
-        stripped = true;
-        replace = strip_following(&replace, numbering);
-    } else if search.iter().all(|l| l.trim().is_empty())
-        && let Some((r, _)) = strip_numbered_section(&replace, true)
-    {
-        replace = r;
-    }
+    let Unnumbered {
+        search,
+        replace,
+        hint,
+    } = unnumbered(block.search, block.replace, block.start_line);
+    let stripped = hint.is_some();
     // Blank search lines under a `:start_line:` are lines to find (Roo);
     // otherwise a blank SEARCH creates or appends, as in Aider.
     let empty_search = search.iter().all(|l| l.trim().is_empty())
@@ -101,6 +88,39 @@ pub(crate) fn block_hunk(
         hunk.as_written = Some(diff_lines(&lines, &raw_replace));
     }
     Ok((hunk, false))
+}
+
+/// A block's sections with Roo's line-number prefixes (`12 | `) taken off.
+struct Unnumbered {
+    search: Vec<String>,
+    replace: Vec<String>,
+    /// The first SEARCH line's number, when SEARCH was numbered.
+    hint: Option<usize>,
+}
+
+/// Takes the line-number prefixes off a block's sections: SEARCH numbered
+/// throughout, or on every line but the first under `:start_line:` (and
+/// REPLACE as SEARCH was), or only REPLACE when SEARCH is blank.
+fn unnumbered(search: Vec<String>, replace: Vec<String>, start: Option<usize>) -> Unnumbered {
+    let numbered = strip_numbered_section(&search, true)
+        .or_else(|| start.and_then(|n| strip_numbered_after_first(&search, n)));
+    if let Some((search, numbering)) = numbered {
+        return Unnumbered {
+            replace: strip_following(&replace, numbering),
+            search,
+            hint: Some(numbering.first),
+        };
+    }
+    let blank_search = search.iter().all(|l| l.trim().is_empty());
+    let replace = match blank_search.then(|| strip_numbered_section(&replace, true)) {
+        Some(Some((r, _))) => r,
+        _ => replace,
+    };
+    Unnumbered {
+        search,
+        replace,
+        hint: None,
+    }
 }
 
 /// The hunk lines of a SEARCH/REPLACE pair: a line diff of the two sections,

@@ -57,6 +57,7 @@ fn hunk_failure(
             tier: failure.tie.map(|t| t.0),
             score: failure.tie.map_or(1.0, |t| t.1),
             lines: (line.saturating_sub(3)..(line + old_len + 2).min(source.len()))
+                .take(quote::MAX_QUOTED_LINES)
                 .map(|j| (j + 1, quote::line(&source.line_text(j)).into_owned()))
                 .collect(),
         })
@@ -144,13 +145,25 @@ pub(super) fn result_ranges(plan: &FilePlan, report: &mut FileReport) {
 
 /// The lines a failed hunk expected to find, each capped for the reports.
 pub(super) fn expected(hunk: &Hunk) -> Vec<String> {
-    hunk.old_lines()
+    let mut lines: Vec<String> = hunk
+        .old_lines()
+        .take(quote::MAX_QUOTED_LINES)
         .map(|l| quote::line(&l.text).into_owned())
-        .collect()
+        .collect();
+    let more = hunk.old_len().saturating_sub(quote::MAX_QUOTED_LINES);
+    if more > 0 {
+        lines.push(quote::more_lines(more));
+    }
+    lines
 }
 
 /// A near match with its quoted lines capped for the reports.
 fn capped_near(mut near: Box<NearMatch>) -> Box<NearMatch> {
+    let more = near.lines.len().saturating_sub(quote::MAX_QUOTED_LINES);
+    if more > 0 {
+        near.lines.truncate(quote::MAX_QUOTED_LINES);
+        near.lines.push(quote::more_lines(more));
+    }
     for line in &mut near.lines {
         if let Cow::Owned(capped) = quote::line(line) {
             *line = capped;

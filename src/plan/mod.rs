@@ -12,6 +12,7 @@ mod file;
 mod hunks;
 mod options;
 mod pin_check;
+mod produced;
 mod reach;
 pub(crate) mod render;
 mod rerun;

@@ -7,7 +7,11 @@
 //! places there, touching what they wrote, it joins their edit. See
 //! `docs/matching.md`, "Blocks applied in order".
 
+use super::produced::{
+    Produced, absorb, made_in_turn, original_range, produce, produced_text, reproduces,
+};
 use super::reach::Reach;
+use crate::locate::normalize::fuzzy_key;
 use crate::locate::{
     Failure, HunkStatus, Located, MatchOptions, Normalization, Pins, Reason, Tier, locate_hunks,
 };
@@ -27,23 +31,6 @@ pub(super) struct InOrder {
     pub edit: Edit,
     /// The earlier hunks whose edits the merged edit replaces.
     pub absorbed: Vec<usize>,
-}
-
-/// One line of the text after some edits: an original line, or a line an
-/// edit wrote.
-#[derive(Debug, Clone)]
-enum Produced {
-    Original(usize),
-    Written(String),
-}
-
-impl Produced {
-    fn as_new_line(&self) -> NewLine {
-        match self {
-            Produced::Original(j) => NewLine::Keep(*j),
-            Produced::Written(text) => NewLine::Insert(text.clone()),
-        }
-    }
 }
 
 /// Places, in patch order, the hunks that failed in the original but
@@ -77,11 +64,19 @@ pub(super) fn place_in_order(
             Err(f) => matches!(f.reason, Reason::ContextNotFound | Reason::StaleRemovedLine),
             Ok(l) => l.status == HunkStatus::Applied && l.tier > Some(Tier::Exact),
         };
+        if placed_by_text
+            && let Some(refusal) = done_or_in_order(source, hunk, i, &results[i], &before, options)
+            && !pins.contains(refusal.candidates[0] - 1)
+        {
+            results[i] = Err(refusal);
+            continue;
+        }
         if placed_by_text && !open && wrote_a_line_of(hunks, results, i, &before.written) {
             let edits = before.edits();
-            if let (Ok(loc), Some(at)) =
-                (&results[i], also_on_written(source, hunk, &edits, options))
-                && !pins.contains(loc.start)
+            if let (Ok(loc), Some(at)) = (
+                &results[i],
+                also_on_written(source, hunk, &edits, options, Tier::Exact),
+            ) && !pins.contains(loc.start)
             {
                 results[i] = Err(two_readings(i, loc, at));
             }
@@ -99,37 +94,57 @@ pub(super) fn place_in_order(
         let Some(found) = place_after(source, hunk, i, &before.edits(), options) else {
             continue;
         };
-        if let Err(f) = &results[i]
-            && let Some(&turned) = f.candidates.first()
-        {
-            results[i] = Err(turned_away(i, turned, found.located.start));
-            continue;
+        match judge(hunks, results, i, &found) {
+            Ok(()) => {
+                results[i] = Ok(found.located);
+                before.place(found.in_order);
+            }
+            Err(Some(refusal)) => results[i] = Err(refusal),
+            Err(None) => {}
         }
-        let clash = results[i + 1..].iter().any(|r| {
-            matches!(r, Ok(l) if l.status == HunkStatus::Applied
-                && touches(l.start..l.end, &(found.in_order.edit.start..found.in_order.edit.end)))
-        });
-        if clash {
-            continue;
-        }
-        // A hunk without old lines is found again on a later run only by
-        // its added lines standing where it puts them: edited by this one,
-        // they stand nowhere, and that run would add them a second time.
-        if let Some(&pure) = found
-            .in_order
-            .absorbed
-            .iter()
-            .find(|&&h| hunks.get(h).is_some_and(|h| h.old_len() == 0))
-        {
-            results[i] = Err(builds_on_addition(i, pure));
-            continue;
-        }
-        results[i] = Ok(found.located);
-        before.place(found.in_order);
     }
     super::rerun::settle_consumed(hunks, results);
     super::rerun::refuse_consumed_again(hunks, results);
     before.placed
+}
+
+/// Whether hunk `i`, which failed in the original, takes the place `found`
+/// in the text the hunks before it produce: `Ok` when it does, `Err` with
+/// the refusal when that place makes it one, `Err(None)` when it stays
+/// as it was (a later hunk reaches into the merged edit).
+fn judge(
+    hunks: &[Hunk],
+    results: &[Result<Located, Failure>],
+    i: usize,
+    found: &Found,
+) -> Result<(), Option<Failure>> {
+    if let Err(f) = &results[i]
+        && let Some(&turned) = f.candidates.first()
+    {
+        return Err(Some(turned_away(i, turned, found.located.start)));
+    }
+    if !found.faithful {
+        return Err(Some(unmerged(i, found.located.start)));
+    }
+    let merged = found.in_order.edit.start..found.in_order.edit.end;
+    let clash = results[i + 1..].iter().any(|r| {
+        matches!(r, Ok(l) if l.status == HunkStatus::Applied && touches(l.start..l.end, &merged))
+    });
+    if clash {
+        return Err(None);
+    }
+    // A hunk without old lines is found again on a later run only by
+    // its added lines standing where it puts them: edited by this one,
+    // they stand nowhere, and that run would add them a second time.
+    match found
+        .in_order
+        .absorbed
+        .iter()
+        .find(|&&h| hunks.get(h).is_some_and(|h| h.old_len() == 0))
+    {
+        Some(&pure) => Err(Some(builds_on_addition(i, pure))),
+        None => Ok(()),
+    }
 }
 
 /// What the hunks before the current one do, gathered as the loop passes
@@ -140,6 +155,9 @@ struct Before<'h> {
     /// The added lines of the hunks that apply: one set, not a scan of
     /// them all per hunk.
     written: HashSet<&'h str>,
+    /// The fuzzy keys (`normalize::fuzzy_key`) of those lines that hold a
+    /// word.
+    written_worded: HashSet<String>,
     /// The edit of each hunk that applies where it was located in the
     /// original, built once (planning them all again for every hunk made
     /// a long reply quadratic).
@@ -153,6 +171,7 @@ impl<'h> Before<'h> {
         Before {
             placed: Vec::new(),
             written: HashSet::new(),
+            written_worded: HashSet::new(),
             own: Vec::new(),
             reach: Reach::new(source, hunks, results),
         }
@@ -171,7 +190,12 @@ impl<'h> Before<'h> {
             return;
         }
         let added = hunks[k].lines.iter().filter(|a| a.kind == LineKind::Add);
-        self.written.extend(added.map(|a| a.text.as_str()));
+        for a in added {
+            self.written.insert(a.text.as_str());
+            if a.text.chars().any(char::is_alphanumeric) {
+                self.written_worded.insert(fuzzy_key(&a.text));
+            }
+        }
         if self.placed.iter().all(|p| p.hunk != l.hunk) {
             let mut one = [l.clone()];
             let edits = plan_file(source, hunks, &mut one).edits;
@@ -203,6 +227,55 @@ impl<'h> Before<'h> {
         edits.sort_by_key(|e| (e.start, e.end, e.hunk));
         edits
     }
+}
+
+/// A hunk found already applied in the original (its new side stands
+/// there, `result`) whose old side places in the text the hunks before it
+/// write, on what they wrote: two readings (rule 7, already applied is a
+/// located state; the in-order reading competes with it), different bytes
+/// either way, so the refusal (done next to that place is a re-run, weighed
+/// by `rerun`). Looked for only when an old line of the hunk
+/// is, by its fuzzy key, a worded line an earlier hunk wrote (the
+/// cheap test: a re-run, where no hunk applies afresh, or a done hunk
+/// sharing no line with what the others write, builds no text). Fuzzy
+/// keys: a line drifted in case or punctuation is the line written.
+fn done_or_in_order(
+    source: &SourceText,
+    hunk: &Hunk,
+    i: usize,
+    result: &Result<Located, Failure>,
+    before: &Before,
+    options: &MatchOptions,
+) -> Option<Failure> {
+    let Ok(done) = result else { return None };
+    if done.status != HunkStatus::AlreadyApplied
+        || before.is_empty()
+        || !hunk
+            .old_lines()
+            .any(|o| before.written_worded.contains(&fuzzy_key(&o.text)))
+    {
+        return None;
+    }
+    // Any reading there counts, one the ladder refuses as ambiguous too
+    // (read with tolerance, the done lines elsewhere are its rival).
+    let at = also_on_written(source, hunk, &before.edits(), options, options.max_tier)?;
+    // Done right where it would be applied in order: a re-run, which
+    // `rerun::refuse_consumed_again` weighs (the earlier hunk's old side
+    // standing again).
+    if done.start <= at + 1 && at <= done.end {
+        return None;
+    }
+    Some(Failure {
+        hunk: i,
+        reason: Reason::Ambiguous,
+        message: format!(
+            "the hunk's new lines stand at line {}, and its old lines stand in what the hunks before it write (after line {at}): already applied there, or to be applied in order?",
+            done.start + 1,
+        ),
+        candidates: vec![done.start + 1],
+        tie: None,
+        near: None,
+    })
 }
 
 /// A hunk placed with tolerance in the original at `loc`, placed afresh
@@ -261,6 +334,10 @@ struct Found {
     /// The original lines the hunk's own lines stand on in the produced
     /// text; `None` when one of them is a line an earlier hunk wrote.
     own_lines: Option<Range<usize>>,
+    /// The merged edit gives the text the hunks give made one after
+    /// another (the oracle of the merge); when not, the hunk still stands
+    /// there (a reading), but cannot be applied so.
+    faithful: bool,
 }
 
 impl Found {
@@ -309,6 +386,24 @@ fn turned_away(index: usize, turned: usize, in_order: usize) -> Failure {
     }
 }
 
+/// The failure of a hunk that stands in what the hunks before it write
+/// (`in_order`, 0-based line of the original) where their edits and its
+/// own, merged into one edit of the original, would not give the text
+/// they give made one after another.
+fn unmerged(index: usize, in_order: usize) -> Failure {
+    Failure {
+        hunk: index,
+        reason: Reason::Overlap,
+        message: format!(
+            "the hunk stands only in what the hunks before it write (around line {}), and their edits merged with its own would not give what applying them one after another gives: write the blocks as one",
+            in_order + 1
+        ),
+        candidates: Vec::new(),
+        tie: None,
+        near: None,
+    }
+}
+
 /// The failure of a hunk that stands only on lines an earlier hunk with no
 /// old lines adds (`pure`): applied in order, a second run could not see
 /// that the earlier hunk was made and would add its lines again.
@@ -347,18 +442,20 @@ fn wrote_a_line_of(
 /// A hunk placed exactly in the original may also stand exactly on lines
 /// an earlier hunk writes: applied one after another (Aider), the reply
 /// could mean that place. Returns the original line of that place (the
-/// first written line it covers) when it does.
+/// first written line it covers) when it does, read with the tiers up to
+/// `max_tier` (a place among several the ladder finds counts).
 fn also_on_written(
     source: &SourceText,
     hunk: &Hunk,
     edits: &[Edit],
     options: &MatchOptions,
+    max_tier: Tier,
 ) -> Option<usize> {
     let (lines, _) = produce(source, edits);
     let text = produced_text(source, &lines);
     let produced = SourceText::new(&text);
     let exact = MatchOptions {
-        max_tier: Tier::Exact,
+        max_tier,
         ..options.clone()
     };
     let result = locate_hunks(
@@ -392,19 +489,6 @@ fn also_on_written(
     })
 }
 
-/// The bytes of the produced `lines`.
-fn produced_text(source: &SourceText, lines: &[Produced]) -> Vec<u8> {
-    let mut text = Vec::new();
-    for line in lines {
-        match line {
-            Produced::Original(j) => text.extend_from_slice(source.line(*j)),
-            Produced::Written(s) => text.extend_from_slice(s.as_bytes()),
-        }
-        text.push(b'\n');
-    }
-    text
-}
-
 /// Locates `hunk` in the original with `edits` made; `Some` when it
 /// places there, uniquely and afresh, touching what the edits wrote.
 // Longer than most: locating in the produced text, growing the hull over
@@ -431,20 +515,7 @@ fn place_after(
     // Only a place that builds on an earlier edit: elsewhere the original
     // would have had it too.
     let span = loc.start..loc.end;
-    let mut hull = span.clone();
-    let mut absorbed = Vec::new();
-    loop {
-        let before = absorbed.len();
-        for (e, r) in edits.iter().zip(&ranges) {
-            if !absorbed.contains(&e.hunk) && r.start <= hull.end && hull.start <= r.end {
-                absorbed.push(e.hunk);
-                hull = hull.start.min(r.start)..hull.end.max(r.end);
-            }
-        }
-        if absorbed.len() == before {
-            break;
-        }
-    }
+    let (hull, absorbed) = absorb(&ranges, edits, span.clone());
     if absorbed.is_empty() {
         return None;
     }
@@ -460,19 +531,20 @@ fn place_after(
         (own.len() == last + 1 - first).then_some(first..last + 1)
     });
     let plan = plan_file(&produced, one, std::slice::from_mut(&mut loc));
-    let edit = plan.edits.first()?;
-    let mut merged: Vec<NewLine> = lines[hull.start..edit.start]
+    let own_edit = plan.edits.first()?;
+    let made = made_in_turn(&lines, own_edit)?;
+    let merged: Vec<NewLine> = made[hull.start..made.len() + hull.end - lines.len()]
         .iter()
         .map(Produced::as_new_line)
         .collect();
-    for line in &edit.lines {
-        merged.push(match line {
-            NewLine::Keep(t) => lines.get(*t)?.as_new_line(),
-            NewLine::Insert(s) => NewLine::Insert(s.clone()),
-        });
-    }
-    merged.extend(lines[edit.end..hull.end].iter().map(Produced::as_new_line));
     let original = original_range(&lines, edits, &ranges, &absorbed, hull.clone())?;
+    let edit = Edit {
+        start: original.start,
+        end: original.end,
+        lines: merged,
+        hunk: index,
+    };
+    let faithful = reproduces(source, edits, &absorbed, &edit, &made);
     let mut normalizations = loc.normalizations.clone();
     normalizations.push(Normalization::AppliedInOrder);
     let located = Located {
@@ -483,12 +555,6 @@ fn place_after(
         normalizations,
         ..loc
     };
-    let edit = Edit {
-        start: original.start,
-        end: original.end,
-        lines: merged,
-        hunk: index,
-    };
     Some(Found {
         located,
         in_order: InOrder {
@@ -497,54 +563,6 @@ fn place_after(
             absorbed,
         },
         own_lines,
+        faithful,
     })
-}
-
-/// The lines of the original with `edits` made, and each edit's lines in
-/// that text.
-fn produce(source: &SourceText, edits: &[Edit]) -> (Vec<Produced>, Vec<Range<usize>>) {
-    let mut lines = Vec::with_capacity(source.len());
-    let mut ranges = Vec::with_capacity(edits.len());
-    let mut next = 0;
-    for edit in edits {
-        lines.extend((next..edit.start).map(Produced::Original));
-        let from = lines.len();
-        lines.extend(edit.lines.iter().map(|l| match l {
-            NewLine::Keep(j) => Produced::Original(*j),
-            NewLine::Insert(s) => Produced::Written(s.clone()),
-        }));
-        ranges.push(from..lines.len());
-        next = edit.end;
-    }
-    lines.extend((next..source.len()).map(Produced::Original));
-    (lines, ranges)
-}
-
-/// The original lines that the produced lines `hull` stand for: the
-/// original lines among them, and the lines of the absorbed edits.
-fn original_range(
-    lines: &[Produced],
-    edits: &[Edit],
-    ranges: &[Range<usize>],
-    absorbed: &[usize],
-    hull: Range<usize>,
-) -> Option<Range<usize>> {
-    let mut bounds: Vec<(usize, usize)> = Vec::new();
-    for (e, r) in edits.iter().zip(ranges) {
-        if absorbed.contains(&e.hunk) {
-            bounds.push((e.start, e.end));
-            debug_assert!(hull.start <= r.start && r.end <= hull.end);
-        }
-    }
-    let inside_edit = |t: usize| ranges.iter().any(|r| r.contains(&t));
-    for t in hull {
-        if let Produced::Original(j) = lines[t]
-            && !inside_edit(t)
-        {
-            bounds.push((j, j + 1));
-        }
-    }
-    let start = bounds.iter().map(|b| b.0).min()?;
-    let end = bounds.iter().map(|b| b.1).max()?;
-    Some(start..end)
 }

@@ -131,8 +131,12 @@ fn unplaceable_reversal(file: &FilePatch, targets: &dyn Targets) -> Option<Probl
             && h.lines.iter().all(|l| l.kind == LineKind::Remove)
     })?;
     if let Ok(Some(content)) = targets.read(&file.path)
-        && content.is_empty()
+        && (content.is_empty()
+            || (file.hunks.len() == 1
+                && holds_exactly(&content, hunk.lines.iter().map(|l| l.text.as_str()))))
     {
+        // Empty, the whole file is the only place; holding exactly the
+        // lines, the reversal stands already (a re-run of `-R`).
         return None;
     }
     Some(Problem::new(
@@ -167,25 +171,8 @@ fn emptying_reversal(file: &FilePatch, targets: &dyn Targets) -> Option<Problem>
     let Ok(Some(content)) = targets.read(&file.path) else {
         return None;
     };
-    let added: usize = file
-        .hunks
-        .iter()
-        .flat_map(|h| &h.lines)
-        .map(|l| l.text.len() + 1)
-        .sum();
-    // The file holds no more than the added lines (with their line ends).
-    if content.is_empty() || content.len() > added + 1 {
-        return None;
-    }
-    let text = String::from_utf8_lossy(&content);
-    let mut lines = text.lines().map(|l| l.trim_end_matches('\r'));
-    let same = file
-        .hunks
-        .iter()
-        .flat_map(|h| &h.lines)
-        .all(|l| lines.next() == Some(l.text.as_str()))
-        && lines.next().is_none();
-    same.then(|| {
+    let added = file.hunks.iter().flat_map(|h| &h.lines);
+    (!content.is_empty() && holds_exactly(&content, added.map(|l| l.text.as_str()))).then(|| {
         Problem::new(
             ProblemCode::MalformedPatch,
             format!(
@@ -195,6 +182,18 @@ fn emptying_reversal(file: &FilePatch, targets: &dyn Targets) -> Option<Problem>
             Some(file.patch_line),
         )
     })
+}
+
+/// True when `content` is exactly `lines`, each with its line end (CRLF,
+/// or none after the last, allowed).
+fn holds_exactly<'a>(content: &[u8], lines: impl Iterator<Item = &'a str> + Clone) -> bool {
+    let size: usize = lines.clone().map(|l| l.len() + 1).sum();
+    if content.len() > 2 * size + 1 {
+        return false;
+    }
+    let text = String::from_utf8_lossy(content);
+    let mut held = text.lines().map(|l| l.trim_end_matches('\r'));
+    lines.into_iter().all(|l| held.next() == Some(l)) && held.next().is_none()
 }
 
 /// Puts every path where it points in the tree: the file of an edit named

@@ -102,7 +102,7 @@ impl Committed {
                         Ok(left_alone) => FinishError::Undone {
                             journal: path.clone(),
                             source,
-                            kept: journal::remove(path).is_err(),
+                            kept: journal::remove_or_kept(path),
                             left_alone,
                         },
                         Err(undo) => FinishError::Unfinished {
@@ -126,7 +126,12 @@ impl Committed {
         journal::clean_up(&self.data).map_err(applied("removing the backups", &self.journal))?;
         checkpoint("cleaned up");
         if let Some(path) = &self.journal {
-            journal::remove(path).map_err(applied("removing the journal", &self.journal))?;
+            journal::remove(path).map_err(|source| FinishError::Applied {
+                step: "removing the journal",
+                source,
+                // Unlinked, but its directory's fsync failed: nothing kept.
+                journal: Some(path.clone()).filter(|p| p.symlink_metadata().is_ok()),
+            })?;
         }
         Ok(())
     }
@@ -158,7 +163,7 @@ impl Committed {
     pub(crate) fn roll_back(self) -> io::Result<RolledBack> {
         let left_alone = undo(&self.data, self.journal.as_deref())?;
         Ok(RolledBack {
-            journal: self.journal.filter(|path| journal::remove(path).is_err()),
+            journal: self.journal.filter(|path| journal::remove_or_kept(path)),
             left_alone,
         })
     }
@@ -207,7 +212,7 @@ pub(crate) fn commit_with_progress(
             source: e,
             journal: journal
                 .as_ref()
-                .filter(|j| journal::remove(j).is_err())
+                .filter(|j| journal::remove_or_kept(j))
                 .cloned(),
             left_alone,
         },

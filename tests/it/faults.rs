@@ -253,14 +253,17 @@ fn a_full_disk_leaves_every_file_as_it_was() {
     });
 }
 
-#[test]
-fn a_read_only_directory_among_several_leaves_every_file_as_it_was() {
+/// Runs `extra` (a patch for files under `ro/`, which holds `z.txt`) after
+/// the scene's patch with `ro/` a read-only bind mount (root ignores
+/// permission bits), and checks a clean refusal naming `named`: exit 2,
+/// every file as it was, no journal left, and a second run (the directory
+/// still read-only) refused the same way, not blocked by a pending
+/// recovery.
+fn refused_in_a_read_only_directory(extra: &str, named: &str) {
     let (_dir, root) = scene(false);
     let ro = root.join("ro");
     fs::create_dir(&ro).unwrap();
     fs::write(ro.join("z.txt"), "zed\n").unwrap();
-    // Root ignores permission bits: a read-only bind mount makes the
-    // directory unwritable for everyone.
     let bound = Command::new("mount")
         .args(["--bind"])
         .arg(&ro)
@@ -274,21 +277,46 @@ fn a_read_only_directory_among_several_leaves_every_file_as_it_was() {
             .is_ok_and(|s| s.success());
     if !bound {
         let _ = Command::new("umount").arg(&ro).status();
+        assert!(
+            !crate::support::mounting_required(),
+            "cannot bind-mount in CI"
+        );
         eprintln!("skipped: cannot make a read-only bind mount here (needs root)");
         return;
     }
-    let patch = format!("{PATCH}--- a/ro/z.txt\n+++ b/ro/z.txt\n@@\n-zed\n+ZED\n");
-    fs::write(root.join("../patch2"), patch).unwrap();
+    fs::write(root.join("../patch2"), format!("{PATCH}{extra}")).unwrap();
     let before = snapshot(&root);
-    let out = run(&root, &["../patch2"], None);
+    let outs = [
+        run(&root, &["../patch2"], None),
+        run(&root, &["../patch2"], None),
+    ];
     let _ = Command::new("umount").arg(&ro).status();
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("ro/z.txt") && err.contains("left as it was"),
-        "{err}"
-    );
+    for out in &outs {
+        let err = stderr(out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(named) && err.contains("left as it was"),
+            "{err}"
+        );
+        assert!(!err.contains("--recover"), "{err}");
+    }
     assert_eq!(snapshot(&root), before);
+}
+
+#[test]
+fn a_read_only_directory_among_several_leaves_every_file_as_it_was() {
+    refused_in_a_read_only_directory(
+        "--- a/ro/z.txt\n+++ b/ro/z.txt\n@@\n-zed\n+ZED\n",
+        "ro/z.txt",
+    );
+}
+
+#[test]
+fn a_file_added_in_a_read_only_directory_leaves_every_file_as_it_was() {
+    refused_in_a_read_only_directory(
+        "--- /dev/null\n+++ b/ro/new.txt\n@@ -0,0 +1 @@\n+new\n",
+        "ro/new.txt",
+    );
 }
 
 /// Applies `../patch` in `root` under `umask`, as a shell would start it.

@@ -127,3 +127,47 @@ fn the_reject_file_keeps_the_long_line_whole() {
     let rej = fs::read_to_string(root.join("a.txt.rej")).expect("rej written");
     assert!(rej.contains(&format!("-{}\n+2\n", "x".repeat(REMOVED))));
 }
+
+/// A hunk of many lines that does not match is quoted up to
+/// `report::quote::MAX_QUOTED_LINES` lines and a `… (N more lines)` line,
+/// in every report; the `.rej` file keeps it whole.
+#[test]
+fn a_long_hunk_is_quoted_up_to_a_cap_of_lines_and_the_reject_file_keeps_it() {
+    const LINES: usize = 20_000;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let git = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(root)
+        .status()
+        .expect("git runs");
+    assert!(git.success());
+    fs::write(root.join("a.txt"), "one\ntwo\n").expect("write");
+    let removed: String = (0..LINES).map(|i| format!("-gone {i}\n")).collect();
+    fs::write(
+        root.join("fix.diff"),
+        format!("--- a/a.txt\n+++ b/a.txt\n@@\n one\n{removed}+2\n"),
+    )
+    .expect("write");
+    let out = run_bin(root, &["--json", "--feedback", "fix.diff"], None);
+    refused(&out);
+    bounded("stdout", &out.stdout);
+    bounded("stderr", &out.stderr);
+    for ext in ["md", "json"] {
+        bounded(ext, &report(root, ext));
+    }
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let failure = &json["files"][0]["hunks"][0]["failure"];
+    let cap = git_fuzzy_apply::report::quote::MAX_QUOTED_LINES;
+    let expected = failure["expected"].as_array().expect("expected");
+    assert_eq!(expected.len(), cap + 1);
+    let more = format!("… ({} more lines)", LINES + 1 - cap);
+    assert_eq!(expected[cap].as_str(), Some(more.as_str()));
+    let hunk = failure["hunk_text"].as_str().expect("hunk_text");
+    assert_eq!(hunk.lines().count(), cap + 1);
+    assert!(hunk.ends_with(&format!("… ({} more lines)\n", LINES + 2 - cap)));
+    let out = run_bin(root, &["--reject", "fix.diff"], None);
+    refused(&out);
+    let rej = fs::read_to_string(root.join("a.txt.rej")).expect("rej written");
+    assert!(rej.contains(&removed), "the .rej file keeps every line");
+}

@@ -413,11 +413,24 @@ fn index_stages_what_was_written_or_nothing() {
 
 /// A journal as an attacker would ship it inside a folder: its entries
 /// point outside the folder.
-fn planted_journal(target: &str) -> String {
+/// A journal of the current format naming `target`, planted in `root`:
+/// with `tree` (device, inode) of the folder itself when `same_tree`, so
+/// that only the confinement of its paths to the tree stands between it
+/// and the files it names.
+fn planted_journal(target: &str, root: &Path, same_tree: bool) -> String {
+    use std::os::unix::fs::MetadataExt;
+    let meta = fs::metadata(root).unwrap();
+    let (device, inode) = if same_tree {
+        (meta.dev(), meta.ino())
+    } else {
+        (meta.dev(), meta.ino() + 1)
+    };
     format!(
-        r#"{{"version":1,"pid":4294967295,"lock":null,"index":null,
+        r#"{{"version":2,"pid":4294967295,"index":null,
 "entries":[{{"target":"{target}","staged":"no-such-staged","backup":null}}],
-"created_dirs":[],"root":".","committed":false,"rolling_back":false}}"#
+"created_dirs":[],"root":"{}","tree":{{"device":{device},"inode":{inode}}},
+"committed":false,"rolling_back":false}}"#,
+        root.display()
     )
 }
 
@@ -430,17 +443,20 @@ fn a_planted_journal_is_never_acted_on() {
     let folder = dir.path().join("unpacked");
     fill(&folder);
     fs::write(dir.path().join("patch"), PATCH).unwrap();
-    for (name, target) in [
-        ("relative", "../victim/important.txt".to_string()),
+    let cases = [
+        ("relative", "../victim/important.txt".to_string(), true),
         (
             "absolute",
             victim.join("important.txt").display().to_string(),
+            true,
         ),
-        ("inside", "keep.txt".to_string()),
-    ] {
+        ("inside, another tree", "keep.txt".to_string(), false),
+        ("inside, this tree", "keep.txt".to_string(), true),
+    ];
+    for (name, target, same_tree) in cases {
         fs::write(
             folder.join(".git-fuzzy-apply.journal"),
-            planted_journal(&target),
+            planted_journal(&target, &folder, same_tree),
         )
         .unwrap();
         let before = snapshot(&folder);
@@ -459,6 +475,13 @@ fn a_planted_journal_is_never_acted_on() {
             );
         }
         let out = run(&folder, &["--recover"]);
+        // Read as a journal of the current format and turned away by the
+        // trust checks (not by a parse error).
+        assert!(
+            stderr(&out).contains("ignored, it was not written by git-fuzzy-apply for this tree"),
+            "{name}: {}",
+            stderr(&out)
+        );
         assert!(folder.join("keep.txt").exists(), "{name}: {}", stderr(&out));
         assert!(victim.join("important.txt").exists(), "{name}");
     }

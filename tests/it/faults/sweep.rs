@@ -359,6 +359,13 @@ fn assert_failed_run(exp: &Expected, root: &Path, out: &Output, step: &str, what
             err.contains("--recover"),
             "{what}: journal kept, not said: {err}"
         );
+    } else {
+        // A journal the message names as kept must be there for
+        // `--recover` to read.
+        assert!(
+            !err.contains(" is kept:") && !err.contains("could not be removed"),
+            "{what}: a journal said to be kept, and none is there: {err}"
+        );
     }
     state
 }
