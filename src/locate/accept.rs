@@ -5,39 +5,18 @@
 
 use super::applied;
 use super::around::{self, AppliedAround};
-use super::choose::Hints;
 use super::deletion;
 use super::footprint::Footprint;
-use super::keys::{FileKeys, OldLine};
 use super::normalize::LineMatch;
 use super::overhang::{self, Kept};
+use super::proposal::{Proposal, two_places};
 use super::search::{Candidate, Slot};
 use super::{
-    FileState, Located, MatchOptions, Reason, Tier, ambiguous, decide, evidence, failure, fixed,
-    indent, located, similarity_range,
+    Located, Reason, Tier, ambiguous, decide, evidence, failure, fixed, indent, located,
+    similarity_range,
 };
 use crate::locate::{Failure, HunkStatus};
-use crate::model::{Hunk, LineKind};
-
-/// A candidate the ladder proposes, with what the checks weigh it against.
-pub(super) struct Proposal<'a, 'k, 'h> {
-    /// The file's lines and their keys.
-    pub keys: &'a FileKeys<'k>,
-    /// The hunk being placed.
-    pub hunk: &'a Hunk,
-    /// Its index among the file's hunks.
-    pub index: usize,
-    /// Its old side.
-    pub old: &'a [OldLine<'h>],
-    /// The tier that found the candidate.
-    pub tier: Tier,
-    /// What the patch says about the hunk's place.
-    pub hints: &'a Hints,
-    /// The hunks of the file placed so far.
-    pub state: &'a FileState,
-    /// The matching options of the run.
-    pub options: &'a MatchOptions,
-}
+use crate::model::LineKind;
 
 /// Accepts `cand` as the hunk's place, reads it as already applied, or
 /// refuses it naming the other reading.
@@ -92,13 +71,6 @@ pub(super) fn accept(p: &Proposal, mut cand: Candidate) -> Result<Located, Failu
     replaced_lines_read_exactly(p, &cand)?;
     insertion_has_one_place(p, &cand)?;
     Ok(located(p.index, p.hunk, p.tier, cand))
-}
-
-/// Two places, sorted, and why they are two readings.
-pub(super) fn two_places(index: usize, a: usize, b: usize, why: String) -> Failure {
-    let mut starts = vec![a, b];
-    starts.sort_unstable();
-    ambiguous(index, &starts, None, Some(why))
 }
 
 /// The place where the hunk would go, then the one where it may stand

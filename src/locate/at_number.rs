@@ -7,10 +7,10 @@
 //! by a copy of its neighbour), added lines without a word (a line
 //! blanked), the old side standing again over the applied state's lines.
 
-use super::accept::{Proposal, two_places};
 use super::choose::Hints;
 use super::keys::{FileKeys, OldLine};
 use super::normalize::same_but_whitespace;
+use super::proposal::{Proposal, two_places};
 use super::search::Candidate;
 use super::{Failure, FileState, evidence, hint_line, scope};
 use crate::model::{Hunk, LineKind};

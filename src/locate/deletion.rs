@@ -2,10 +2,10 @@
 //! points (rule 7 of "One placement decision" in `docs/matching.md`): a
 //! deletion leaves no added line to recognise its applied state by.
 
-use super::accept::{Proposal, two_places};
 use super::choose::{HINT_WINDOW, points_among};
 use super::keys::OldLine;
 use super::normalize::same_but_whitespace;
+use super::proposal::{Proposal, two_places};
 use super::search::{Candidate, contiguous};
 use super::{Failure, Tier, ambiguous};
 use crate::model::LineKind;

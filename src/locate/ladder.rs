@@ -135,7 +135,7 @@ impl Ladder<'_, '_, '_> {
     /// Accepts `cand`, found by `tier`, as the hunk's place, reads it as
     /// already applied, or refuses it naming the other reading.
     fn accept(&self, tier: Tier, cand: Candidate) -> Result<Located, Failure> {
-        let proposal = accept::Proposal {
+        let proposal = super::proposal::Proposal {
             keys: self.keys,
             hunk: self.hunk,
             index: self.index,

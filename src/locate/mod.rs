@@ -50,6 +50,7 @@ mod overhang;
 mod pins;
 mod placed;
 mod prefilter;
+mod proposal;
 mod proven;
 mod scope;
 mod search;

@@ -59,10 +59,13 @@ fn rival(keys: &FileKeys, old: &[OldLine], cand: &Candidate) -> Option<usize> {
 }
 
 /// A structural match that ignores the hunk's last context lines as
-/// standing past the end of the file, while one of them, holding a word,
-/// stands in the file (but for whitespace): that line is there, not past
-/// the end, and the reading that put it past the end misaligns the hunk.
-/// Returns the file line it stands on (the first).
+/// standing past the end of the file, while each of them holding a word
+/// stands in the file (but for whitespace) within the hunk's length above
+/// the match or after it, on a line the match does not read as one of the
+/// hunk's own: that line is there, not past the end, and the
+/// reading that put it past the end misaligns the hunk. A copy farther up
+/// (a `#[cfg(test)]`, a `}` of another block) says nothing of this hunk's
+/// alignment. Returns the file line it stands on (the first).
 fn line_stands(keys: &FileKeys, old: &[OldLine], cand: &Candidate) -> Option<usize> {
     let past: Vec<&OldLine> = old
         .iter()
@@ -73,7 +76,26 @@ fn line_stands(keys: &FileKeys, old: &[OldLine], cand: &Candidate) -> Option<usi
     if past.is_empty() {
         return None;
     }
-    (0..keys.len()).find(|&k| past.iter().any(|l| keys.resilient(k) == l.resilient()))
+    // A line the match reads as one of the hunk's own lines is no other
+    // place of the line past the end (a model repeating a context line of
+    // the hunk after its end).
+    let read: Vec<usize> = (cand.slots.iter())
+        .filter_map(|s| match s {
+            Slot::Line(j, _) => Some(*j),
+            _ => None,
+        })
+        .collect();
+    // Every worded line past the end must stand there: one that stands
+    // nowhere near shows the lines past the end invented (a model's
+    // `// end of module` and a line it saw above), not misread.
+    let near = cand.start.saturating_sub(old.len());
+    let stands = |l: &OldLine| {
+        (near..keys.len())
+            .filter(|k| !read.contains(k))
+            .find(|&k| keys.resilient(k) == l.resilient())
+    };
+    let places: Option<Vec<usize>> = past.iter().map(|l| stands(l)).collect();
+    places?.into_iter().min()
 }
 
 /// What becomes of the overhang of a candidate whose hunk adds lines after
