@@ -168,7 +168,7 @@ pub(crate) fn locate_hunks(
     }
     placed::done_over_changes(&mut results, &state.placed);
     evidence::later_offsets_against_ties(hunks, &mut results, &state.ties.take());
-    insert_numbered_additions_again(hunks, &mut results, &state);
+    insert_numbered_additions_again(&keys, hunks, &mut results, &state);
     results
 }
 

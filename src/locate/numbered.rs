@@ -149,15 +149,17 @@ fn wordless_stands(keys: &FileKeys, hunk: &Hunk, at: usize) -> bool {
 /// no hunk applying afresh it is ambiguous (adding it again, or not, are
 /// both readings).
 pub(super) fn insert_numbered_additions_again(
+    keys: &FileKeys,
     hunks: &[Hunk],
     results: &mut [Result<Located, Failure>],
     state: &FileState,
 ) {
+    let in_file_order = done_in_file_order(keys, hunks, results);
     numbered_alone_fresh_beside_done(hunks, results);
     let fresh = results
         .iter()
         .any(|r| matches!(r, Ok(l) if l.status == HunkStatus::Applied));
-    for &(index, evidence) in &state.telling_additions {
+    for &(index, evidence) in state.telling_additions.iter().chain(&in_file_order) {
         let Some(Ok(loc)) = results.get(index) else {
             continue;
         };
@@ -191,6 +193,91 @@ pub(super) fn insert_numbered_additions_again(
             *loc = fixed(loc.hunk, loc.start, loc.start, HunkStatus::Applied);
         }
     }
+}
+
+/// Pure additions placed by their line number alone, to be inserted
+/// afresh, whose lines (one with a word) stand where the patch applied
+/// before put them in file order: after their line, shifted by what every
+/// hunk found done above it adds (those found so here too), whatever its
+/// place in the patch (the offset carried while locating follows patch
+/// order, so a hunk written after one lower in the file was not counted).
+/// Each such hunk is found done there (and returned as done elsewhere than
+/// its fresh place). One diff section only: another section's numbers
+/// start afresh. The done hunks and the additions are sorted once and
+/// walked together.
+fn done_in_file_order(
+    keys: &FileKeys,
+    hunks: &[Hunk],
+    results: &mut [Result<Located, Failure>],
+) -> Vec<(usize, AdditionEvidence)> {
+    if hunks.iter().any(|h| h.starts_section) {
+        return Vec::new();
+    }
+    // The hunks found done, by their first line in the file, and the
+    // numbered additions to insert, by their point (before the patch).
+    let mut done = Vec::new();
+    let mut additions = Vec::new();
+    for (index, (hunk, result)) in hunks.iter().zip(results.iter()).enumerate() {
+        match result {
+            Ok(l) if l.status == HunkStatus::AlreadyApplied => done.push((l.start, l.end, index)),
+            Ok(l) if l.status == HunkStatus::Applied && numbered_addition(hunk) => {
+                additions.push((l.start, index));
+            }
+            _ => {}
+        }
+    }
+    if done.is_empty() || additions.is_empty() {
+        return Vec::new();
+    }
+    done.sort_unstable();
+    additions.sort_unstable();
+    let mut found = Vec::new();
+    // What the hunks done above the walk's place add, and where the last
+    // of them ended before the patch.
+    let mut shift = 0isize;
+    let mut old_end = 0usize;
+    let mut next = done.iter().peekable();
+    for (at, index) in additions {
+        while let Some(&&(start, end, i)) = next.peek() {
+            // Where it stood before the patch: less what the hunks done
+            // above it add.
+            let Ok(old_start) = usize::try_from(super::signed(start) - shift) else {
+                return Vec::new();
+            };
+            if old_start < old_end {
+                return Vec::new();
+            }
+            let old_len = hunks[i].old_len();
+            let e = old_start + old_len;
+            // Above the addition: ending before its point, or at it with
+            // old lines, or a pure addition at its point written before.
+            if e > at || (e == at && old_len == 0 && i > index) {
+                break;
+            }
+            shift += super::signed(end - start) - super::signed(old_len);
+            old_end = e;
+            next.next();
+        }
+        let Ok(d) = usize::try_from(super::signed(at) + shift) else {
+            continue;
+        };
+        let hunk = &hunks[index];
+        let lines = keys.new_side(hunk).len();
+        // Its lines must stand clear of the done hunk below, not on it.
+        let clear = next.peek().is_none_or(|&&(start, ..)| d + lines <= start);
+        if d != at && clear && addition_present(keys, hunk, d, None) == Some(d) {
+            shift += super::signed(lines);
+            old_end = at;
+            found.push((index, d, lines));
+        }
+    }
+    found
+        .into_iter()
+        .map(|(index, d, lines)| {
+            results[index] = Ok(fixed(index, d, d + lines, HunkStatus::AlreadyApplied));
+            (index, AdditionEvidence::DoneElsewhere)
+        })
+        .collect()
 }
 
 /// True for a hunk with no old lines placed by its line number alone.
