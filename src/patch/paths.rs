@@ -263,6 +263,12 @@ pub(crate) fn path_line(line: &str) -> Option<String> {
     // `./run` names a file in the tree as surely as `bin/run` does.
     let dotted = s.starts_with("./") && !s.contains(' ');
     let p = clean(s);
+    // `C:\Users\dev\x.rb`: a Windows absolute path (models copy the user's
+    // own); it names a file, which the tree then refuses as outside it.
+    let p = match crate::source::windows_drive(&p) {
+        Some(rest) if !rest.is_empty() => return path_line(rest).map(|_| p),
+        _ => p,
+    };
     if p.is_empty()
         || p.contains("://")
         || p.ends_with('.')

@@ -280,6 +280,11 @@ mod tests {
         }
         let text = format!("**My Docs/notes file.md**\n{}", block("a\n", "b\n"));
         assert_eq!(parse(&text).unwrap().files[0].path, "My Docs/notes file.md");
+        // A Windows absolute path is read as one (the tree refuses it).
+        let text = format!("C:\\Users\\dev\\a.rb\n{}", block("a\n", "b\n"));
+        assert_eq!(parse(&text).unwrap().files[0].path, "C:/Users/dev/a.rb");
+        let text = format!("C:\\\n{}", block("a\n", "b\n"));
+        assert!(parse(&text).is_err());
     }
 
     #[test]

@@ -351,6 +351,11 @@ pub(crate) fn join_inside(root: &Path, rel: &str) -> Result<PathBuf, String> {
     if rel.is_empty() || rel.contains('\0') {
         return Err(format!("{rel:?}: not a usable path"));
     }
+    if windows_drive(rel).is_some() {
+        return Err(format!(
+            "{rel}: an absolute Windows path, outside the working tree (paths are relative to its top)"
+        ));
+    }
     let mut out = root.to_path_buf();
     for part in Path::new(rel).components() {
         match part {
@@ -370,6 +375,16 @@ pub(crate) fn join_inside(root: &Path, rel: &str) -> Result<PathBuf, String> {
         }
     }
     Ok(out)
+}
+
+/// The rest of `path` after a Windows drive (`C:/`, backslashes already
+/// made slashes when the patch was read); `None` when it starts otherwise.
+pub(crate) fn windows_drive(path: &str) -> Option<&str> {
+    let mut chars = path.chars();
+    let letter = chars.next()?;
+    (letter.is_ascii_alphabetic() && chars.next()? == ':' && chars.next()? == '/')
+        .then(|| path.get(3..))
+        .flatten()
 }
 
 #[cfg(test)]
