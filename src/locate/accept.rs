@@ -12,7 +12,7 @@ use super::overhang::{self, Kept};
 use super::proposal::{Proposal, two_places};
 use super::search::{Candidate, Slot};
 use super::{
-    Located, Reason, Tier, ambiguous, decide, evidence, failure, fixed, indent, located,
+    Located, Reason, Tier, ambiguous, decide, evidence, failure, fixed, indent, insertion, located,
     similarity_range,
 };
 use crate::locate::{Failure, HunkStatus};
@@ -408,7 +408,7 @@ fn insertion_has_one_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure
             ..failure(index, Reason::ContextNotFound, why)
         });
     }
-    if let Some(gap) = decide::unpinned_insertion(keys, hunk, cand) {
+    if let Some(gap) = insertion::unpinned_insertion(keys, hunk, cand) {
         let (lines, them) = if gap.len() > 1 {
             (format!("lines {}-{}", gap.start + 1, gap.end), "them")
         } else {
@@ -420,7 +420,7 @@ fn insertion_has_one_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure
         return Err(ambiguous(index, &[gap.start, gap.end], None, Some(why)));
     }
     if tier > Tier::Exact
-        && let Some(at) = decide::added_run_in_place(keys, hunk, cand)
+        && let Some(at) = insertion::added_run_in_place(keys, hunk, cand)
     {
         let why = format!(
             "the hunk's old lines match with tolerance at line {}, and its added lines already stand right where they would go (line {}): applied before, or to be added a second time?",
@@ -430,7 +430,7 @@ fn insertion_has_one_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure
         return Err(here_or_done(index, cand.start, at, why));
     }
     if tier >= Tier::Structural
-        && let Some(gap) = decide::displaced_neighbour(keys, hunk, cand)
+        && let Some(gap) = insertion::displaced_neighbour(keys, hunk, cand)
     {
         let why = format!(
             "a context line beside the added lines is not where the match puts it, but stands nearby (lines {}-{} lie between the two places): the new lines could go on either side of them; give context the file has",
@@ -450,7 +450,7 @@ fn insertion_has_one_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure
         return Err(ambiguous(index, &[cand.start, k], None, Some(why)));
     }
     if tier == Tier::Similarity
-        && let Some(gap) = decide::unanchored_edge(keys, hunk, cand)
+        && let Some(gap) = insertion::unanchored_edge(keys, hunk, cand)
     {
         let why = format!(
             "a context line at the edge of the hunk is not in the file (the closest match pairs it with line {}), and the hunk adds lines beyond it: they could go before or after that line; give context the file has",

@@ -39,6 +39,7 @@ mod diagnose;
 mod evidence;
 mod footprint;
 pub(crate) mod indent;
+mod insertion;
 mod keys;
 mod ladder;
 mod lenient;
