@@ -2,7 +2,8 @@
 //! files it holds before it ends, so that neither git nor the next run
 //! finds a lock nobody holds. A signal that arrives while files are being
 //! replaced waits until the commit is finished or undone (a fraction of a
-//! second), so the tree is never left half-written by an interruption.
+//! second), so the tree is never left half-written by an interruption; the
+//! process then ends by the signal, whatever the commit's outcome.
 //!
 //! [`clean_up_on_signals`] is called once by the command before any thread
 //! starts: it blocks the signals in every thread and lets one thread of its
@@ -13,7 +14,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Files to remove on a signal: the id of the registration, the path, and
 /// the file's device and inode when registered (only that very file is
@@ -63,10 +64,29 @@ pub(crate) fn register(path: &Path) -> Registration {
     Registration(id)
 }
 
+/// Set by the signal thread as soon as a signal arrives, before it waits
+/// for a commit in progress.
+static ARRIVED: AtomicBool = AtomicBool::new(false);
+
 /// While this lives, a signal waits before ending the process.
 #[must_use = "the section ends when this is dropped"]
 pub(crate) struct Critical {
-    _guard: std::sync::MutexGuard<'static, ()>,
+    guard: Option<std::sync::MutexGuard<'static, ()>>,
+}
+
+impl Drop for Critical {
+    /// Ends the section; if a signal arrived meanwhile, this thread waits
+    /// for the signal thread to end the process, so that a run interrupted
+    /// during its commit always ends by the signal once the commit is
+    /// finished or undone (never exit 0 or the signal, by a race).
+    fn drop(&mut self) {
+        drop(self.guard.take());
+        if ARRIVED.load(Ordering::SeqCst) {
+            loop {
+                std::thread::park();
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for Critical {
@@ -78,7 +98,7 @@ impl std::fmt::Debug for Critical {
 /// Enters a section that a signal must not cut (replacing files).
 pub(crate) fn critical() -> Critical {
     Critical {
-        _guard: locked(&CRITICAL),
+        guard: Some(locked(&CRITICAL)),
     }
 }
 
@@ -129,6 +149,7 @@ pub fn clean_up_on_signals() -> io::Result<()> {
 /// Removes the registered files once no commit is in progress, then ends
 /// the process as the signal would have.
 fn end_by(signal: libc::c_int) -> ! {
+    ARRIVED.store(true, Ordering::SeqCst);
     let _critical = locked(&CRITICAL);
     for (_, path, registered) in locked(&FILES).iter() {
         if registered.is_some() && identity(path) == *registered {

@@ -559,7 +559,7 @@ fn a_signal_while_planning_releases_every_lock() {
         (true, &["../patch"][..]),
         (false, &["../patch"][..]),
     ] {
-        for signal in ["INT", "TERM"] {
+        for signal in ["INT", "TERM", "HUP"] {
             let (dir, root) = scene(repo);
             let before = snapshot(&root);
             let flag = dir.path().join("paused");
@@ -584,6 +584,54 @@ fn a_signal_while_planning_releases_every_lock() {
                 "{signal} {args:?}: {}",
                 stderr(&next)
             );
+        }
+    }
+}
+
+#[test]
+fn a_signal_during_the_commit_ends_the_run_by_the_signal_once_it_is_whole() {
+    use std::os::unix::process::ExitStatusExt;
+    let after = after();
+    for (repo, args) in [
+        (true, &["--index", "../patch"][..]),
+        (false, &["../patch"][..]),
+    ] {
+        for (signal, number) in [("INT", 2), ("TERM", 15), ("HUP", 1)] {
+            let (dir, root) = scene(repo);
+            let flag = dir.path().join("paused");
+            // Stopped inside the commit (its files replaced, not yet marked
+            // committed): the signal must wait, then end the run.
+            let mut paused = Paused::start(&root, args, "finish", &flag);
+            let pid = paused.child.id().to_string();
+            let sent = Command::new("kill").args(["-s", signal, &pid]).status();
+            assert!(sent.is_ok_and(|s| s.success()));
+            std::thread::sleep(Duration::from_millis(200));
+            assert!(
+                paused.child.try_wait().unwrap().is_none(),
+                "{signal}: the signal must wait for the commit"
+            );
+            let out = paused.resume();
+            assert_eq!(
+                (out.status.code(), out.status.signal()),
+                (None, Some(number)),
+                "{signal} {args:?}: {}",
+                stderr(&out)
+            );
+            assert_eq!(
+                snapshot(&root),
+                after,
+                "{signal} {args:?}: the commit is whole"
+            );
+            let leftovers: Vec<_> = fs::read_dir(&root)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n.contains("fuzzy-apply"))
+                .collect();
+            assert!(leftovers.is_empty(), "{signal}: {leftovers:?}");
+            if repo {
+                assert!(!root.join(".git/index.lock").exists(), "{signal} {args:?}");
+                git(&root, &["update-index", "--refresh"]);
+            }
         }
     }
 }
