@@ -22,7 +22,13 @@
 //!   numbered additions) turn a hunk placed at a pinned line only into
 //!   itself, and never place a refused hunk whose lines were found; only a
 //!   hunk they might still place, or refuse for what other hunks do, is
-//!   left to a location of its own.
+//!   left to a location of its own. So the trial tells whether the hunk
+//!   places at the line, but not, where every hunk must place, whether
+//!   the others still do once it places: those steps weigh a hunk against
+//!   the ones after it (a block placed in order while a later hunk on its
+//!   lines was refused is left unplaced once that hunk places), so a trial
+//!   that places the hunk is located again unless it is the file's only
+//!   hunk.
 //!
 //! Where every hunk must place (no `--partial`), a hunk refused for good in
 //! the course ([`Step::Refused`]) before the first hunk that asked about a
@@ -32,14 +38,13 @@
 //! without locating anything.
 //!
 //! Only the remaining lines are tried by locating the file again: a line
-//! an earlier hunk asked about with no refusal before it, the lines of
-//! the first refused hunk when a hunk after it is refused too (a later
-//! hunk could place differently after it), and every line where blocks are
-//! re-read as pieces or lines as written (location then runs more than
-//! once). A patch of genuine ties costs one location of the file, one of
-//! each refused hunk per suggestion, and at most one of the file per
-//! suggestion of its first refused hunk, not one of the file per
-//! suggestion.
+//! an earlier hunk asked about with no refusal before it, a line at which
+//! the first refused hunk's trial places it (the other hunks must place
+//! too), and every line where blocks are re-read as pieces or lines as
+//! written (location then runs more than once). A patch of genuine ties
+//! costs one location of the file, one of each refused hunk per
+//! suggestion, and at most one of the file per suggestion of its first
+//! refused hunk, not one of the file per suggestion.
 
 use crate::locate::{Asker, Course, Failure, Located, NO_LINE, Pins, Step, TRIED};
 use crate::model::{BlobIds, Hunk};
@@ -215,19 +220,7 @@ fn course_answer(
     if !partial && course.once && course.first_refused.is_some_and(|r| r < first_asker) {
         return Some((false, false));
     }
-    // With this very hunk. A trial answers for this hunk alone: where
-    // every hunk must place, it answers only when this one is the file's
-    // only refusal and no hunk follows it (a later hunk could place
-    // differently after it).
-    let others_placed = || {
-        index + 1 == course.results.len()
-            && course
-                .results
-                .iter()
-                .enumerate()
-                .all(|(i, r)| i == index || r.is_ok())
-    };
-    if !course.once || file_hunks.get(index) != Some(hunk) || !(partial || others_placed()) {
+    if !course.once || file_hunks.get(index) != Some(hunk) {
         return None;
     }
     let step = match record.asker(at) {
@@ -235,10 +228,19 @@ fn course_answer(
         Some(Asker::Hunk(first)) if first == index => record.trial(index, at)?,
         _ => record.step(index)?,
     };
+    // A trial answers for this hunk alone. Not placed at the line, it is
+    // not placed in the run either. Placed there, where every hunk must
+    // place, the course cannot tell whether the others still do: the
+    // steps after location weigh hunks against the ones after them, so
+    // this hunk placed can refuse one the course placed (a block placed
+    // in order only while a later hunk on its merged lines was refused,
+    // `sequence::judge`; a hunk found done over lines this one changes,
+    // `placed::done_over_changes`).
     match step {
-        Step::Placed(start) => Some((start == at, false)),
+        Step::Placed(start) if start != at => Some((false, false)),
+        Step::Placed(_) if partial || file_hunks.len() == 1 => Some((true, false)),
         Step::Refused => Some((false, false)),
-        Step::Open => None,
+        Step::Placed(_) | Step::Open => None,
     }
 }
 

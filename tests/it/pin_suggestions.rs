@@ -7,6 +7,7 @@
 //! in place, applied already or not) list places but suggest none.
 
 use crate::support::run_bin;
+use git_fuzzy_apply::{ApplyOptions, plan_patch};
 use std::fs;
 use std::path::Path;
 
@@ -103,4 +104,40 @@ fn suggested_places_are_exactly_those_where_at_applies() {
     // Both kinds are covered: refusals that --at settles, and refusals
     // listing places that no --at settles.
     assert!(with >= 10 && without >= 5, "with {with}, without {without}");
+}
+
+/// A tie whose pin leaves an earlier block unplaced: the third of three
+/// blocks written to apply in order is tied at lines 4 and 10, and the
+/// second places only in order, over lines 4-10. Pinned at line 10 the
+/// third places (alone, it does), but then touches the second's merged
+/// edit, which is no longer placed in order: the run is refused. The JSON
+/// report lists both places; the report suggests neither (it used to
+/// suggest line 10, read off the tied block's trial alone), and the plan's
+/// `at_settles` is empty.
+#[test]
+fn a_tie_whose_pin_unplaces_an_earlier_in_order_block_is_suggested_nowhere() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/refuse-sr-in-order-tie-whose-pin-unplaces-an-earlier-block");
+    let f = |line: usize| ("f.py".to_string(), line);
+    assert_eq!(candidates(&case), [f(4), f(10)]);
+    assert_eq!(suggested(&case), Vec::<String>::new());
+    for (at, refused) in [("f.py:4", "hunk 3"), ("f.py:10", "hunk 2")] {
+        let out = run(&case, &["--at", at]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "--at {at}: {stderr}");
+        assert!(
+            stderr.contains(&format!("f.py: {refused} ")),
+            "--at {at}: {stderr}"
+        );
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    copy_tree(&case.join("before"), dir.path());
+    let patch = fs::read(case.join("patch")).expect("patch");
+    let plan = plan_patch(&patch, dir.path(), &ApplyOptions::default()).expect("plan");
+    let failure = plan.files[0].report.hunks[2]
+        .failure
+        .as_ref()
+        .expect("refused");
+    assert_eq!(failure.candidates, [4, 10]);
+    assert_eq!(failure.at_settles, Vec::<usize>::new());
 }
