@@ -45,6 +45,15 @@ pub(super) fn place_numbered(
     state: &FileState,
 ) -> Result<Numbered, PlaceError> {
     let n = keys.len();
+    if let Some(a) = first_hunk_numbered_both_ways(keys, hunk, index) {
+        return Err((
+            Reason::Ambiguous,
+            format!(
+                "the hunk only adds lines, and its header numbers them two ways: `-{a}` with no old line reads as after line {a}, `+{a}` as at line {a}, before it; give a context line"
+            ),
+            vec![a, a + 1],
+        ));
+    }
     let done = hunk
         .line_hint
         .and_then(|l| super::hint_line(l, state.done_offset, n))
@@ -95,6 +104,20 @@ pub(super) fn place_numbered(
         return Ok(done_at(at, AdditionEvidence::Unsure));
     }
     Ok(Numbered::Point(at))
+}
+
+/// The first hunk of a file that only adds lines, numbered `@@ -a,… +a,… @@`
+/// (a ≥ 1, within the file): read as `-a,0` (git's zero-context form) its
+/// lines go after line a, while its new side's `+a` makes them line a,
+/// before it; a `git diff -U0` numbers such a hunk `+(a + 1)`. Two places
+/// (rule 2). (Even lines equal to line a, which both places write alike,
+/// are two readings on a re-run: standing at line a, done; not after it,
+/// to add.) Returns a; later hunks carry offsets and are left alone.
+fn first_hunk_numbered_both_ways(keys: &FileKeys, hunk: &Hunk, index: usize) -> Option<usize> {
+    let a = hunk
+        .line_hint
+        .filter(|&a| index == 0 && a >= 1 && a <= keys.len())?;
+    (hunk.new_start == Some(a)).then_some(a)
 }
 
 /// `@@ -a,0 +c,d @@` inserts after line a: the line number is the only
