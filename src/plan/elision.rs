@@ -2,8 +2,8 @@
 //! ...`): the block as written is located first; a block that does not
 //! place is read as the pieces between its elision lines, each placed on
 //! its own, in order. An elision only REPLACE holds is refused unless the
-//! block removes nothing and the file holds that line (see
-//! `docs/formats.md`).
+//! block removes nothing and the file holds that line, or it stands in an
+//! example the block writes into a Markdown file (see `docs/formats.md`).
 
 use crate::locate::{
     Failure, HunkStatus, Located, Pins, Reason, Slot, Tier, block_end_by, enclosing_end_by,
@@ -32,12 +32,18 @@ pub(super) fn replace_only_problem(
     source: &SourceText,
 ) -> Option<Problem> {
     let held = |t: &str| (0..source.len()).any(|j| source.line_text(j).trim() == t);
+    let markdown = is_markdown(path);
     hunks.iter().enumerate().find_map(|(k, h)| {
         let e = h.elision.as_deref().filter(|e| e.replace_only)?;
         let removes = h.lines.iter().any(|l| l.kind == LineKind::Remove);
-        let text = h
-            .lines
-            .iter()
+        let fenced = if markdown {
+            added_inside_fence(&h.lines)
+        } else {
+            vec![false; h.lines.len()]
+        };
+        let text = (h.lines.iter().zip(fenced))
+            .filter(|(_, fenced)| !fenced)
+            .map(|(l, _)| l)
             .filter(|l| l.kind == LineKind::Add && is_elision(&l.text))
             .map(|l| l.text.trim())
             .filter(|t| removes || *t != "...")
@@ -54,6 +60,48 @@ pub(super) fn replace_only_problem(
             Some(e.patch_line),
         ))
     })
+}
+
+/// True for a Markdown file's path (`.md`, `.mdx`, `.markdown`).
+fn is_markdown(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    [".md", ".mdx", ".markdown"]
+        .iter()
+        .any(|e| lower.ends_with(e))
+}
+
+/// For each line of a hunk, whether it is an added line inside a code
+/// fence that the hunk's added lines open (```` ``` ````/`~~~`, possibly
+/// indented, still open there): in a Markdown file such a line is part of
+/// snippet of a guide), not an elision of the file's own text. None when
+/// the hunk removes a fence line (it may be rewriting an example the file
+/// holds, whose code the comment would then stand for).
+fn added_inside_fence(lines: &[crate::model::HunkLine]) -> Vec<bool> {
+    let is_fence = |t: &str| ["```", "~~~"].iter().any(|f| t.trim_start().starts_with(f));
+    if lines
+        .iter()
+        .any(|l| l.kind == LineKind::Remove && is_fence(&l.text))
+    {
+        return vec![false; lines.len()];
+    }
+    let mut open: Option<&str> = None;
+    let mut out = Vec::with_capacity(lines.len());
+    for l in lines {
+        let added = l.kind == LineKind::Add;
+        let t = l.text.trim_start();
+        let fence = ["```", "~~~"].into_iter().find(|f| t.starts_with(f));
+        out.push(added && open.is_some() && fence.is_none());
+        match (open, fence) {
+            (Some(o), Some(f)) if o == f && added => open = None,
+            (None, Some(f)) if added => open = Some(f),
+            _ => {}
+        }
+        if l.kind == LineKind::Context {
+            // A fence must open and close within the added lines.
+            open = None;
+        }
+    }
+    out
 }
 
 /// Locates the hunks (the numbers of an exact `git diff` as facts when
