@@ -285,7 +285,7 @@ impl Ladder<'_, '_, '_> {
             return Err(failure);
         }
         match new_side {
-            Some(found) => done_or_ambiguous(self.index, found, &cand),
+            Some(found) => done_or_ambiguous(self.index, found, (tier, &cand)),
             None if tier > Tier::Resilient => {
                 let read = applied::new_side_read_leniently(
                     self.keys,
@@ -378,6 +378,12 @@ impl Ladder<'_, '_, '_> {
             // the two readings are weighed as in the tiers after (rule 7).
             if matches!(tier, Tier::Resilient | Tier::Fuzzy) && new_side.is_none() {
                 new_side = self.new_side_at(None);
+            }
+            // Old lines without a word stand byte for byte wherever such a
+            // line does (a blank line another hunk added): a worded new side
+            // standing elsewhere is weighed against them the same way.
+            if tier == Tier::Exact && wordless && new_side.is_none() {
+                new_side = self.new_side_at(None).filter(|found| !found.unsure);
             }
             match choose(&cands, hints, n) {
                 // A stricter tier's candidate past the anchor's block and a
@@ -541,7 +547,7 @@ impl Ladder<'_, '_, '_> {
 fn done_or_ambiguous(
     index: usize,
     found: &NewSideFound,
-    cand: &Candidate,
+    (tier, cand): (Tier, &Candidate),
 ) -> Result<Located, Failure> {
     let done = &found.loc;
     if found.others.is_empty() && !found.unsure && done.start <= cand.start && cand.end <= done.end
@@ -567,8 +573,13 @@ fn done_or_ambiguous(
     } else {
         ""
     };
+    let how = if tier == Tier::Exact {
+        "stand, holding no word,"
+    } else {
+        "match with tolerance"
+    };
     let why = format!(
-        "the hunk's new lines already stand at {line} {at}{unsure}, while its old lines match with tolerance at line {}: already applied, or to be applied there?",
+        "the hunk's new lines already stand at {line} {at}{unsure}, while its old lines {how} at line {}: already applied, or to be applied there?",
         cand.start + 1
     );
     Err(ambiguous(index, &starts, None, Some(why)))
