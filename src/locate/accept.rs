@@ -5,6 +5,7 @@
 
 use super::applied;
 use super::around::{self, AppliedAround};
+use super::blank_edge;
 use super::deletion;
 use super::footprint::Footprint;
 use super::normalize::LineMatch;
@@ -50,6 +51,7 @@ pub(super) fn accept(p: &Proposal, mut cand: Candidate) -> Result<Located, Failu
             });
         }
     }
+    no_added_lines_beside_dropped_blank_edge(p, &cand)?;
     if let Some(done) = applied_around(p, &cand)? {
         return Ok(done);
     }
@@ -71,6 +73,21 @@ pub(super) fn accept(p: &Proposal, mut cand: Candidate) -> Result<Located, Failu
     replaced_lines_read_exactly(p, &cand)?;
     insertion_has_one_place(p, &cand)?;
     Ok(located(p.index, p.hunk, p.tier, cand))
+}
+
+/// A blank edge context line the match drops must not stand between the
+/// lines matched and lines the hunk adds ("Structural slack").
+fn no_added_lines_beside_dropped_blank_edge(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
+    match blank_edge::dropped_beside_additions(p.hunk, p.old, cand) {
+        Some(_) => {
+            let why = "the hunk keeps a blank line between its lines and the lines it adds, and the file has no blank line there: the added lines would be glued to a line the patch does not show; give context the file has".to_string();
+            Err(Failure {
+                candidates: vec![cand.start + 1],
+                ..failure(p.index, Reason::ContextNotFound, why)
+            })
+        }
+        None => Ok(()),
+    }
 }
 
 /// The place where the hunk would go, then the one where it may stand
