@@ -1,9 +1,11 @@
 //! Blank edge context lines the file lacks where a match reads them
-//! (`docs/matching.md`, "Structural slack"): dropped, they must change
-//! no byte.
+//! (`docs/matching.md`, "Structural slack" and rule 15): dropped, they
+//! must change no byte and decide no place.
 
-use super::keys::OldLine;
-use super::search::{Candidate, Slot};
+use super::choose::Hints;
+use super::keys::{FileKeys, OldLine};
+use super::search::{Candidate, Slot, contiguous};
+use super::{Tier, prefilter};
 use crate::model::{Hunk, HunkLine, LineKind};
 
 /// A blank context line at the edge of the old side that `cand` drops
@@ -46,4 +48,45 @@ pub(super) fn dropped_beside_additions(
         return all_dropped(0..lead);
     }
     None
+}
+
+/// Another place where the old side stands byte for byte once its blank
+/// edge context lines are taken off, against `cand`, which the resilient
+/// or fuzzy tier found with them: one reading forgives whitespace or case,
+/// the other a blank line the model added at the block's edge (Aider drops
+/// such lines before matching), and nothing tells which (a SEARCH that was
+/// `load()`'s body byte for byte plus a blank line, `load()` ending the
+/// file, edited the re-indented copy in a method followed by a blank
+/// line). Only for a hunk that nothing else places (no line number,
+/// anchor, end-of-file marker or pin). Returns that place's first line.
+pub(super) fn exact_without_blank_edge(
+    keys: &FileKeys,
+    old: &[OldLine],
+    tier: Tier,
+    hints: &Hints,
+    cand: &Candidate,
+) -> Option<usize> {
+    let placed_otherwise = hints.line.is_some()
+        || hints.raw_line.is_some()
+        || hints.anchors.is_some()
+        || hints.at_eof
+        || !hints.pins.is_empty();
+    if placed_otherwise || !matches!(tier, Tier::Resilient | Tier::Fuzzy) {
+        return None;
+    }
+    let spacing = |l: &OldLine| l.kind == LineKind::Context && l.blank;
+    let lead = old.iter().take_while(|l| spacing(l)).count();
+    let trail = old.iter().rev().take_while(|l| spacing(l)).count();
+    if (lead == 0 && trail == 0) || lead + trail >= old.len() {
+        return None;
+    }
+    let core = &old[lead..old.len() - trail];
+    let starts: Vec<usize> = match prefilter::starts(keys, core, Tier::Exact, 0, 0) {
+        Some(starts) => starts,
+        None => (0..keys.len()).collect(),
+    };
+    contiguous(keys, core, Tier::Exact, starts)
+        .into_iter()
+        .map(|c| c.start)
+        .find(|&s| s + core.len() <= cand.start || cand.end <= s)
 }
