@@ -1,10 +1,11 @@
 //! The last word on the candidate the ladder chose: it is accepted only when
-//! no other evidence contradicts it (rules 1-14 of "One placement decision"
+//! no other evidence contradicts it (rules 1-15 of "One placement decision"
 //! in `docs/matching.md`). Each check names the other reading it found; the
 //! first one that finds one refuses the hunk.
 
 use super::applied;
 use super::around::{self, AppliedAround};
+use super::blank_edge;
 use super::deletion;
 use super::footprint::Footprint;
 use super::normalize::LineMatch;
@@ -24,6 +25,7 @@ pub(super) fn accept(p: &Proposal, mut cand: Candidate) -> Result<Located, Failu
     no_overlap(p, &cand)?;
     if p.hints.pins.is_empty() {
         no_rival_place(p, &cand)?;
+        no_exact_place_without_blank_edge(p, &cand)?;
     }
     match overhang::kept_before_additions(p.hunk, p.old, &cand) {
         Kept::Dropped => {}
@@ -50,6 +52,7 @@ pub(super) fn accept(p: &Proposal, mut cand: Candidate) -> Result<Located, Failu
             });
         }
     }
+    no_added_lines_beside_dropped_blank_edge(p, &cand)?;
     if let Some(done) = applied_around(p, &cand)? {
         return Ok(done);
     }
@@ -71,6 +74,38 @@ pub(super) fn accept(p: &Proposal, mut cand: Candidate) -> Result<Located, Failu
     replaced_lines_read_exactly(p, &cand)?;
     insertion_has_one_place(p, &cand)?;
     Ok(located(p.index, p.hunk, p.tier, cand))
+}
+
+/// A lenient candidate read with the hunk's blank edge lines must not
+/// stand against an exact place of the hunk without them (rule 15).
+fn no_exact_place_without_blank_edge(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
+    match blank_edge::exact_without_blank_edge(p.keys, p.old, p.tier, p.hints, cand) {
+        Some(rival) => {
+            let why = format!(
+                "the hunk matches at line {} with tolerance ({}) and its blank first or last line, and byte for byte without that blank line at line {}: a blank edge line is no evidence against exact text; add a context line that tells them apart",
+                cand.start + 1,
+                p.tier.name(),
+                rival + 1
+            );
+            Err(two_places(p.index, cand.start, rival, why))
+        }
+        None => Ok(()),
+    }
+}
+
+/// A blank edge context line the match drops must not stand between the
+/// lines matched and lines the hunk adds ("Structural slack").
+fn no_added_lines_beside_dropped_blank_edge(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
+    match blank_edge::dropped_beside_additions(p.hunk, p.old, cand) {
+        Some(_) => {
+            let why = "the hunk keeps a blank line between its lines and the lines it adds, and the file has no blank line there: the added lines would be glued to a line the patch does not show; give context the file has".to_string();
+            Err(Failure {
+                candidates: vec![cand.start + 1],
+                ..failure(p.index, Reason::ContextNotFound, why)
+            })
+        }
+        None => Ok(()),
+    }
 }
 
 /// The place where the hunk would go, then the one where it may stand

@@ -32,6 +32,7 @@ mod addition;
 mod applied;
 mod around;
 mod at_number;
+mod blank_edge;
 mod choose;
 mod decide;
 mod deletion;
