@@ -413,6 +413,13 @@ fn applied_around(p: &Proposal, cand: &Candidate) -> Result<Option<Located>, Fai
             );
             Err(here_or_done(p.index, start, cand.start, why))
         }
+        Some(AppliedAround::Repeats(start)) => {
+            let why = format!(
+                "the hunk's old lines stand byte for byte at line {}, where its number points, and its new lines stand there too (the lines it adds repeat the context after them): already applied, or to add another copy? the two look alike; add the line after the copies, or an `index` line",
+                cand.start + 1
+            );
+            Err(here_or_done(p.index, start, cand.start, why))
+        }
         Some(AppliedAround::Unsure(start)) => {
             let why = format!(
                 "the hunk's old lines stand at line {}, and its new lines stand around them already; the lines it adds beyond those it removes (blank or brackets only, or copies of removed lines) could have been there before: already applied, or to be applied again?",

@@ -27,13 +27,21 @@ pub(super) enum AppliedAround {
     /// the line is the file's own (another statement where indentation is
     /// meaning), or the applied state re-indented since.
     Reindented(usize),
+    /// It stands as written on the very lines of an old side read byte for
+    /// byte where the number names it, context framing the change on both
+    /// sides (the added lines copies of the context after them): the copy
+    /// inserted before, or another to insert? The two files look alike.
+    Repeats(usize),
 }
 
 impl AppliedAround {
     /// The first line of the new side standing around the candidate.
     pub(super) fn start(self) -> usize {
         match self {
-            AppliedAround::Done(s) | AppliedAround::Unsure(s) | AppliedAround::Reindented(s) => s,
+            AppliedAround::Done(s)
+            | AppliedAround::Unsure(s)
+            | AppliedAround::Reindented(s)
+            | AppliedAround::Repeats(s) => s,
         }
     }
 }
@@ -60,7 +68,12 @@ impl AppliedAround {
 /// standing only but for whitespace (an added line at 4 spaces beside the
 /// same line at 8) is no applied state where the line number names the
 /// candidate's first line exactly (an exact diff, applied afresh as `git
-/// apply` does: `None`), and `Reindented` elsewhere.
+/// apply` does: `None`), and `Reindented` elsewhere. A new side standing
+/// as written on the first line of an old side read byte for byte where
+/// the number names it, context framing the change on both sides (the
+/// added lines copies of the context after them: a third `check(data)`
+/// inserted before the second) is `Repeats`: a first run and a re-run see
+/// the same lines.
 pub(super) fn applied_at_candidate(
     keys: &FileKeys,
     hunk: &Hunk,
@@ -111,12 +124,18 @@ pub(super) fn applied_at_candidate(
     };
     // The new side must hold the candidate's lines.
     let mut starts = cand.end.saturating_sub(new.len())..=cand.start;
+    let numbered = [hints.line, hints.raw_line].contains(&Some(cand.start));
     let start = if tier == Tier::Exact {
         match starts.clone().find(|&s| indented_as_written(s)) {
+            // An exact old side at its number, framed by context on both
+            // sides, and a new side starting on the same line (its added
+            // lines copies of the context after them) are two readings.
+            Some(s) if numbered && s == cand.start && framed(hunk) => {
+                return Some(AppliedAround::Repeats(s));
+            }
             Some(s) => s,
             None => {
                 let respaced = starts.find(|&s| stands_at(s))?;
-                let numbered = [hints.line, hints.raw_line].contains(&Some(cand.start));
                 return (!numbered).then_some(AppliedAround::Reindented(respaced));
             }
         }
@@ -131,6 +150,16 @@ pub(super) fn applied_at_candidate(
     } else {
         Some(AppliedAround::Unsure(start))
     }
+}
+
+/// True when the hunk has context lines both before its first changed
+/// line and after its last: once applied, its old side can stand on the
+/// first line of its new side only where the added lines repeat the
+/// context after them.
+fn framed(hunk: &Hunk) -> bool {
+    let first = hunk.lines.iter().position(|l| l.kind != LineKind::Context);
+    let last = hunk.lines.iter().rposition(|l| l.kind != LineKind::Context);
+    matches!((first, last), (Some(f), Some(l)) if f > 0 && l + 1 < hunk.lines.len())
 }
 
 /// The hunk's added lines left over once each is paired with a removed

@@ -61,11 +61,15 @@ fn new_side_at_number(
 /// heading names, while the number names a line inside one of them (or
 /// lies past the end of the file, naming no line at all): the
 /// lines may have been deleted there already (a re-run) and the copy at
-/// `cand` be another function's. Returns the numbered line.
+/// `cand` be another function's. The number names a line as written,
+/// carried by the hunks placed afresh, or carried by the hunks found done
+/// (a re-run's done replacement moved the deleted lines' place to the end
+/// of the heading's function). Returns the numbered line.
 fn deletion_outside_named_block(
     keys: &FileKeys,
     hunk: &Hunk,
     hints: &Hints,
+    state: &FileState,
     cand: &Candidate,
 ) -> Option<usize> {
     // A number past the end of the file names no line, but the heading
@@ -76,8 +80,12 @@ fn deletion_outside_named_block(
         None if past_end => hunk.line_hint?.saturating_sub(1),
         None => return None,
     };
+    let done = hunk
+        .line_hint
+        .and_then(|l| hint_line(l, state.done_offset, keys.len()));
+    let named: Vec<usize> = [Some(line), done].into_iter().flatten().collect();
     if hunk.section.is_empty()
-        || line == cand.start
+        || named.contains(&cand.start)
         || hunk.lines.is_empty()
         || hunk.lines.iter().any(|l| l.kind != LineKind::Remove)
     {
@@ -85,10 +93,9 @@ fn deletion_outside_named_block(
     }
     let blocks = evidence::section_blocks(keys, &hunk.section);
     let inside = |at: usize| blocks.iter().any(|&(a, end)| scope::within(a, end, at));
-    (blocks.len() <= super::choose::HEADING_BLOCKS
-        && (past_end || inside(line))
-        && !inside(cand.start))
-    .then_some(line)
+    let named_inside = named.into_iter().find(|&l| inside(l));
+    let numbered = if past_end { Some(line) } else { named_inside };
+    numbered.filter(|_| blocks.len() <= super::choose::HEADING_BLOCKS && !inside(cand.start))
 }
 
 /// A hunk that only removes lines without a word (blank lines, brackets),
@@ -204,7 +211,7 @@ fn deletion_in_named_block(p: &Proposal, cand: &Candidate) -> Result<(), Failure
         );
         return Err(two_places(p.index, line, cand.start, why));
     }
-    let Some(line) = deletion_outside_named_block(p.keys, p.hunk, p.hints, cand) else {
+    let Some(line) = deletion_outside_named_block(p.keys, p.hunk, p.hints, p.state, cand) else {
         return Ok(());
     };
     let why = format!(

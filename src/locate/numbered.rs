@@ -178,10 +178,11 @@ pub(super) fn insert_numbered_additions_again(
     state: &FileState,
 ) {
     let in_file_order = done_in_file_order(keys, hunks, results);
-    numbered_alone_fresh_beside_done(hunks, results);
-    let fresh = results
+    numbered_alone_fresh_beside_done(keys, hunks, results);
+    let fresh = hunks
         .iter()
-        .any(|r| matches!(r, Ok(l) if l.status == HunkStatus::Applied));
+        .zip(results.iter())
+        .any(|(h, r)| matches!(r, Ok(l) if applies_afresh(keys, h, l)));
     for &(index, evidence) in state.telling_additions.iter().chain(&in_file_order) {
         let Some(Ok(loc)) = results.get(index) else {
             continue;
@@ -203,6 +204,13 @@ pub(super) fn insert_numbered_additions_again(
         });
     }
     if !fresh {
+        // The hunks left that change no byte (a final newline already
+        // there) are done with the rest.
+        for loc in results.iter_mut().flatten() {
+            if loc.status == HunkStatus::Applied {
+                *loc = fixed(loc.hunk, loc.start, loc.end, HunkStatus::AlreadyApplied);
+            }
+        }
         return;
     }
     for (hunk, result) in hunks.iter().zip(results.iter_mut()) {
@@ -303,6 +311,29 @@ fn done_in_file_order(
         .collect()
 }
 
+/// True when the hunk, placed at `loc`, changes the file: placed afresh,
+/// and not a hunk that only adds or removes the final newline (its two
+/// sides the same lines but for `\ No newline at end of file`) at the end
+/// of a file that already ends as its new side says. Such a hunk changes
+/// no byte, so it is no sign of a patch applied afresh: a re-run of `git
+/// diff -U0` output with one read its insertion as a first run and added
+/// it again (rule 7).
+fn applies_afresh(keys: &FileKeys, hunk: &Hunk, loc: &Located) -> bool {
+    if loc.status != HunkStatus::Applied {
+        return false;
+    }
+    let toggle = hunk.old_missing_newline != hunk.new_missing_newline && same_sides(hunk);
+    let ends_as_new = keys.source().has_final_newline() != hunk.new_missing_newline;
+    !(toggle && loc.end == keys.len() && ends_as_new)
+}
+
+/// True when the hunk's old and new sides are the same lines, byte for byte.
+fn same_sides(hunk: &Hunk) -> bool {
+    let old = hunk.lines.iter().filter(|l| l.is_old()).map(|l| &l.text);
+    let new = hunk.lines.iter().filter(|l| l.is_new()).map(|l| &l.text);
+    old.eq(new)
+}
+
 /// True for a hunk with no old lines placed by its line number alone.
 fn numbered_addition(hunk: &Hunk) -> bool {
     hunk.line_hint.is_some() && hunk.anchors.is_empty() && !hunk.at_eof && hunk.old_len() == 0
@@ -315,12 +346,16 @@ fn numbered_addition(hunk: &Hunk) -> bool {
 /// first run read numbers that were off, or placed a hunk out of the
 /// numbers' order). Added again, they would stand twice: each is
 /// `ambiguous`.
-fn numbered_alone_fresh_beside_done(hunks: &[Hunk], results: &mut [Result<Located, Failure>]) {
+fn numbered_alone_fresh_beside_done(
+    keys: &FileKeys,
+    hunks: &[Hunk],
+    results: &mut [Result<Located, Failure>],
+) {
     let mut alone = Vec::new();
     let mut done_with_old_lines = false;
     for (index, (hunk, result)) in hunks.iter().zip(results.iter()).enumerate() {
         match result {
-            Ok(loc) if loc.status == HunkStatus::Applied => {
+            Ok(loc) if applies_afresh(keys, hunk, loc) => {
                 if !numbered_addition(hunk) {
                     return;
                 }
