@@ -4,8 +4,8 @@
 //! indentation the map does not determine) and by the planner (to
 //! re-indent added lines) alike, so the two never disagree.
 //!
-//! Each matched whole non-blank line pairs the patch's indentation with the
-//! file's. When they all agree the added lines are written as the patch has
+//! Each matched whole non-blank line (or its beginning cut with `...`)
+//! pairs the patch's indentation with the file's. When they all agree the added lines are written as the patch has
 //! them. Otherwise an added line at an indentation some matched line has
 //! takes that line's file indentation (refused when such lines stand at two
 //! file indentations: the block's structure is not the file's). An added
@@ -61,10 +61,11 @@ pub(crate) fn pairs<'t>(
         let Slot::Line(j, _) = slot else { continue };
         let file = text(*j);
         // Only whole lines say how the patch indents: not blank ones, and
-        // not a truncated fragment (its indentation is where it was cut).
+        // not a fragment of a line's end (its indentation is where it was
+        // cut); a line's beginning cut with `...` keeps its own.
         // (Lines equal byte for byte need no keys: most of them.)
         let whole = *line.text == *file || fuzzy_key(&line.text) == fuzzy_key(&file);
-        if line.text.trim().is_empty() || !whole {
+        if line.text.trim().is_empty() || !(whole || head_fragment(&line.text, &file)) {
             continue;
         }
         out.push(IndentPair {
@@ -74,6 +75,17 @@ pub(crate) fn pairs<'t>(
         });
     }
     out
+}
+
+/// Whether `patch` is the beginning of `file` cut with `...` or `…`.
+fn head_fragment(patch: &str, file: &str) -> bool {
+    let cut = patch.trim_end();
+    let Some(head) = ["...", "\u{2026}"].iter().find_map(|e| cut.strip_suffix(e)) else {
+        return false;
+    };
+    let head = fuzzy_key(head);
+    let head = head.trim_end();
+    !head.is_empty() && fuzzy_key(file).starts_with(head)
 }
 
 /// The character an indentation is made of: `None` for an empty one,

@@ -182,3 +182,13 @@ fn a_line_stripped_beside_a_line_at_column_0_is_no_level() {
     // An added line at column 0 is at the split level itself.
     assert_eq!(map_indent(&stripped, "", Some(4)), Mapped::Split(0, 1));
 }
+
+#[test]
+fn a_line_cut_after_its_beginning_keeps_its_indentation() {
+    let file = "    def close(self, key):";
+    assert!(head_fragment("\tdef close(sel...", file));
+    assert!(head_fragment("def close(sel\u{2026}", file));
+    // A fragment of the line's end is indented where it was cut.
+    assert!(!head_fragment("close(self, key):", file));
+    assert!(!head_fragment("\tdef open(sel...", file));
+}
