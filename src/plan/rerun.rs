@@ -74,8 +74,12 @@ fn holds(hunk: &Hunk, run: &[&str]) -> bool {
 /// (this hunk to apply, writing again the lines the later one changed).
 /// Different bytes: refused as ambiguous. Hunks with a line number or a
 /// Codex anchor are placed in the original's own terms and left alone, as
-/// in [`settle_consumed`].
-pub(super) fn refuse_consumed_again(hunks: &[Hunk], results: &mut [Result<Located, Failure>]) {
+/// in [`settle_consumed`]. Returns the later hunks so named.
+pub(super) fn refuse_consumed_again(
+    hunks: &[Hunk],
+    results: &mut [Result<Located, Failure>],
+) -> Vec<usize> {
+    let mut consumers = Vec::new();
     for k in 0..hunks.len() {
         let hunk = &hunks[k];
         let Ok(l) = &results[k] else { continue };
@@ -98,6 +102,7 @@ pub(super) fn refuse_consumed_again(hunks: &[Hunk], results: &mut [Result<Locate
                 && holds(&hunks[m], &added))
         });
         if let Some(m) = consumer {
+            consumers.push(m);
             results[k] = Err(Failure {
                 hunk: k,
                 reason: Reason::Ambiguous,
@@ -113,4 +118,5 @@ pub(super) fn refuse_consumed_again(hunks: &[Hunk], results: &mut [Result<Locate
             });
         }
     }
+    consumers
 }
