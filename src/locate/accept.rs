@@ -400,6 +400,13 @@ fn applied_around(p: &Proposal, cand: &Candidate) -> Result<Option<Located>, Fai
     match around {
         Some(AppliedAround::Done(start)) => {
             let end = start + p.keys.new_side(p.hunk).len();
+            let old = cand.start;
+            let noted = around::DoneAround {
+                index: p.index,
+                start,
+                old,
+            };
+            p.state.done_around.borrow_mut().push(noted);
             Ok(Some(Located {
                 tier: Some(p.tier),
                 ..fixed(p.index, start, end, HunkStatus::AlreadyApplied)

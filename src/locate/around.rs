@@ -7,7 +7,7 @@
 use super::keys::FileKeys;
 use super::normalize::{LineMatch, indentation, same_but_whitespace};
 use super::search::{Candidate, Slot};
-use super::{Tier, choose::Hints};
+use super::{Failure, HunkStatus, Located, Tier, ambiguous, choose::Hints};
 use crate::model::{Hunk, LineKind};
 use std::collections::HashMap;
 
@@ -186,4 +186,99 @@ fn unpaired_additions(hunk: &Hunk) -> (Vec<&str>, Vec<&str>) {
         }
     }
     (fresh, spelled)
+}
+
+/// A hunk found done around its old side ([`AppliedAround::Done`]): the
+/// first line of its new side and of its old side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct DoneAround {
+    pub index: usize,
+    pub start: usize,
+    pub old: usize,
+}
+
+/// A hunk placed by its text alone (no line number, anchor or end-of-file
+/// mark) found done around its old side, while another hunk of the file
+/// applies afresh, is refused: the reply is not a re-run, and its old side
+/// stands, so it reads as applied before (the others not) as well as to
+/// be applied, adding again lines the file holds as its own (a copy of a
+/// neighbour, as Aider, applying every block whose SEARCH stands, writes).
+/// Different bytes either way (rule 7).
+pub(super) fn done_beside_fresh(
+    hunks: &[Hunk],
+    results: &mut [Result<Located, Failure>],
+    noted: &[DoneAround],
+) {
+    let fresh = |results: &[Result<Located, Failure>], i: usize| {
+        results
+            .iter()
+            .enumerate()
+            .any(|(k, r)| matches!(r, Ok(l) if k != i && l.status == HunkStatus::Applied))
+    };
+    for done in noted {
+        let i = done.index;
+        let (Some(hunk), Some(Ok(loc))) = (hunks.get(i), results.get(i)) else {
+            continue;
+        };
+        let by_text = hunk.line_hint.is_none() && hunk.anchors.is_empty() && !hunk.at_eof;
+        if !by_text
+            || loc.status != HunkStatus::AlreadyApplied
+            || loc.start != done.start
+            || !fresh(results, i)
+            || run_again_in_order(hunks, results, i, loc)
+        {
+            continue;
+        }
+        let why = format!(
+            "the hunk's old lines stand at line {}, and its new lines stand around them (from line {}), while other hunks of the file apply afresh: applied before them, or to be applied, adding lines the file already holds beside them?",
+            done.old + 1,
+            done.start + 1
+        );
+        let mut starts = vec![done.start, done.old];
+        starts.sort_unstable();
+        starts.dedup();
+        results[i] = Err(ambiguous(i, &starts, None, Some(why)));
+    }
+}
+
+/// True when a hunk before `i`, placed by its text, applies afresh on or
+/// next to the lines hunk `i` stands done on (`loc`) and adds lines, one
+/// with a word, that hunk `i`'s old side holds: a reply applied in order
+/// and run again, which the plan refuses as that (`plan::rerun`, naming
+/// the earlier hunk).
+fn run_again_in_order(
+    hunks: &[Hunk],
+    results: &[Result<Located, Failure>],
+    i: usize,
+    loc: &Located,
+) -> bool {
+    (0..i).any(|k| {
+        let (Ok(l), hunk) = (&results[k], &hunks[k]) else {
+            return false;
+        };
+        let added = added_lines(hunk);
+        l.status == HunkStatus::Applied
+            && hunk.line_hint.is_none()
+            && hunk.anchors.is_empty()
+            && added.iter().any(|t| t.chars().any(char::is_alphanumeric))
+            && l.start <= loc.end
+            && loc.start <= l.end
+            && old_side_holds(&hunks[i], &added)
+    })
+}
+
+/// The lines `hunk` adds, in order.
+pub(crate) fn added_lines(hunk: &Hunk) -> Vec<&str> {
+    let added = hunk.lines.iter().filter(|l| l.kind == LineKind::Add);
+    added.map(|l| &*l.text).collect()
+}
+
+/// True when the old side of `hunk` holds `run` as consecutive lines
+/// (exactly but for whitespace).
+pub(crate) fn old_side_holds(hunk: &Hunk, run: &[&str]) -> bool {
+    let old: Vec<&str> = hunk.old_lines().map(|l| &*l.text).collect();
+    !run.is_empty()
+        && old
+            .windows(run.len())
+            .any(|w| w.iter().zip(run).all(|(a, b)| same_but_whitespace(a, b)))
 }

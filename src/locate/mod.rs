@@ -59,6 +59,7 @@ mod search;
 mod twins;
 mod unique;
 
+pub(crate) use around::{added_lines, old_side_holds};
 pub(crate) use choose::HINT_WINDOW;
 pub(crate) use outcome::{Failure, HunkStatus, Located};
 pub use outcome::{MatchOptions, NearMatch, Normalization, Reason, Tier};
@@ -171,6 +172,7 @@ pub(crate) fn locate_hunks(
     placed::done_over_changes(&mut results, &state.placed);
     evidence::later_offsets_against_ties(hunks, &mut results, &state.ties.take());
     insert_numbered_additions_again(&keys, hunks, &mut results, &state);
+    around::done_beside_fresh(hunks, &mut results, &state.done_around.take());
     results
 }
 
@@ -250,6 +252,8 @@ struct FileState {
     ties: std::cell::RefCell<Vec<evidence::SettledTie>>,
     /// The file's hunks grouped by old side, made on the first tie.
     twins: OnceCell<twins::Twins>,
+    /// Hunks found done around their old side, noted from the ladder.
+    done_around: std::cell::RefCell<Vec<around::DoneAround>>,
 }
 
 impl FileState {

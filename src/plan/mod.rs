@@ -5,6 +5,7 @@
 
 pub(crate) mod checks;
 mod done;
+mod done_in_order;
 pub(crate) mod edits;
 mod elision;
 mod eof_blank;

@@ -5,8 +5,9 @@
 //! already applied too; where its old side still stands, applying it
 //! again would write again what the later block changed: two readings.
 
-use crate::locate::normalize::same_but_whitespace;
-use crate::locate::{Failure, HunkStatus, Located, Normalization, Reason};
+use crate::locate::{
+    Failure, HunkStatus, Located, Normalization, Reason, added_lines, old_side_holds,
+};
 use crate::model::{Hunk, LineKind};
 
 /// A reply applied in order and run again: a block whose output a later
@@ -28,7 +29,9 @@ pub(super) fn settle_consumed(hunks: &[Hunk], results: &mut [Result<Located, Fai
             continue;
         };
         let consumer = (k + 1..hunks.len()).find_map(|m| match &results[m] {
-            Ok(l) if l.status == HunkStatus::AlreadyApplied && holds(&hunks[m], &wrote) => {
+            Ok(l)
+                if l.status == HunkStatus::AlreadyApplied && old_side_holds(&hunks[m], &wrote) =>
+            {
                 Some((l.start, l.end))
             }
             _ => None,
@@ -57,16 +60,6 @@ fn written_run(hunk: &Hunk) -> Option<Vec<&str>> {
     telling.then(|| hunk.new_lines().map(|l| &*l.text).collect())
 }
 
-/// True when the old side of `hunk` holds `run` as consecutive lines
-/// (exactly but for whitespace).
-fn holds(hunk: &Hunk, run: &[&str]) -> bool {
-    let old: Vec<&str> = hunk.old_lines().map(|l| &*l.text).collect();
-    !run.is_empty()
-        && old
-            .windows(run.len())
-            .any(|w| w.iter().zip(run).all(|(a, b)| same_but_whitespace(a, b)))
-}
-
 /// A hunk that applies where a later hunk, already applied right there
 /// (on the hunk's lines or next to them), has as its old side the lines
 /// this hunk adds: the reply reads as applied already (this hunk, then the
@@ -74,20 +67,19 @@ fn holds(hunk: &Hunk, run: &[&str]) -> bool {
 /// (this hunk to apply, writing again the lines the later one changed).
 /// Different bytes: refused as ambiguous. Hunks with a line number or a
 /// Codex anchor are placed in the original's own terms and left alone, as
-/// in [`settle_consumed`].
-pub(super) fn refuse_consumed_again(hunks: &[Hunk], results: &mut [Result<Located, Failure>]) {
+/// in [`settle_consumed`]. Returns the later hunks so named.
+pub(super) fn refuse_consumed_again(
+    hunks: &[Hunk],
+    results: &mut [Result<Located, Failure>],
+) -> Vec<usize> {
+    let mut consumers = Vec::new();
     for k in 0..hunks.len() {
         let hunk = &hunks[k];
         let Ok(l) = &results[k] else { continue };
         if l.status != HunkStatus::Applied || hunk.line_hint.is_some() || !hunk.anchors.is_empty() {
             continue;
         }
-        let added: Vec<&str> = hunk
-            .lines
-            .iter()
-            .filter(|a| a.kind == LineKind::Add)
-            .map(|a| &*a.text)
-            .collect();
+        let added = added_lines(hunk);
         if !added.iter().any(|t| t.chars().any(char::is_alphanumeric)) {
             continue;
         }
@@ -95,9 +87,10 @@ pub(super) fn refuse_consumed_again(hunks: &[Hunk], results: &mut [Result<Locate
         let consumer = (k + 1..hunks.len()).find(|&m| {
             matches!(&results[m], Ok(lm) if lm.status == HunkStatus::AlreadyApplied
                 && lm.start <= end && start <= lm.end
-                && holds(&hunks[m], &added))
+                && old_side_holds(&hunks[m], &added))
         });
         if let Some(m) = consumer {
+            consumers.push(m);
             results[k] = Err(Failure {
                 hunk: k,
                 reason: Reason::Ambiguous,
@@ -113,4 +106,5 @@ pub(super) fn refuse_consumed_again(hunks: &[Hunk], results: &mut [Result<Locate
             });
         }
     }
+    consumers
 }

@@ -7,11 +7,11 @@
 //! places there, touching what they wrote, it joins their edit. See
 //! `docs/matching.md`, "Blocks applied in order".
 
+use super::done_in_order::{Rival, Traces, also_on_written, done_or_in_order};
 use super::produced::{
     Produced, absorb, made_in_turn, original_range, produce, produced_text, reproduces,
 };
 use super::reach::Reach;
-use crate::locate::normalize::fuzzy_key;
 use crate::locate::{
     Failure, HunkStatus, Located, MatchOptions, Normalization, Pins, Reason, Tier, locate_hunks,
 };
@@ -50,6 +50,7 @@ pub(super) fn place_in_order(
     pins: &Pins,
 ) -> Vec<InOrder> {
     let mut before = Before::new(source, hunks, results);
+    let mut there = Vec::new();
     for i in 0..hunks.len() {
         if i > 0 {
             before.take(source, hunks, i - 1, &results[i - 1]);
@@ -65,11 +66,18 @@ pub(super) fn place_in_order(
             Ok(l) => l.status == HunkStatus::Applied && l.tier > Some(Tier::Exact),
         };
         if placed_by_text
-            && let Some(refusal) = done_or_in_order(source, hunk, i, &results[i], &before, options)
-            && !pins.contains(refusal.candidates[0] - 1)
+            && let Some(rival) = before.done_rival(source, (i, hunk), &results[i], options)
         {
-            results[i] = Err(refusal);
-            continue;
+            match rival {
+                Rival::Away(refusal) if !pins.contains(refusal.candidates[0] - 1) => {
+                    results[i] = Err(refusal);
+                    continue;
+                }
+                Rival::There(refusal) if !pins.contains(refusal.candidates[0] - 1) => {
+                    there.push(refusal);
+                }
+                _ => {}
+            }
         }
         if placed_by_text && !open && wrote_a_line_of(hunks, results, i, &before.written) {
             let edits = before.edits();
@@ -97,14 +105,23 @@ pub(super) fn place_in_order(
         match judge(hunks, results, i, &found) {
             Ok(()) => {
                 results[i] = Ok(found.located);
-                before.place(found.in_order);
+                before.place(source, found.in_order);
             }
             Err(Some(refusal)) => results[i] = Err(refusal),
             Err(None) => {}
         }
     }
     super::rerun::settle_consumed(hunks, results);
-    super::rerun::refuse_consumed_again(hunks, results);
+    let consumers = super::rerun::refuse_consumed_again(hunks, results);
+    // Done right where it reads in order, and not refused as a re-run
+    // naming the earlier hunk: two readings all the same.
+    for refusal in there {
+        let m = refusal.hunk;
+        let done = matches!(&results[m], Ok(l) if l.status == HunkStatus::AlreadyApplied);
+        if done && !consumers.contains(&m) {
+            results[m] = Err(refusal);
+        }
+    }
     before.placed
 }
 
@@ -155,9 +172,9 @@ struct Before<'h> {
     /// The added lines of the hunks that apply: one set, not a scan of
     /// them all per hunk.
     written: HashSet<&'h str>,
-    /// The fuzzy keys (`normalize::fuzzy_key`) of those lines that hold a
-    /// word.
-    written_worded: HashSet<String>,
+    /// What their edits leave, for the cheap test before a hunk found
+    /// done is looked for in the text they produce.
+    traces: Traces,
     /// The edit of each hunk that applies where it was located in the
     /// original, built once (planning them all again for every hunk made
     /// a long reply quadratic).
@@ -171,7 +188,7 @@ impl<'h> Before<'h> {
         Before {
             placed: Vec::new(),
             written: HashSet::new(),
-            written_worded: HashSet::new(),
+            traces: Traces::default(),
             own: Vec::new(),
             reach: Reach::new(source, hunks, results),
         }
@@ -192,14 +209,15 @@ impl<'h> Before<'h> {
         let added = hunks[k].lines.iter().filter(|a| a.kind == LineKind::Add);
         for a in added {
             self.written.insert(a.text.as_str());
-            if a.text.chars().any(char::is_alphanumeric) {
-                self.written_worded.insert(fuzzy_key(&a.text));
-            }
+            self.traces.add_written(&a.text);
         }
         if self.placed.iter().all(|p| p.hunk != l.hunk) {
             let mut one = [l.clone()];
             let edits = plan_file(source, hunks, &mut one).edits;
-            edits.iter().for_each(|e| self.reach.add_edit(e));
+            for e in &edits {
+                self.reach.add_edit(e);
+                self.traces.add_edit(source, e);
+            }
             self.own.extend(edits);
         }
     }
@@ -210,9 +228,30 @@ impl<'h> Before<'h> {
     }
 
     /// Records a hunk placed in order.
-    fn place(&mut self, in_order: InOrder) {
+    fn place(&mut self, source: &SourceText, in_order: InOrder) {
         self.reach.add_edit(&in_order.edit);
+        self.traces.add_edit(source, &in_order.edit);
         self.placed.push(in_order);
+    }
+
+    /// The in-order reading of hunk `i` when it was found already applied
+    /// in the original (`result`) and its old side may stand on what these
+    /// hunks write ([`Traces::may_reach`]).
+    fn done_rival(
+        &self,
+        source: &SourceText,
+        (i, hunk): (usize, &Hunk),
+        result: &Result<Located, Failure>,
+        options: &MatchOptions,
+    ) -> Option<Rival> {
+        let Ok(done) = result else { return None };
+        if done.status != HunkStatus::AlreadyApplied
+            || self.is_empty()
+            || !self.traces.may_reach(hunk)
+        {
+            return None;
+        }
+        done_or_in_order(source, (i, hunk), done, &self.edits(), options)
     }
 
     /// The edits of the hunks so far, sorted, as the plan of those hunks
@@ -227,55 +266,6 @@ impl<'h> Before<'h> {
         edits.sort_by_key(|e| (e.start, e.end, e.hunk));
         edits
     }
-}
-
-/// A hunk found already applied in the original (its new side stands
-/// there, `result`) whose old side places in the text the hunks before it
-/// write, on what they wrote: two readings (rule 7, already applied is a
-/// located state; the in-order reading competes with it), different bytes
-/// either way, so the refusal (done next to that place is a re-run, weighed
-/// by `rerun`). Looked for only when an old line of the hunk
-/// is, by its fuzzy key, a worded line an earlier hunk wrote (the
-/// cheap test: a re-run, where no hunk applies afresh, or a done hunk
-/// sharing no line with what the others write, builds no text). Fuzzy
-/// keys: a line drifted in case or punctuation is the line written.
-fn done_or_in_order(
-    source: &SourceText,
-    hunk: &Hunk,
-    i: usize,
-    result: &Result<Located, Failure>,
-    before: &Before,
-    options: &MatchOptions,
-) -> Option<Failure> {
-    let Ok(done) = result else { return None };
-    if done.status != HunkStatus::AlreadyApplied
-        || before.is_empty()
-        || !hunk
-            .old_lines()
-            .any(|o| before.written_worded.contains(&fuzzy_key(&o.text)))
-    {
-        return None;
-    }
-    // Any reading there counts, one the ladder refuses as ambiguous too
-    // (read with tolerance, the done lines elsewhere are its rival).
-    let at = also_on_written(source, hunk, &before.edits(), options, options.max_tier)?;
-    // Done right where it would be applied in order: a re-run, which
-    // `rerun::refuse_consumed_again` weighs (the earlier hunk's old side
-    // standing again).
-    if done.start <= at + 1 && at <= done.end {
-        return None;
-    }
-    Some(Failure {
-        hunk: i,
-        reason: Reason::Ambiguous,
-        message: format!(
-            "the hunk's new lines stand at line {}, and its old lines stand in what the hunks before it write (after line {at}): already applied there, or to be applied in order?",
-            done.start + 1,
-        ),
-        candidates: vec![done.start + 1],
-        tie: None,
-        near: None,
-    })
 }
 
 /// A hunk placed with tolerance in the original at `loc`, placed afresh
@@ -437,56 +427,6 @@ fn wrote_a_line_of(
         && hunks[i]
             .old_lines()
             .any(|o| written.contains(o.text.as_str()))
-}
-
-/// A hunk placed exactly in the original may also stand exactly on lines
-/// an earlier hunk writes: applied one after another (Aider), the reply
-/// could mean that place. Returns the original line of that place (the
-/// first written line it covers) when it does, read with the tiers up to
-/// `max_tier` (a place among several the ladder finds counts).
-fn also_on_written(
-    source: &SourceText,
-    hunk: &Hunk,
-    edits: &[Edit],
-    options: &MatchOptions,
-    max_tier: Tier,
-) -> Option<usize> {
-    let (lines, _) = produce(source, edits);
-    let text = produced_text(source, &lines);
-    let produced = SourceText::new(&text);
-    let exact = MatchOptions {
-        max_tier,
-        ..options.clone()
-    };
-    let result = locate_hunks(
-        &produced,
-        std::slice::from_ref(hunk),
-        &exact,
-        &Pins::default(),
-    )
-    .pop()?;
-    let starts = match result {
-        Ok(l) if l.status == HunkStatus::Applied => vec![l.start],
-        Err(f) if f.reason == Reason::Ambiguous => {
-            f.candidates.iter().map(|c| c.saturating_sub(1)).collect()
-        }
-        _ => return None,
-    };
-    let len = hunk.old_len();
-    starts.into_iter().find_map(|s| {
-        let written = (s..s + len).any(|t| matches!(lines.get(t), Some(Produced::Written(_))));
-        // The original line just before the place, as its position.
-        written.then(|| {
-            lines[..s.min(lines.len())]
-                .iter()
-                .rev()
-                .find_map(|l| match l {
-                    Produced::Original(j) => Some(j + 1),
-                    Produced::Written(_) => None,
-                })
-                .unwrap_or(0)
-        })
-    })
 }
 
 /// Locates `hunk` in the original with `edits` made; `Some` when it
