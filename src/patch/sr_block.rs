@@ -147,9 +147,8 @@ fn line_markers(src: &Src, mut j: usize) -> Result<(LineMarkers, usize), ParseEr
 /// block's indentation); other markers may not stand there. `divider` is the
 /// index of the `=======` when reading the REPLACE section. Returns the
 /// lines and the index of the stopping line. With `strays` (the reply's
-/// habit, [`stray_divider_habit`]) or under an indented line
-/// ([`under_indented_line`]), a second `=======` right before the stopping
-/// line of REPLACE is passed over; its index is returned too.
+/// habit, [`stray_divider_habit`]), a second `=======` right before the
+/// stopping line of REPLACE is passed over; its index is returned too.
 fn section(
     src: &Src,
     mut j: usize,
@@ -173,7 +172,8 @@ fn section(
         if marker.is_some_and(stop) {
             return Ok((lines, j, None));
         }
-        let stray = divider.is_some_and(|at| strays || under_indented_line(src, at, j, indent))
+        let stray = strays
+            && divider.is_some()
             && marker.is_some_and(is_divider)
             && src
                 .line(j + 1)
@@ -213,24 +213,6 @@ fn section(
         lines.push(unescape(l));
         j += 1;
     }
-}
-
-/// True when REPLACE (its divider at `divider`) has a line before `j` and
-/// that line is indented at least four columns (or by a tab) past the
-/// block's markers: a `=======` under it cannot underline a Markdown or
-/// reStructuredText heading (whose text is not indented), so a second
-/// `=======` right before the closer there is the reply's stray marker
-/// even in a single block (a real Claude Sonnet 4.5 reply wrote it in the
-/// first of twelve blocks only).
-fn under_indented_line(src: &Src, divider: usize, j: usize, indent: &str) -> bool {
-    let Some(above) = j.checked_sub(1).filter(|&k| k > divider) else {
-        return false;
-    };
-    let Some(line) = src.line(above) else {
-        return false;
-    };
-    let rest = line.strip_prefix(indent).unwrap_or(line);
-    rest.starts_with('\t') || rest.starts_with("    ")
 }
 
 /// Parses the block whose `<<<<<<< SEARCH` is at line `i`; returns it and the
