@@ -64,11 +64,16 @@ impl Placed {
 /// only before the patch was applied, and applied afresh it would be read
 /// elsewhere (rule 7; the hunks before a hunk are weighed as it is found,
 /// `already_applied`, this covers those after it). One look per hunk found
-/// done, at the places near it.
+/// done, at the places near it. The hunk applied there with more tolerance
+/// than whitespace is refused too: it stands on what the done hunk wrote,
+/// and a first run reads a hunk on an earlier hunk's lines only with
+/// whitespace drift (`plan/sequence.rs`), so a re-run of a partly applied
+/// patch must not apply it there either.
 pub(super) fn done_over_changes(
     results: &mut [Result<super::Located, super::Failure>],
     placed: &Placed,
 ) {
+    let mut lenient_on_done = Vec::new();
     for result in results.iter_mut() {
         let Ok(loc) = result else { continue };
         if loc.status != super::HunkStatus::AlreadyApplied || loc.end <= loc.start {
@@ -85,6 +90,19 @@ pub(super) fn done_over_changes(
             other + 1
         );
         *result = Err(super::ambiguous(loc.hunk, &[span.start], None, Some(why)));
+        lenient_on_done.push((other, span.start));
+    }
+    for (other, start) in lenient_on_done {
+        let Some(Ok(loc)) = results.get(other) else {
+            continue;
+        };
+        if loc.tier > Some(super::Tier::Resilient) {
+            let why = format!(
+                "the hunk's old lines, read with more tolerance than whitespace, stand among the new lines of another hunk of the patch (from line {}): to be applied on what that hunk writes, or not at all?",
+                start + 1
+            );
+            results[other] = Err(super::ambiguous(loc.hunk, &[loc.start], None, Some(why)));
+        }
     }
 }
 

@@ -449,7 +449,10 @@ fn place_after(
     let mut loc = locate_hunks(&produced, one, options, &Pins::default())
         .pop()?
         .ok()?;
-    if loc.status != HunkStatus::Applied {
+    // The lines the hunks before it wrote are the patch's own text: a
+    // hunk that quotes them with more than whitespace drift (case,
+    // punctuation, omitted lines, similarity) is not read on them.
+    if loc.status != HunkStatus::Applied || loc.tier > Some(Tier::Resilient) {
         return None;
     }
     // Only a place that builds on an earlier edit: elsewhere the original
