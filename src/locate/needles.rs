@@ -10,6 +10,7 @@
 use crate::model::{Hunk, LineKind};
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -78,14 +79,27 @@ pub(super) const SHARED_BY: u32 = 16;
 /// the needles shared by many lines *of the patch*, which is counted here
 /// without reading the file, so that such a needle can give way to a rarer
 /// one (`prefilter/rarity.rs`).
+///
+/// Tokens are kept as 64-bit hashes, not strings: a patch of many hunks has
+/// about as many distinct tokens as lines, and their strings were the
+/// largest part of a re-run's heap. Two tokens sharing a hash only add
+/// their counts, which changes which needle is chosen (how fast), never
+/// what the needle finds (every needle stands in every line it matches).
 #[derive(Debug)]
 pub(super) struct TokenCounts {
     /// Tells these counts from any other made in the process, so that a
     /// line can keep the needle they chose for it (`OldLine::chosen`).
     id: u64,
-    resilient: HashMap<String, u32>,
-    words: HashMap<String, u32>,
-    lines: HashMap<String, u32>,
+    resilient: HashMap<u64, u32>,
+    words: HashMap<u64, u32>,
+    lines: HashMap<u64, u32>,
+}
+
+/// The key a token is counted under.
+fn token_key(token: &str) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    token.hash(&mut hasher);
+    hasher.finish()
 }
 
 impl Default for TokenCounts {
@@ -136,13 +150,8 @@ impl TokenCounts {
     /// Counts one line: its resilient key's tokens, its fuzzy key's words
     /// and the line itself.
     fn add(&mut self, text: &str, resilient: &str, fuzzy: &str) {
-        let bump = |map: &mut HashMap<String, u32>, token: &str| {
-            match map.get_mut(token) {
-                Some(n) => *n += 1,
-                None => {
-                    map.insert(token.to_string(), 1);
-                }
-            };
+        let bump = |map: &mut HashMap<u64, u32>, token: &str| {
+            *map.entry(token_key(token)).or_insert(0) += 1;
         };
         for token in resilient_tokens(resilient) {
             bump(&mut self.resilient, token);
@@ -165,7 +174,7 @@ impl TokenCounts {
             TokenKind::Word => &self.words,
             TokenKind::Line => &self.lines,
         };
-        map.get(token).copied().unwrap_or(0)
+        map.get(&token_key(token)).copied().unwrap_or(0)
     }
 
     /// How shared `token` is: 0 up to [`SHARED_BY`] lines, else its count.
