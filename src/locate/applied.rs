@@ -12,8 +12,11 @@ use super::addition::{PlaceError, addition_present, insert_at};
 use super::choose::{Choice, Hints, choose, points_among, points_at};
 use super::keys::{FileKeys, OldLine};
 use super::normalize::{LineMatch, same_but_whitespace};
+use super::respaced::Spacing;
 use super::search::{Candidate, contiguous};
-use super::{FileState, Footprint, HunkStatus, Located, Reason, Slot, Tier, fixed, prefilter};
+use super::{
+    FileState, Footprint, HunkStatus, Located, Reason, Slot, Tier, fixed, prefilter, respaced,
+};
 use crate::model::{Hunk, LineKind};
 use std::ops::Range;
 
@@ -168,6 +171,10 @@ pub(super) struct NewSideFound {
     /// place is never done by itself, and any lenient reading of the old
     /// side, there or elsewhere, is weighed against it.
     pub unsure: bool,
+    /// True when the place is unsure because an added line stands there,
+    /// read with tolerance, only at another indentation than the context
+    /// lines map it to.
+    pub indented_otherwise: bool,
 }
 
 /// Where the new side of a hunk whose old side is gone stands, if it stands
@@ -214,6 +221,8 @@ pub(super) fn already_applied(
                 .overlapping(&Footprint::unchanged(c.start..c.end))
                 .is_none()
                 && added_lines_stand(keys, &new, &added, c)
+                && (tier == Tier::Exact
+                    || respaced::spacing_stands(keys, hunk, &slot_lines(c), Spacing::Respaced))
                 && site.is_none_or(|s| c.start < s.end && s.start < c.end)
         });
         if cands.is_empty() {
@@ -229,17 +238,35 @@ pub(super) fn already_applied(
             Choice::Nothing => return None,
         };
         let cand = &cands[c];
+        // With tolerance, an added line standing at another indentation
+        // than the context lines map it to may be the file's own line (a
+        // copy of it added deeper): no proof of done by itself.
+        let indented_otherwise = tier > Tier::Exact
+            && !respaced::spacing_stands(keys, hunk, &slot_lines(cand), Spacing::Indented);
+        let unsure = unsure_additions || indented_otherwise;
         return Some(NewSideFound {
             loc: Located {
                 tier: Some(tier),
                 ..fixed(index, cand.start, cand.end, HunkStatus::AlreadyApplied)
             },
-            hinted: others.is_empty() && !unsure_additions && where_hinted(cand, hints, done_line),
+            hinted: others.is_empty() && !unsure && where_hinted(cand, hints, done_line),
             others,
-            unsure: unsure_additions,
+            unsure,
+            indented_otherwise,
         });
     }
     None
+}
+
+/// The file line each line of a candidate stands on.
+fn slot_lines(c: &Candidate) -> Vec<Option<usize>> {
+    c.slots
+        .iter()
+        .map(|s| match s {
+            Slot::Line(j, _) => Some(*j),
+            _ => None,
+        })
+        .collect()
 }
 
 /// True when every added line of the new side stands in the candidate
@@ -376,6 +403,7 @@ pub(super) fn new_side_read_leniently(
                         || matches!(slot, Slot::Line(j, m)
                             if *m == LineMatch::Exact || same_but_whitespace(&keys.text(*j), line.text))
                 })
+                && respaced::spacing_stands(keys, hunk, &slot_lines(c), Spacing::Respaced)
         })
         .map(|c| c.start..c.end)
         .collect()

@@ -140,7 +140,13 @@ pub(super) fn applied_at_candidate(
             }
         }
     } else {
-        starts.find(|&s| stands_at(s))?
+        // With tolerance, an added line repeating an old-side line but for
+        // whitespace stands only with the whitespace the patch gives it.
+        let spaced = |s: usize| {
+            let at: Vec<Option<usize>> = (s..s + new.len()).map(Some).collect();
+            super::respaced::spacing_stands(keys, hunk, &at, super::respaced::Spacing::Indented)
+        };
+        starts.find(|&s| stands_at(s) && spaced(s))?
     };
     let tells = |t: &&str| {
         t.chars().any(char::is_alphanumeric) && !spelled.iter().any(|r| same_but_whitespace(r, t))

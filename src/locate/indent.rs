@@ -433,6 +433,16 @@ impl AddedIndents {
         }
     }
 
+    /// Whether the matched lines settle the indentation of the added
+    /// line `text` (written as the patch has it, or mapped to one file
+    /// indentation).
+    pub(crate) fn settles(&self, text: &str) -> bool {
+        !matches!(
+            self.get(indentation(text)),
+            Some(Mapped::Split(..) | Mapped::Undetermined(_) | Mapped::OffGrid(_))
+        )
+    }
+
     fn get(&self, indent: &str) -> Option<&Mapped> {
         self.0.iter().find(|(i, _)| i == indent).map(|(_, m)| m)
     }

@@ -568,7 +568,9 @@ fn done_or_ambiguous(
     starts.push(cand.start);
     starts.sort_unstable();
     starts.dedup();
-    let unsure = if found.unsure {
+    let unsure = if found.indented_otherwise {
+        " (an added line stands there only at another indentation than the context gives it: the file's own line, or the change re-indented since?)"
+    } else if found.unsure {
         " (its added lines, blank or brackets only, could have been there before)"
     } else {
         ""

@@ -54,6 +54,7 @@ mod placed;
 mod prefilter;
 mod proposal;
 mod proven;
+mod respaced;
 mod scope;
 mod search;
 mod twins;
@@ -85,7 +86,8 @@ pub(crate) const MAX_CANDIDATES: usize = 100;
 
 /// Locates the hunks of one file, trying first the lines of hunks whose
 /// line-number prefixes were stripped exactly as written (when they all
-/// place, the file really has those numbers). Returns the hunks used.
+/// place, the old sides of those read where they stand, the file really
+/// has those numbers). Returns the hunks used.
 pub(crate) fn locate_file<'h>(
     source: &SourceText,
     hunks: &'h [Hunk],
@@ -102,7 +104,14 @@ pub(crate) fn locate_file<'h>(
             })
             .collect();
         let results = locate_hunks(source, &written, options, pins);
-        if results.iter().all(Result::is_ok) {
+        // Only an old side read as written shows the file has those
+        // numbers: a new side standing is the same in both readings, and
+        // the numbers taken off may show that it changes only whitespace.
+        let placed = hunks.iter().zip(&results).all(|(h, r)| match r {
+            Ok(l) => h.as_written.is_none() || l.status != HunkStatus::AlreadyApplied,
+            Err(_) => false,
+        });
+        if placed {
             return (Cow::Owned(written), results);
         }
     }
