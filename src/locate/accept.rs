@@ -194,7 +194,8 @@ fn no_rival_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
         && let Some(rival) = decide::bracket_rival(keys, old, tier, cand)
     {
         let why = format!(
-            "the hunk matches with tolerance at line {at} and, with more lines byte for byte but a closing bracket indented unlike the lines around it, at line {}: which block ends there is unclear; give the bracket's indentation as the file has it",
+            "the hunk matches at line {at} ({}) and, with less tolerance or more lines byte for byte but a closing bracket indented unlike the lines around it, at line {}: which block ends there is unclear; give the bracket's indentation as the file has it",
+            tier.name(),
             rival + 1
         );
         return Err(two_places(p.index, cand.start, rival, why));
