@@ -447,7 +447,7 @@ fn insertion_has_one_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure
     let pairs = indent::pairs(hunk, &cand.slots, |j| keys.text(j));
     let place = (cand.start, cand.end, keys.len());
     let added = indent::AddedIndents::of(hunk, &pairs, || {
-        indent::grid_around(place, |j| keys.text(j))
+        indent::indents_around(place, |j| keys.text(j))
     });
     if let Some((line, mapped)) = added.unsettled(hunk) {
         let why = unsettled_why(line, mapped);
@@ -526,6 +526,12 @@ fn unsettled_why(line: &str, mapped: &indent::Mapped) -> String {
             format!(
                 "the hunk's indentation is not the file's, and its matched lines do not say how the added line `{text}` ({at} in the patch) maps: it could be written with {}; give the lines at the file's indentation",
                 list.join(" or ")
+            )
+        }
+        indent::Mapped::OtherChar(file) => {
+            let file = if *file == '\t' { "tabs" } else { "spaces" };
+            format!(
+                "the added line `{text}` is indented with {at}, but every indented line of the file near the place is indented with {file}, and no matched line says what the patch's indentation stands for there (its context is at column 0, or indented otherwise): write the added lines with the file's indentation, or give an indented line of the block as context"
             )
         }
         indent::Mapped::OffGrid(to) => format!(
