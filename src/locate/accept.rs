@@ -194,7 +194,8 @@ fn no_rival_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
         && let Some(rival) = decide::bracket_rival(keys, old, tier, cand)
     {
         let why = format!(
-            "the hunk matches with tolerance at line {at} and, with more lines byte for byte but a closing bracket indented unlike the lines around it, at line {}: which block ends there is unclear; give the bracket's indentation as the file has it",
+            "the hunk matches at line {at} ({}) and, with less tolerance or more lines byte for byte but a closing bracket indented unlike the lines around it, at line {}: which block ends there is unclear; give the bracket's indentation as the file has it",
+            tier.name(),
             rival + 1
         );
         return Err(two_places(p.index, cand.start, rival, why));
@@ -446,7 +447,7 @@ fn insertion_has_one_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure
     let pairs = indent::pairs(hunk, &cand.slots, |j| keys.text(j));
     let place = (cand.start, cand.end, keys.len());
     let added = indent::AddedIndents::of(hunk, &pairs, || {
-        indent::grid_around(place, |j| keys.text(j))
+        indent::indents_around(place, |j| keys.text(j))
     });
     if let Some((line, mapped)) = added.unsettled(hunk) {
         let why = unsettled_why(line, mapped);
@@ -525,6 +526,12 @@ fn unsettled_why(line: &str, mapped: &indent::Mapped) -> String {
             format!(
                 "the hunk's indentation is not the file's, and its matched lines do not say how the added line `{text}` ({at} in the patch) maps: it could be written with {}; give the lines at the file's indentation",
                 list.join(" or ")
+            )
+        }
+        indent::Mapped::OtherChar(file) => {
+            let file = if *file == '\t' { "tabs" } else { "spaces" };
+            format!(
+                "the added line `{text}` is indented with {at}, but every indented line of the file near the place is indented with {file}, and no matched line says what the patch's indentation stands for there (its context is at column 0, or indented otherwise): write the added lines with the file's indentation, or give an indented line of the block as context"
             )
         }
         indent::Mapped::OffGrid(to) => format!(

@@ -115,12 +115,15 @@ pub(super) fn unvouched_twin(
     None
 }
 
-/// A place that matches the old side with more byte-exact lines than
-/// `chosen`, turned away only by the closing-bracket rule (a bracket line
-/// shifted unlike the lines around it). The ranking by exact lines would
-/// take it, the bracket rule takes `chosen`: two rules, two places, and
-/// removing or editing lines at either gives different bytes. Searched in
-/// the lenient tiers up to the chosen one.
+/// A place turned away only by the closing-bracket rule (a bracket line
+/// shifted unlike the lines around it) that the ranking puts above
+/// `chosen`: a place read in a stricter tier than `chosen`'s (the ladder
+/// ranks tiers first: `chosen`'s tier was tried only because the rule left
+/// the stricter ones empty), or in the same tier with more byte-exact
+/// lines. The ranking would take it, the bracket rule takes `chosen`: two
+/// rules, two places, and removing or editing lines at either gives
+/// different bytes. Searched in the resilient and fuzzy tiers up to the
+/// chosen one.
 pub(super) fn bracket_rival(
     keys: &FileKeys,
     old: &[OldLine],
@@ -138,7 +141,7 @@ pub(super) fn bracket_rival(
         let rejected = bracket_rejected(keys, old, t, starts);
         if let Some(c) = rejected
             .iter()
-            .find(|c| c.start != chosen.start && c.exact > chosen.exact)
+            .find(|c| c.start != chosen.start && (t < tier || c.exact > chosen.exact))
         {
             return Some(c.start);
         }

@@ -13,6 +13,10 @@
 //! fit every matched line (a constant prefix change, or a level scale); with
 //! a single matched level, writing the line as the patch has it is a
 //! reading too. It is written only when every reading gives the same bytes.
+//! A line written as given with the other character than every indented
+//! line around the place (a tab in a file indented with spaces) is refused
+//! unless its hunk has a numbered header, which is written as `git apply`
+//! writes it.
 
 use super::Slot;
 use super::normalize::{fuzzy_key, indentation};
@@ -46,6 +50,10 @@ pub(crate) enum Mapped {
     /// The one reading writes it with this many spaces, between the file's
     /// own indentation steps around the place.
     OffGrid(String),
+    /// Written as the patch has it, it would be indented with the other
+    /// character than every indented file line around the place (a tab in
+    /// a file indented with spaces): this one, the file's.
+    OtherChar(char),
 }
 
 /// The indentation pairs of the non-blank lines `slots` matched, in hunk
@@ -386,25 +394,45 @@ pub(crate) struct AddedIndents(Vec<(String, Mapped)>);
 
 impl AddedIndents {
     /// The map of every indentation `hunk`'s non-blank added lines use;
-    /// `grid` gives the file's step of space indentation around the place
-    /// (asked only when a matched line is indented otherwise than the file).
+    /// `around` tells how the file indents around the place (asked only
+    /// when a matched line is indented otherwise than the file, or when a
+    /// hunk without a numbered header adds a line indented with a
+    /// character no matched line of the file is indented with).
     pub(crate) fn of(
         hunk: &Hunk,
         pairs: &[IndentPair],
-        grid: impl FnOnce() -> Option<usize>,
+        around: impl FnOnce() -> Around,
     ) -> AddedIndents {
-        let grid = if pairs.iter().all(|p| p.patch == p.file) {
-            None
-        } else {
-            grid()
-        };
-        let mut out: Vec<(String, Mapped)> = Vec::new();
+        let kept = pairs.iter().all(|p| p.patch == p.file);
+        let mut indents: Vec<&str> = Vec::new();
         for line in added(hunk) {
             let indent = indentation(&line.text);
-            if out.iter().all(|(i, _)| i != indent) {
-                out.push((indent.to_string(), map_indent(pairs, indent, grid)));
+            if !indents.contains(&indent) {
+                indents.push(indent);
             }
         }
+        // A numbered unified hunk is written as `git apply` writes it.
+        let foreign = |indent: &str| {
+            let c = made_of(indent).flatten();
+            c.filter(|&c| !pairs.iter().any(|p| p.file.contains(c)))
+        };
+        let numbered = hunk.new_start.is_some();
+        let asks = !kept || (!numbered && indents.iter().any(|i| foreign(i).is_some()));
+        let around = if asks { around() } else { Around::default() };
+        let grid = if kept { None } else { around.step };
+        let out = indents
+            .into_iter()
+            .map(|indent| {
+                let mapped = match map_indent(pairs, indent, grid) {
+                    Mapped::AsWritten if !numbered => match (foreign(indent), around.only) {
+                        (Some(c), Some(file)) if file != c => Mapped::OtherChar(file),
+                        _ => Mapped::AsWritten,
+                    },
+                    mapped => mapped,
+                };
+                (indent.to_string(), mapped)
+            })
+            .collect();
         AddedIndents(out)
     }
 
@@ -412,9 +440,12 @@ impl AddedIndents {
     /// do not settle: its text and what they give it.
     pub(crate) fn unsettled<'h>(&self, hunk: &'h Hunk) -> Option<(&'h str, &Mapped)> {
         added(hunk).find_map(|l| match self.get(indentation(&l.text)) {
-            Some(m @ (Mapped::Split(..) | Mapped::Undetermined(_) | Mapped::OffGrid(_))) => {
-                Some((l.text.as_str(), m))
-            }
+            Some(
+                m @ (Mapped::Split(..)
+                | Mapped::Undetermined(_)
+                | Mapped::OffGrid(_)
+                | Mapped::OtherChar(_)),
+            ) => Some((l.text.as_str(), m)),
             _ => None,
         })
     }
@@ -458,15 +489,24 @@ fn added(hunk: &Hunk) -> impl Iterator<Item = &HunkLine> {
 /// How many file lines on each side of a place tell its indentation step.
 const GRID_REACH: usize = 40;
 
-/// The step of the file's space indentation around lines `start..end` of
-/// a file of `len` lines: the greatest common divisor of the widths of the
-/// lines within [`GRID_REACH`] of its first and its last line indented with
-/// spaces only; `None` when none is. (A place may span most of a large
-/// file: only its ends are read.)
-pub(crate) fn grid_around<'t>(
+/// How the file's lines around a place are indented.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Around {
+    /// The step of their space indentation: the greatest common divisor of
+    /// the widths of the lines indented with spaces only; `None` when none is.
+    pub step: Option<usize>,
+    /// The one character every indented non-blank line is indented with;
+    /// `None` when none is indented, or they use both.
+    pub only: Option<char>,
+}
+
+/// How the file's lines within [`GRID_REACH`] of the first and the last of
+/// lines `start..end` of a file of `len` lines are indented (a place may
+/// span most of a large file: only its ends are read).
+pub(crate) fn indents_around<'t>(
     (start, end, len): (usize, usize, usize),
     text: impl Fn(usize) -> Cow<'t, str>,
-) -> Option<usize> {
+) -> Around {
     let near = |at: usize| at.saturating_sub(GRID_REACH)..at.saturating_add(GRID_REACH).min(len);
     let (head, tail) = (near(start), near(end));
     let lines = if tail.start <= head.end {
@@ -476,17 +516,30 @@ pub(crate) fn grid_around<'t>(
     };
     let rest = (tail.start > head.end).then_some(tail);
     let mut grid = 0;
+    // `Some(None)` once lines indented with either character were seen.
+    let mut only: Option<Option<char>> = None;
     for j in lines.chain(rest.into_iter().flatten()) {
         let line = text(j);
         let indent = indentation(&line);
-        if !indent.is_empty() && !line.trim().is_empty() && made_of(indent) == Some(Some(' ')) {
+        if indent.is_empty() || line.trim().is_empty() {
+            continue;
+        }
+        let made = made_of(indent).flatten();
+        only = match only {
+            None => Some(made),
+            Some(c) => Some(c.filter(|c| made == Some(*c))),
+        };
+        if made == Some(' ') {
             grid = gcd(grid, indent.len() as i64);
-            if grid == 1 {
-                break;
-            }
+        }
+        if grid == 1 && only == Some(None) {
+            break;
         }
     }
-    (grid > 0).then_some(grid as usize)
+    Around {
+        step: (grid > 0).then_some(grid as usize),
+        only: only.flatten(),
+    }
 }
 
 /// How an indentation reads in a message: "6 spaces", "2 tabs".

@@ -84,7 +84,7 @@ pub(crate) fn plan_file(source: &SourceText, hunks: &[Hunk], located: &mut [Loca
         let pairs = indent::pairs(hunk, &loc.slots, |j| source.line_text(j));
         let place = (loc.start, loc.end, source.len());
         let added = indent::AddedIndents::of(hunk, &pairs, || {
-            indent::grid_around(place, |j| source.line_text(j))
+            indent::indents_around(place, |j| source.line_text(j))
         });
         let (edit, rebased) = build_edit(hunk, loc, &added);
         if rebased {

@@ -169,9 +169,14 @@ fn a_reading_between_the_file_steps_is_none() {
 fn the_grid_is_the_step_of_space_indentation_nearby() {
     let file = ["def f():", "    if x:", "        y()", "", "\tz()"];
     let text = |j: usize| Cow::Borrowed(file[j]);
-    assert_eq!(grid_around((0, 1, file.len()), text), Some(4));
+    let around = indents_around((0, 1, file.len()), text);
+    assert_eq!((around.step, around.only), (Some(4), None));
     let none = ["a", "\tb"];
-    assert_eq!(grid_around((0, 2, 2), |j| Cow::Borrowed(none[j])), None);
+    let around = indents_around((0, 2, 2), |j| Cow::Borrowed(none[j]));
+    assert_eq!((around.step, around.only), (None, Some('\t')));
+    let spaces = ["class A:", "    def f(self):", "        pass"];
+    let around = indents_around((0, 1, 3), |j| Cow::Borrowed(spaces[j]));
+    assert_eq!((around.step, around.only), (Some(4), Some(' ')));
 }
 
 #[test]
@@ -191,4 +196,46 @@ fn a_line_cut_after_its_beginning_keeps_its_indentation() {
     // A fragment of the line's end is indented where it was cut.
     assert!(!head_fragment("close(self, key):", file));
     assert!(!head_fragment("\tdef open(sel...", file));
+}
+
+#[test]
+fn an_added_line_of_the_other_character_is_refused_unless_numbered() {
+    use crate::model::{HunkLine, LineKind};
+    let mut hunk = Hunk {
+        lines: vec![
+            HunkLine::new(LineKind::Context, "class Reader:"),
+            HunkLine::new(LineKind::Add, "\tcache = {}"),
+        ],
+        ..Hunk::default()
+    };
+    let flush = pairs(&[("", "")]);
+    let spaces = || Around {
+        step: Some(4),
+        only: Some(' '),
+    };
+    let added = AddedIndents::of(&hunk, &flush, spaces);
+    assert_eq!(added.get("\t"), Some(&Mapped::OtherChar(' ')));
+    assert!(added.unsettled(&hunk).is_some());
+    // A file indented with both, or with tabs: as written.
+    let mixed = || Around {
+        step: Some(4),
+        only: None,
+    };
+    assert_eq!(
+        AddedIndents::of(&hunk, &flush, mixed).get("\t"),
+        Some(&Mapped::AsWritten)
+    );
+    // A context line indented with a tab maps it.
+    let tab = pairs(&[("", ""), ("\t", "    ")]);
+    assert_eq!(
+        AddedIndents::of(&hunk, &tab, spaces).get("\t"),
+        Some(&to("    "))
+    );
+    // A numbered unified hunk is written as `git apply` writes it, and the
+    // file is not read for it.
+    hunk.new_start = Some(7);
+    let unread = || -> Around { unreachable!("the file is not read") };
+    let added = AddedIndents::of(&hunk, &flush, unread);
+    assert_eq!(added.get("\t"), Some(&Mapped::AsWritten));
+    assert!(added.unsettled(&hunk).is_none());
 }

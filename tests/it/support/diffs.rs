@@ -52,3 +52,36 @@ pub fn hunks(diff: &str) -> Vec<Vec<String>> {
     }
     out
 }
+
+/// What the refusal of an added line indented with the other character
+/// than the file says (`docs/matching.md`, rule 6).
+pub const OTHER_CHAR: &str = "but every indented line of the file near the place is indented with";
+
+/// Whether that rule may refuse a patch without numbered headers (a
+/// numberless diff, a Codex envelope, SEARCH/REPLACE blocks) from `old` to
+/// `new`: every indented non-blank line of `old` is indented with one
+/// character only (all spaces, or all tabs), and `new` has a non-blank line
+/// indented with the other character only. For files of at most 41 lines,
+/// where the rule's "near the place" (40 lines) is the whole file.
+pub fn other_char_addition(old: &str, new: &str) -> bool {
+    let indented = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| l[..l.len() - l.trim_start_matches([' ', '\t']).len()].to_string())
+            .filter(|i| !i.is_empty())
+            .collect()
+    };
+    // The one character an indentation is made of (`None` when it mixes).
+    let made_of = |s: &str| {
+        let c = s.chars().next()?;
+        s.chars().all(|x| x == c).then_some(c)
+    };
+    let olds = indented(old);
+    let Some(file) = olds.first().and_then(|i| made_of(i)) else {
+        return false;
+    };
+    olds.iter().all(|i| made_of(i) == Some(file))
+        && indented(new)
+            .iter()
+            .any(|i| made_of(i).is_some_and(|c| c != file))
+}
