@@ -9,7 +9,7 @@
 
 use crate::plan::FileResult;
 use crate::source::Content;
-use crate::source::{TargetError, Targets};
+use crate::source::{Node, TargetError, Targets};
 use crate::test_hooks::Step;
 use gix::bstr::{BStr, ByteSlice};
 use gix::index::entry::{Flags, Mode, Stage, Stat};
@@ -177,6 +177,16 @@ impl Repo {
         self.repo.index_path()
     }
 
+    /// False when `core.symlinks` is false: git then checks symbolic links
+    /// out as plain files holding their target, which this tool does not
+    /// write (a patch that changes a link is refused in such a tree).
+    pub(crate) fn symlinks(&self) -> bool {
+        self.repo
+            .config_snapshot()
+            .boolean("core.symlinks")
+            .unwrap_or(true)
+    }
+
     /// The `.git` directory.
     pub(crate) fn git_dir(&self) -> &Path {
         self.repo.git_dir()
@@ -270,12 +280,24 @@ impl Repo {
             if unchanged {
                 continue;
             }
-            let disk =
-                std::fs::read(self.workdir.join(path)).map_err(|source| IndexCheckError::Io {
-                    path: path.to_string(),
-                    source,
-                })?;
-            let git_form = to_git(&mut pipeline, index, path, &disk).map_err(index_gix_err)?;
+            let link = entry.mode == gix::index::entry::Mode::SYMLINK;
+            let disk = match read_worktree(&self.workdir.join(path), link) {
+                Ok(Some(disk)) => disk,
+                // A link where the index has a file, or the other way round.
+                Ok(None) => return Err(IndexCheckError::Differs(path.to_string())),
+                Err(source) => {
+                    return Err(IndexCheckError::Io {
+                        path: path.to_string(),
+                        source,
+                    });
+                }
+            };
+            // A link's blob is its target as it is: no filter applies.
+            let git_form = if link {
+                Cow::Borrowed(&disk[..])
+            } else {
+                to_git(&mut pipeline, index, path, &disk).map_err(index_gix_err)?
+            };
             let id =
                 gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, &git_form)
                     .map_err(index_gix_err)?;
@@ -322,9 +344,12 @@ impl Repo {
                             Some(bytes) => Cow::Owned(bytes?),
                             None => r.new_bytes(),
                         };
+                        // A link's blob is its target as it is: no filter applies.
                         let blob = match worktree {
-                            Some(_) => to_git(&mut pipeline, snapshot, new_path, &new)?,
-                            None => Cow::Borrowed(&*new),
+                            Some(_) if !r.new_is_link() => {
+                                to_git(&mut pipeline, snapshot, new_path, &new)?
+                            }
+                            _ => Cow::Borrowed(&*new),
                         };
                         crate::test_hooks::fail(Step::Blob, Path::new(new_path))
                             .map_err(gix_err(new_path))?;
@@ -386,6 +411,7 @@ impl Repo {
                     .map(|e| e.mode)
             });
             let mode = match (kept_mode, r.mode) {
+                _ if r.new_is_link() => Mode::SYMLINK,
                 _ if r.mode_changes() => match r.new_mode {
                     Some(0o100755) => Mode::FILE_EXECUTABLE,
                     _ => Mode::FILE,
@@ -417,6 +443,19 @@ impl Repo {
         }
         index.remove_tree();
         lock.write(index)
+    }
+}
+
+/// What the working tree holds at `path`, never following a symbolic link
+/// there: the target of a link when `link` (the index has one), else a
+/// regular file's bytes; `None` when the kind differs from `link`.
+fn read_worktree(path: &Path, link: bool) -> std::io::Result<Option<Vec<u8>>> {
+    use std::os::unix::ffi::OsStringExt;
+    let is_link = std::fs::symlink_metadata(path)?.file_type().is_symlink();
+    match (link, is_link) {
+        (true, true) => Ok(Some(std::fs::read_link(path)?.into_os_string().into_vec())),
+        (false, false) => std::fs::read(path).map(Some),
+        _ => Ok(None),
     }
 }
 
@@ -543,8 +582,9 @@ impl<'r> IndexTargets<'r> {
     }
 }
 
-impl Targets for IndexTargets<'_> {
-    fn read(&self, path: &str) -> Result<Option<Content>, TargetError> {
+impl IndexTargets<'_> {
+    /// The index entry at `path` and its blob's bytes, if there is one.
+    fn blob(&self, path: &str) -> Result<Option<(Mode, Vec<u8>)>, TargetError> {
         crate::source::join_inside(Path::new(""), path).map_err(TargetError::Outside)?;
         let Some(entry) = self.index.entry_by_path(path.as_bytes().as_bstr()) else {
             return Ok(None);
@@ -557,7 +597,28 @@ impl Targets for IndexTargets<'_> {
                 path: path.to_string(),
                 source: std::sync::Arc::new(e),
             })?;
-        Ok(Some(Content::Owned(blob.data.clone())))
+        Ok(Some((entry.mode, blob.data.clone())))
+    }
+}
+
+impl Targets for IndexTargets<'_> {
+    /// A staged symbolic link is refused, as in the working tree: a patch
+    /// that does not say the file is a link edits files (see `read_node`).
+    fn read(&self, path: &str) -> Result<Option<Content>, TargetError> {
+        match self.blob(path)? {
+            Some((Mode::SYMLINK, _)) => Err(TargetError::NotAFile(format!(
+                "{path}: a symbolic link is staged there; edit the file it points to instead (git apply refuses it too)"
+            ))),
+            Some((_, bytes)) => Ok(Some(Content::Owned(bytes))),
+            None => Ok(None),
+        }
+    }
+
+    fn read_node(&self, path: &str) -> Result<Option<Node>, TargetError> {
+        Ok(self.blob(path)?.map(|(mode, bytes)| match mode {
+            Mode::SYMLINK => Node::Link(bytes),
+            _ => Node::File(Content::Owned(bytes)),
+        }))
     }
 
     fn mode(&self, path: &str) -> Option<u32> {
