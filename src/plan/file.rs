@@ -17,11 +17,20 @@ use super::hunks::{count_lines, expected, hunk_report, hunk_text, record_hunks, 
 use super::sequence::{InOrder, merge_in_order, place_in_order};
 use super::transform::Unit;
 use super::{
-    ApplyOptions, FileResult, NewContent, Planned, PlannedFile, done, elision, link, pin_check,
+    ApplyOptions, FileResult, LinkPlanner, NewContent, Planned, PlannedFile, done, elision,
+    pin_check,
 };
 
-pub(super) fn plan_one(unit: Unit, targets: &dyn Targets, options: &ApplyOptions) -> PlannedFile {
-    let Unit { file, replaced } = unit;
+/// Plans one [`Unit`]: the links' planner (`links`, handed in by the
+/// caller so that the two files do not import each other) takes the units
+/// about symbolic links and typechanges and gives the others back.
+pub(super) fn plan_one(
+    unit: Unit,
+    targets: &dyn Targets,
+    options: &ApplyOptions,
+    links: LinkPlanner,
+) -> PlannedFile {
+    let file = &unit.file;
     let mut report = FileReport {
         path: file.path.clone(),
         op: file.op,
@@ -33,14 +42,13 @@ pub(super) fn plan_one(unit: Unit, targets: &dyn Targets, options: &ApplyOptions
         removed: 0,
         hunks: Vec::new(),
     };
-    if replaced.is_some() {
+    if unit.replaced.is_some() {
         // A deletion and a creation of one path: the path is changed.
         report.op = FileOp::Update;
     }
-    let planned = match replaced {
-        Some(gone) => link::plan_replace(gone, file, targets, &mut report),
-        None if link::is_link_patch(&file, targets) => link::plan_link(file, targets, &mut report),
-        None => plan_one_inner(file, targets, options, &mut report),
+    let planned = match links(unit, targets, &mut report) {
+        Ok(planned) => planned,
+        Err(file) => plan_one_inner(*file, targets, options, &mut report),
     };
     match planned {
         Ok(result) => PlannedFile { report, result },

@@ -20,7 +20,22 @@ use crate::source::{Content, Node, Targets};
 
 use super::file::{create, deletion_mismatch, known_mode, refuse_deletion};
 use super::hunks::{expected, hunk_report, hunk_text};
+use super::transform::Unit;
 use super::{FileResult, NewContent, Planned, done};
+
+/// Plans `unit` when it is about links: a typechange, or a file patch
+/// that [`is_link_patch`]; gives any other file patch back.
+pub(super) fn plan_unit(
+    unit: Unit,
+    targets: &dyn Targets,
+    report: &mut FileReport,
+) -> Result<Result<Planned, Problem>, Box<FilePatch>> {
+    match unit.replaced {
+        Some(gone) => Ok(plan_replace(gone, unit.file, targets, report)),
+        None if is_link_patch(&unit.file, targets) => Ok(plan_link(unit.file, targets, report)),
+        None => Err(Box::new(unit.file)),
+    }
+}
 
 /// True when `file` is planned here: the patch says the file is a link, or
 /// it only renames a file (no hunks, no mode) that is a link, or whose

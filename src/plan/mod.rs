@@ -40,6 +40,14 @@ use transform::{Unit, merge_same_paths, transform};
 /// be written for it (already done, or refused with its report filled in).
 type Planned = Option<FileResult>;
 
+/// The planner of the units about symbolic links ([`link::plan_unit`]):
+/// a unit it does not take is given back.
+type LinkPlanner = fn(
+    Unit,
+    &dyn Targets,
+    &mut FileReport,
+) -> Result<Result<Planned, Problem>, Box<crate::model::FilePatch>>;
+
 /// What one target becomes.
 ///
 /// ```
@@ -387,7 +395,7 @@ pub(crate) fn plan_patch_with(
     // copying them into bytes, so a large patch of new files is held once.
     let plan = |unit: Unit, targets: &dyn Targets| {
         let path = unit.file.path.clone();
-        let planned = plan_one(unit, targets, options);
+        let planned = plan_one(unit, targets, options, link::plan_unit);
         progress.file_done(&path);
         planned
     };
