@@ -324,6 +324,7 @@ mod tests {
         "acquire_to_update_resource(",
         "render_hashed(",
         "write_lines(",
+        "fs::symlink(",
     ];
 
     #[test]

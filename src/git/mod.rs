@@ -8,8 +8,6 @@
 //! all of them on demand. See `docs/git.md`.
 
 use crate::plan::FileResult;
-use crate::source::Content;
-use crate::source::{TargetError, Targets};
 use crate::test_hooks::Step;
 use gix::bstr::{BStr, ByteSlice};
 use gix::index::entry::{Flags, Mode, Stage, Stat};
@@ -177,6 +175,16 @@ impl Repo {
         self.repo.index_path()
     }
 
+    /// False when `core.symlinks` is false: git then checks symbolic links
+    /// out as plain files holding their target, which this tool does not
+    /// write (a patch that changes a link is refused in such a tree).
+    pub(crate) fn symlinks(&self) -> bool {
+        self.repo
+            .config_snapshot()
+            .boolean("core.symlinks")
+            .unwrap_or(true)
+    }
+
     /// The `.git` directory.
     pub(crate) fn git_dir(&self) -> &Path {
         self.repo.git_dir()
@@ -270,12 +278,24 @@ impl Repo {
             if unchanged {
                 continue;
             }
-            let disk =
-                std::fs::read(self.workdir.join(path)).map_err(|source| IndexCheckError::Io {
-                    path: path.to_string(),
-                    source,
-                })?;
-            let git_form = to_git(&mut pipeline, index, path, &disk).map_err(index_gix_err)?;
+            let link = entry.mode == gix::index::entry::Mode::SYMLINK;
+            let disk = match read_worktree(&self.workdir.join(path), link) {
+                Ok(Some(disk)) => disk,
+                // A link where the index has a file, or the other way round.
+                Ok(None) => return Err(IndexCheckError::Differs(path.to_string())),
+                Err(source) => {
+                    return Err(IndexCheckError::Io {
+                        path: path.to_string(),
+                        source,
+                    });
+                }
+            };
+            // A link's blob is its target as it is: no filter applies.
+            let git_form = if link {
+                Cow::Borrowed(&disk[..])
+            } else {
+                to_git(&mut pipeline, index, path, &disk).map_err(index_gix_err)?
+            };
             let id =
                 gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, &git_form)
                     .map_err(index_gix_err)?;
@@ -322,9 +342,12 @@ impl Repo {
                             Some(bytes) => Cow::Owned(bytes?),
                             None => r.new_bytes(),
                         };
+                        // A link's blob is its target as it is: no filter applies.
                         let blob = match worktree {
-                            Some(_) => to_git(&mut pipeline, snapshot, new_path, &new)?,
-                            None => Cow::Borrowed(&*new),
+                            Some(_) if !r.new_is_link() => {
+                                to_git(&mut pipeline, snapshot, new_path, &new)?
+                            }
+                            _ => Cow::Borrowed(&*new),
                         };
                         crate::test_hooks::fail(Step::Blob, Path::new(new_path))
                             .map_err(gix_err(new_path))?;
@@ -386,6 +409,7 @@ impl Repo {
                     .map(|e| e.mode)
             });
             let mode = match (kept_mode, r.mode) {
+                _ if r.new_is_link() => Mode::SYMLINK,
                 _ if r.mode_changes() => match r.new_mode {
                     Some(0o100755) => Mode::FILE_EXECUTABLE,
                     _ => Mode::FILE,
@@ -417,6 +441,19 @@ impl Repo {
         }
         index.remove_tree();
         lock.write(index)
+    }
+}
+
+/// What the working tree holds at `path`, never following a symbolic link
+/// there: the target of a link when `link` (the index has one), else a
+/// regular file's bytes; `None` when the kind differs from `link`.
+fn read_worktree(path: &Path, link: bool) -> std::io::Result<Option<Vec<u8>>> {
+    use std::os::unix::ffi::OsStringExt;
+    let is_link = std::fs::symlink_metadata(path)?.file_type().is_symlink();
+    match (link, is_link) {
+        (true, true) => Ok(Some(std::fs::read_link(path)?.into_os_string().into_vec())),
+        (false, false) => std::fs::read(path).map(Some),
+        _ => Ok(None),
     }
 }
 
@@ -522,65 +559,5 @@ impl IndexLock {
     }
 }
 
-/// Target contents from the index (`--cached`): the blob staged at each path.
-pub(crate) struct IndexTargets<'r> {
-    repo: &'r Repo,
-    index: &'r gix::index::File,
-    /// The working tree of `repo`: index paths are relative to its top, so
-    /// an absolute path inside it names an index entry as well.
-    tree: &'r crate::source::WorktreeTargets,
-}
-
-impl<'r> IndexTargets<'r> {
-    /// Reads targets from `index` of `repo`, whose working tree is `tree`
-    /// (only its top is used, to make absolute paths relative).
-    pub(crate) fn new(
-        repo: &'r Repo,
-        index: &'r gix::index::File,
-        tree: &'r crate::source::WorktreeTargets,
-    ) -> Self {
-        IndexTargets { repo, index, tree }
-    }
-}
-
-impl Targets for IndexTargets<'_> {
-    fn read(&self, path: &str) -> Result<Option<Content>, TargetError> {
-        crate::source::join_inside(Path::new(""), path).map_err(TargetError::Outside)?;
-        let Some(entry) = self.index.entry_by_path(path.as_bytes().as_bstr()) else {
-            return Ok(None);
-        };
-        let blob = self
-            .repo
-            .repo
-            .find_blob(entry.id)
-            .map_err(|e| TargetError::Git {
-                path: path.to_string(),
-                source: std::sync::Arc::new(e),
-            })?;
-        Ok(Some(Content::Owned(blob.data.clone())))
-    }
-
-    fn mode(&self, path: &str) -> Option<u32> {
-        self.index
-            .entry_by_path(path.as_bytes().as_bstr())
-            .map(|e| e.mode.bits())
-    }
-
-    fn relative(&self, path: &str) -> Option<String> {
-        self.tree.relative(path)
-    }
-
-    fn named_elsewhere(&self, path: &str) -> Vec<String> {
-        let tail = format!("/{path}");
-        let mut found: Vec<String> = self
-            .index
-            .entries()
-            .iter()
-            .map(|e| e.path(self.index).to_string())
-            .filter(|p| p.ends_with(&tail))
-            .take(crate::source::NAMED_ELSEWHERE)
-            .collect();
-        found.sort();
-        found
-    }
-}
+mod index_targets;
+pub(crate) use index_targets::IndexTargets;

@@ -47,8 +47,11 @@ pub(crate) struct Written {
     pub len: u64,
     /// Modification time, seconds and nanoseconds.
     pub modified: (i64, i64),
-    /// CRC-32 of the content.
+    /// CRC-32 of the content (of a symbolic link: of its target).
     pub crc32: u32,
+    /// A symbolic link was written (its length is its target's).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub link: bool,
 }
 
 impl Written {
@@ -61,13 +64,43 @@ impl Written {
             len: meta.len(),
             modified: (meta.mtime(), meta.mtime_nsec()),
             crc32,
+            link: false,
         })
+    }
+
+    /// The identity of the symbolic link `path`, just made, whose target
+    /// has the CRC-32 `crc32`.
+    pub(crate) fn of_link(path: &Path, crc32: u32) -> io::Result<Written> {
+        let meta = fs::symlink_metadata(path)?;
+        Ok(Written {
+            inode: meta.ino(),
+            len: meta.len(),
+            modified: (meta.mtime(), meta.mtime_nsec()),
+            crc32,
+            link: true,
+        })
+    }
+
+    /// True when `meta` (not followed through a link) has this identity.
+    fn same_identity(&self, meta: &fs::Metadata) -> bool {
+        meta.file_type().is_symlink() == self.link
+            && meta.ino() == self.inode
+            && meta.len() == self.len
+            && (meta.mtime(), meta.mtime_nsec()) == self.modified
     }
 
     /// The content of `path`, read once, when the file still is what the
     /// run wrote (same inode, size, time and CRC); `None` when it is not:
     /// another process changed or replaced it since.
     pub(crate) fn read_back(&self, path: &Path) -> io::Result<Option<Vec<u8>>> {
+        if self.link {
+            // The link's target, the link never followed.
+            use std::os::unix::ffi::OsStringExt;
+            let meta = fs::symlink_metadata(path)?;
+            let target = fs::read_link(path)?.into_os_string().into_vec();
+            let same = self.same_identity(&meta) && crc32fast::hash(&target) == self.crc32;
+            return Ok(same.then_some(target));
+        }
         let mut file = fs::File::open(path)?;
         let meta = file.metadata()?;
         let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
@@ -80,16 +113,18 @@ impl Written {
         Ok(same.then_some(bytes))
     }
 
-    /// True when `path` is a regular file (not followed through a link)
-    /// that still is what the run wrote: same inode, size, time and CRC.
+    /// True when `path` is a regular file (not followed through a link),
+    /// or the symbolic link the run made, that still is what the run
+    /// wrote: same inode, size, time and CRC.
     fn is_at(&self, path: &Path) -> bool {
         let Ok(meta) = fs::symlink_metadata(path) else {
             return false;
         };
+        if self.link {
+            return self.read_back(path).is_ok_and(|t| t.is_some());
+        }
         meta.is_file()
-            && meta.ino() == self.inode
-            && meta.len() == self.len
-            && (meta.mtime(), meta.mtime_nsec()) == self.modified
+            && self.same_identity(&meta)
             && crc32_of(path).is_ok_and(|crc| crc == self.crc32)
     }
 }

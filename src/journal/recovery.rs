@@ -78,7 +78,8 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// True when nothing is at `path` (not even a dangling link).
+/// True when nothing is at `path` (not even a dangling link): staged
+/// files and backups may be symbolic links, which are never followed.
 fn absent(path: &Path) -> bool {
     matches!(fs::symlink_metadata(path), Err(e) if e.kind() == io::ErrorKind::NotFound)
 }
@@ -100,7 +101,7 @@ impl Steps {
     fn leave(&mut self, path: &Path, kept: Option<&PathBuf>) {
         self.left_alone.push(LeftAlone {
             path: path.to_path_buf(),
-            kept: kept.filter(|k| k.exists()).cloned(),
+            kept: kept.filter(|k| !absent(k)).cloned(),
         });
     }
 }
@@ -136,7 +137,7 @@ fn roll_back_entry(entry: &JournalEntry, steps: &mut Steps) {
 /// A deleted file comes back from its backup while nothing else took its
 /// place.
 fn roll_back_deletion(target: &Path, backup: &Path, steps: &mut Steps) {
-    if !backup.exists() {
+    if absent(backup) {
         // The backup is made before the deletion: nothing happened yet.
         return;
     }
@@ -158,7 +159,7 @@ fn roll_back_write(
     steps: &mut Steps,
 ) {
     let target = &entry.target;
-    let staged_left = staged.exists();
+    let staged_left = !absent(staged);
     if staged_left {
         steps.note(remove_if_present(Step::RemoveStaged, staged));
     }
@@ -172,11 +173,11 @@ fn roll_back_write(
     }
     let ours = entry.written.is_some_and(|w| w.is_at(target));
     match backup {
-        Some(backup) if ours && backup.exists() => {
+        Some(backup) if ours && !absent(backup) => {
             steps.note(rename(Step::Restore, backup, target));
         }
         // Restored already, by an earlier recovery cut short.
-        Some(backup) if !backup.exists() => {}
+        Some(backup) if absent(backup) => {}
         Some(backup) => steps.leave(target, Some(backup)),
         None if ours => steps.note(remove_if_present(Step::RemoveAdded, target)),
         // Removed already, by an earlier recovery cut short.
@@ -196,7 +197,7 @@ fn roll_forward(data: &JournalData) -> io::Result<Recovery> {
             None => absent(&entry.target),
         };
         match &entry.staged {
-            Some(staged) if staged.exists() => {
+            Some(staged) if !absent(staged) => {
                 if unchanged {
                     steps.note(rename(Step::Rename, staged, &entry.target));
                 } else {

@@ -399,6 +399,12 @@ pub struct FilePatch {
     pub create_if_missing: bool,
     /// File mode given by the patch for an added file (`new file mode 100755`).
     pub new_mode: Option<u32>,
+    /// File mode the patch says the file has before it: `old mode`,
+    /// `deleted file mode`, or the mode after an `index` line's ids
+    /// (`index 4c33073..aa1fcfd 120000`). Only a symbolic link's mode
+    /// (`120000`) changes how the file is planned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old_mode: Option<u32>,
     /// 1-based line of the patch text where this file's edits start.
     pub patch_line: usize,
     /// For a copy (`copy from`/`copy to` of `git diff -C`): the source, kept
@@ -506,7 +512,24 @@ impl BlobIds {
     }
 }
 
+/// The git mode of a symbolic link, whose content is the link's target.
+pub(crate) const SYMLINK_MODE: u32 = 0o120000;
+
 impl FilePatch {
+    /// True when the patch says the file is a symbolic link (mode
+    /// `120000` on either side): its content is the link's target.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::{parse_patch, ParseOptions};
+    ///
+    /// let text = b"diff --git a/l b/l\nnew file mode 120000\nindex 0000000..1b407f2\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+target\n\\ No newline at end of file\n";
+    /// let patch = parse_patch(text, &ParseOptions::default()).unwrap();
+    /// assert!(patch.files[0].is_link());
+    /// ```
+    pub fn is_link(&self) -> bool {
+        self.old_mode == Some(SYMLINK_MODE) || self.new_mode == Some(SYMLINK_MODE)
+    }
+
     /// A file patch with no hunks yet.
     ///
     /// ```
@@ -530,6 +553,7 @@ impl FilePatch {
             format,
             create_if_missing: false,
             new_mode: None,
+            old_mode: None,
             patch_line,
             copy_from: None,
             blob_ids: None,

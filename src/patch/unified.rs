@@ -102,6 +102,7 @@ struct Header {
     op: FileOp,
     move_to: Option<String>,
     new_mode: Option<u32>,
+    old_mode: Option<u32>,
     copy_from: Option<String>,
     blob_ids: Option<BlobIds>,
     /// Started by `diff --git`.
@@ -124,6 +125,7 @@ pub(crate) fn parse_file(
         op: FileOp::Update,
         move_to: None,
         new_mode: None,
+        old_mode: None,
         copy_from: None,
         blob_ids: None,
         git: false,
@@ -145,6 +147,7 @@ pub(crate) fn parse_file(
     fp.bare_name = bare_name;
     fp.move_to = header.move_to;
     fp.new_mode = header.new_mode;
+    fp.old_mode = header.old_mode;
     fp.copy_from = header.copy_from.filter(|_| op == FileOp::Add);
     fp.blob_ids = header.blob_ids;
     // A header directly followed by body lines (no `@@`): one numberless hunk.
@@ -188,6 +191,7 @@ fn read_git_header(
         return Ok(j);
     };
     let at = src.orig(j);
+    let git_line = at;
     header.git = true;
     header.headered = true;
     let (a, _b) =
@@ -200,9 +204,17 @@ fn read_git_header(
             header.new_mode = u32::from_str_radix(m.trim(), 8).ok();
         } else if let Some(m) = l.strip_prefix("new mode ") {
             header.new_mode = u32::from_str_radix(m.trim(), 8).ok();
-        } else if l.starts_with("deleted file mode ") {
+        } else if let Some(m) = l.strip_prefix("deleted file mode ") {
             header.op = FileOp::Delete;
+            header.old_mode = u32::from_str_radix(m.trim(), 8).ok();
+        } else if let Some(m) = l.strip_prefix("old mode ") {
+            header.old_mode = u32::from_str_radix(m.trim(), 8).ok();
         } else if let Some(ids) = l.strip_prefix("index ").and_then(BlobIds::parse) {
+            // `index a..b 120000`: the mode of both sides.
+            let mode = l.split_whitespace().nth(2);
+            if let Some(m) = mode.and_then(|m| u32::from_str_radix(m, 8).ok()) {
+                header.old_mode.get_or_insert(m);
+            }
             header.blob_ids = Some(ids);
         } else if let Some(p) = l.strip_prefix("rename from ") {
             header.path = Some(paths::clean(p));
@@ -218,20 +230,33 @@ fn read_git_header(
                 src.orig(j),
                 "binary patches are not supported: re-create the binary file instead",
             ));
-        } else if ![
-            "index ",
-            "similarity index ",
-            "dissimilarity index ",
-            "old mode ",
-        ]
-        .iter()
-        .any(|p| l.starts_with(p))
+        } else if !["index ", "similarity index ", "dissimilarity index "]
+            .iter()
+            .any(|p| l.starts_with(p))
         {
             break;
         }
         j += 1;
     }
+    refuse_typechange(header, git_line)?;
     Ok(j)
+}
+
+/// A symbolic link and a file are different kinds of thing: `git diff`
+/// writes a change from one to the other as a deletion and a creation, never
+/// as `old mode 120000` / `new mode 100644` in one file's diff.
+fn refuse_typechange(header: &Header, at: usize) -> Result<(), ParseError> {
+    let link = |m: Option<u32>| m.map(|m| m & 0o170000 == crate::model::SYMLINK_MODE);
+    match (link(header.old_mode), link(header.new_mode)) {
+        (Some(old), Some(new)) if old != new => Err(malformed(
+            at,
+            format!(
+                "{}: the mode changes between a symbolic link (120000) and a file in one diff; git writes that as a deletion and a creation",
+                header.path.as_deref().unwrap_or("?")
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Reads a `---`/`+++` pair at `j` (see [`header_rests`]) into `header`: a

@@ -15,13 +15,22 @@ use std::cell::OnceCell;
 
 use super::hunks::{count_lines, expected, hunk_report, hunk_text, record_hunks, result_ranges};
 use super::sequence::{InOrder, merge_in_order, place_in_order};
-use super::{ApplyOptions, FileResult, NewContent, Planned, PlannedFile, done, elision, pin_check};
+use super::transform::Unit;
+use super::{
+    ApplyOptions, FileResult, LinkPlanner, NewContent, Planned, PlannedFile, done, elision,
+    pin_check,
+};
 
+/// Plans one [`Unit`]: the links' planner (`links`, handed in by the
+/// caller so that the two files do not import each other) takes the units
+/// about symbolic links and typechanges and gives the others back.
 pub(super) fn plan_one(
-    file: FilePatch,
+    unit: Unit,
     targets: &dyn Targets,
     options: &ApplyOptions,
+    links: LinkPlanner,
 ) -> PlannedFile {
+    let file = &unit.file;
     let mut report = FileReport {
         path: file.path.clone(),
         op: file.op,
@@ -33,7 +42,15 @@ pub(super) fn plan_one(
         removed: 0,
         hunks: Vec::new(),
     };
-    match plan_one_inner(file, targets, options, &mut report) {
+    if unit.replaced.is_some() {
+        // A deletion and a creation of one path: the path is changed.
+        report.op = FileOp::Update;
+    }
+    let planned = match links(unit, targets, &mut report) {
+        Ok(planned) => planned,
+        Err(file) => plan_one_inner(*file, targets, options, &mut report),
+    };
+    match planned {
         Ok(result) => PlannedFile { report, result },
         Err(problem) => {
             let mut refused = PlannedFile {
@@ -251,7 +268,7 @@ fn delete(
 /// patch marks none (a CR before each LF aside, as the patch reading drops
 /// it); one without lines (Codex `*** Delete File:`, a bare `deleted file
 /// mode`) deletes whatever is there.
-fn deletion_mismatch(file: &FilePatch, old: &[u8]) -> Option<(usize, usize)> {
+pub(super) fn deletion_mismatch(file: &FilePatch, old: &[u8]) -> Option<(usize, usize)> {
     if file.hunks.is_empty() {
         return None;
     }
@@ -280,7 +297,7 @@ fn deletion_mismatch(file: &FilePatch, old: &[u8]) -> Option<(usize, usize)> {
 }
 
 /// Reports a deletion refused because the file is not what it removes.
-fn refuse_deletion(
+pub(super) fn refuse_deletion(
     file: &FilePatch,
     hunk: usize,
     line: usize,
@@ -441,7 +458,7 @@ fn refuse_existing_destination(
 
 /// The git mode of a target: from the stamp taken when it was read, or
 /// else asked of the targets.
-fn known_mode(old: &Content, targets: &dyn Targets, path: &str) -> Option<u32> {
+pub(super) fn known_mode(old: &Content, targets: &dyn Targets, path: &str) -> Option<u32> {
     old.stamp()
         .map(|s| s.git_mode())
         .or_else(|| targets.mode(path))
@@ -449,7 +466,7 @@ fn known_mode(old: &Content, targets: &dyn Targets, path: &str) -> Option<u32> {
 
 /// The result of adding a file: its content is the new side of its hunks
 /// (context lines included), whose lines it takes over.
-fn create(mut file: FilePatch, report: &mut FileReport) -> FileResult {
+pub(super) fn create(mut file: FilePatch, report: &mut FileReport) -> FileResult {
     let count = file.hunks.iter().map(|h| h.new_lines().count()).sum();
     let final_newline = !file.hunks.last().is_some_and(|h| h.new_missing_newline);
     let mut lines = Vec::with_capacity(count);

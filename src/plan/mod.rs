@@ -11,6 +11,7 @@ mod elision;
 mod eof_blank;
 mod file;
 mod hunks;
+mod link;
 mod options;
 mod pin_check;
 mod produced;
@@ -20,7 +21,7 @@ mod rerun;
 mod sequence;
 mod transform;
 
-use crate::model::{FilePatch, LineText};
+use crate::model::{LineText, SYMLINK_MODE};
 use crate::outcome::{FileReport, FileStatus, Problem, ProblemCode};
 use crate::patch::{PatchText, parse_patch_text};
 use crate::plan::edits::FilePlan;
@@ -33,11 +34,19 @@ use file::plan_one;
 pub use options::{ApplyOptions, PathRule, Pin};
 use std::borrow::Cow;
 use std::path::Path;
-use transform::{merge_same_paths, transform};
+use transform::{Unit, merge_same_paths, transform};
 
 /// What planning one file gives: its result, or `None` when nothing is to
 /// be written for it (already done, or refused with its report filled in).
 type Planned = Option<FileResult>;
+
+/// The planner of the units about symbolic links ([`link::plan_unit`]):
+/// a unit it does not take is given back.
+type LinkPlanner = fn(
+    Unit,
+    &dyn Targets,
+    &mut FileReport,
+) -> Result<Result<Planned, Problem>, Box<crate::model::FilePatch>>;
 
 /// What one target becomes.
 ///
@@ -65,7 +74,8 @@ pub struct FileResult {
     pub(crate) old: Content,
     /// Content after; see [`new_bytes`](Self::new_bytes).
     pub(crate) new: NewContent,
-    /// Mode for the new path (`0o100644`, `0o100755`) when known.
+    /// The file's mode (`0o100644`, `0o100755`, `0o120000` for a symbolic
+    /// link) when known: the existing file's, or an added file's.
     pub mode: Option<u32>,
     /// The mode the patch sets (`new mode` / `new file mode`), if it sets one.
     pub new_mode: Option<u32>,
@@ -124,6 +134,41 @@ impl FileResult {
     /// ```
     pub fn mode_changes(&self) -> bool {
         self.old_path.is_some() && self.new_mode.is_some() && self.new_mode != self.mode
+    }
+
+    /// True when the old path is a symbolic link (its content, the link's
+    /// target), which the patch retargets, moves, deletes or replaces.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::plan_patch;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::os::unix::fs::symlink("a.txt", dir.path().join("l")).unwrap();
+    /// let patch = b"diff --git a/l b/l\ndeleted file mode 120000\n--- a/l\n+++ /dev/null\n@@ -1 +0,0 @@\n-a.txt\n\\ No newline at end of file\n";
+    /// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
+    /// let result = plan.results().next().unwrap();
+    /// assert!(result.old_is_link() && !result.new_is_link());
+    /// assert_eq!(result.old_bytes(), b"a.txt");
+    /// ```
+    pub fn old_is_link(&self) -> bool {
+        self.old_path.is_some() && self.mode == Some(SYMLINK_MODE)
+    }
+
+    /// True when the new path is a symbolic link, whose target is
+    /// [`new_bytes`](Self::new_bytes).
+    ///
+    /// ```
+    /// use git_fuzzy_apply::plan_patch;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let patch = b"diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+a.txt\n\\ No newline at end of file\n";
+    /// let plan = plan_patch(patch, dir.path(), &Default::default()).unwrap();
+    /// let result = plan.results().next().unwrap();
+    /// assert!(result.new_is_link() && !result.old_is_link());
+    /// assert_eq!(&*result.new_bytes(), b"a.txt");
+    /// ```
+    pub fn new_is_link(&self) -> bool {
+        self.new_path.is_some() && self.new_mode.or(self.mode) == Some(SYMLINK_MODE)
     }
 
     /// The content before the patch (empty for an added file).
@@ -336,7 +381,10 @@ pub(crate) fn plan_patch_with(
         Err(problem) => return PatchPlan::failed(problem),
     };
     if progress.is_active() {
-        let bytes = files.iter().filter_map(|f| targets.size(&f.path)).sum();
+        let bytes = files
+            .iter()
+            .filter_map(|u| targets.size(&u.file.path))
+            .sum();
         let files = files.len() as u64;
         progress.start(Stage::Planning, Workload { files, bytes });
     }
@@ -345,9 +393,9 @@ pub(crate) fn plan_patch_with(
     // Each file patch is consumed as it is planned: an added file takes
     // over its hunk lines (which point into the patch text) instead of
     // copying them into bytes, so a large patch of new files is held once.
-    let plan = |file: FilePatch, targets: &dyn Targets| {
-        let path = file.path.clone();
-        let planned = plan_one(file, targets, options);
+    let plan = |unit: Unit, targets: &dyn Targets| {
+        let path = unit.file.path.clone();
+        let planned = plan_one(unit, targets, options, link::plan_unit);
         progress.file_done(&path);
         planned
     };

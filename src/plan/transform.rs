@@ -349,6 +349,11 @@ fn reverse_file(file: &mut FilePatch) {
         file.move_to = Some(std::mem::replace(&mut file.path, to));
     }
     file.blob_ids = file.blob_ids.take().map(crate::model::BlobIds::reversed);
+    // The modes swap sides when the patch gives both, or when the file
+    // is created or deleted (an `index` line's mode stands for both).
+    if file.op != FileOp::Update || (file.old_mode.is_some() && file.new_mode.is_some()) {
+        std::mem::swap(&mut file.old_mode, &mut file.new_mode);
+    }
     // Reversed, a patch that creates a missing file removes its lines from
     // one that must exist: nothing is created.
     file.create_if_missing = false;
@@ -444,17 +449,43 @@ fn reverse_hints(hunks: &mut [crate::model::Hunk]) {
     }
 }
 
+/// One path's edits to plan: a file patch, or (`replaced`) the deletion of
+/// a path and the creation of the same path, which `git diff` writes for a
+/// file that became a symbolic link or the other way round (a typechange).
+#[derive(Debug)]
+pub(super) struct Unit {
+    /// The file patch; for a replacement, the creation.
+    pub(super) file: FilePatch,
+    /// For a replacement, the deletion of what stands at the path now.
+    pub(super) replaced: Option<FilePatch>,
+}
+
+/// True when `a` and `b` delete and create one path, in either order
+/// (neither a copy nor a move): `git diff`'s typechange.
+fn replaces(a: &FilePatch, b: &FilePatch) -> bool {
+    let plain = |f: &FilePatch| f.move_to.is_none() && f.copy_from.is_none();
+    plain(a)
+        && plain(b)
+        && matches!(
+            (a.op, b.op),
+            (FileOp::Delete, FileOp::Add) | (FileOp::Add, FileOp::Delete)
+        )
+}
+
 /// Joins the edits of one path given in several places of a reply, so all of
-/// them are located against the same original.
-pub(super) fn merge_same_paths(patch: Patch) -> Result<Vec<FilePatch>, Problem> {
+/// them are located against the same original; a deletion and a creation of
+/// one path become one [`Unit`] that replaces it.
+pub(super) fn merge_same_paths(patch: Patch) -> Result<Vec<Unit>, Problem> {
     let mut out: Vec<FilePatch> = Vec::with_capacity(patch.files.len());
+    // The second half of a replacement, by the index of its first in `out`.
+    let mut second: std::collections::HashMap<usize, FilePatch> = Default::default();
     // Where each path went in `out` (a patch may touch tens of thousands of files).
     let mut seen: std::collections::HashMap<String, usize> =
         std::collections::HashMap::with_capacity(patch.files.len());
     for file in patch.files {
         let earlier = seen.get(file.path.as_str()).copied();
-        match earlier.map(|at| &mut out[at]) {
-            Some(prev)
+        match earlier.map(|at| (at, &mut out[at])) {
+            Some((_, prev))
                 if prev.op == FileOp::Update
                     && file.op == FileOp::Update
                     && prev.move_to == file.move_to =>
@@ -469,6 +500,9 @@ pub(super) fn merge_same_paths(patch: Patch) -> Result<Vec<FilePatch>, Problem> 
                 if let Some(h) = prev.hunks.get_mut(first) {
                     h.starts_section = true;
                 }
+            }
+            Some((at, prev)) if replaces(prev, &file) && !second.contains_key(&at) => {
+                second.insert(at, file);
             }
             Some(_) => {
                 return Err(Problem::new(
@@ -489,7 +523,24 @@ pub(super) fn merge_same_paths(patch: Patch) -> Result<Vec<FilePatch>, Problem> 
         }
     }
     refuse_collisions(&out)?;
-    Ok(out)
+    Ok(out
+        .into_iter()
+        .enumerate()
+        .map(|(at, first)| match second.remove(&at) {
+            Some(other) if first.op == FileOp::Delete => Unit {
+                file: other,
+                replaced: Some(first),
+            },
+            Some(other) => Unit {
+                file: first,
+                replaced: Some(other),
+            },
+            None => Unit {
+                file: first,
+                replaced: None,
+            },
+        })
+        .collect())
 }
 
 /// What a file operation does, for messages.

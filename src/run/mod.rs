@@ -387,6 +387,23 @@ fn plan_run(
             None,
         ));
     }
+    let link = plan
+        .results()
+        .find(|res| res.old_is_link() || res.new_is_link())
+        .and_then(|res| res.new_path.clone().or_else(|| res.old_path.clone()));
+    if let Some(r) = repo
+        && inv.destination != Destination::Cached
+        && !r.symlinks()
+        && let Some(path) = link
+    {
+        plan.error = Some(Problem::new(
+            ProblemCode::NotAFile,
+            format!(
+                "{path}: the patch changes a symbolic link, and core.symlinks is false in this repository: links are not written to this working tree (use --cached to change the index only)"
+            ),
+            None,
+        ));
+    }
     if let (Some(r), Some(ix), Destination::Index) = (repo, index, inv.destination) {
         let read: Vec<&str> = plan
             .results()

@@ -61,7 +61,8 @@ pub(super) fn write_results(
             // than rendering each file's new content a second time.
             let written = committed.as_ref().map(|c| c.written());
             let read_back = |path: &str| {
-                let target = place.targets.resolve_checked(path).ok()?;
+                // The path itself: what the run wrote may be a link.
+                let target = place.targets.resolve_entry(path).ok()?;
                 let written = written.as_ref()?.get(target.as_path())?;
                 Some(match written.read_back(&target) {
                     Ok(Some(bytes)) => Ok(bytes),
@@ -129,7 +130,11 @@ pub(super) fn convert_added_files<'a>(
     results: impl Iterator<Item = &'a mut FileResult>,
 ) -> Result<(), GitError> {
     let mut added = results
-        .filter(|r| r.old_path.is_none() && r.new_path.is_some())
+        .filter(|r| {
+            // A file replacing a symbolic link is added too; a link's
+            // target is never converted.
+            (r.old_path.is_none() || r.old_is_link()) && r.new_path.is_some() && !r.new_is_link()
+        })
         .peekable();
     if added.peek().is_none() {
         return Ok(());

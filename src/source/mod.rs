@@ -24,6 +24,6 @@ mod text;
 pub(crate) use content::{Content, read_capped};
 pub(crate) use stamp::Stamp;
 pub(crate) use targets::{
-    NAMED_ELSEWHERE, TargetError, Targets, WorktreeTargets, join_inside, windows_drive,
+    NAMED_ELSEWHERE, Node, TargetError, Targets, WorktreeTargets, join_inside, windows_drive,
 };
 pub(crate) use text::{LineIndex, SPARSE_BLOCK, SourceText, looks_binary};

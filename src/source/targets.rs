@@ -40,6 +40,16 @@ pub(crate) enum TargetError {
     },
 }
 
+/// What stands at a path: a regular file's content, or a symbolic link's
+/// target (the link itself, never followed).
+#[derive(Debug)]
+pub(crate) enum Node {
+    /// A regular file.
+    File(Content),
+    /// A symbolic link, with the bytes of its target.
+    Link(Vec<u8>),
+}
+
 /// A source of target file contents, addressed by `/`-separated paths
 /// relative to the top of the tree.
 pub(crate) trait Targets {
@@ -47,6 +57,14 @@ pub(crate) trait Targets {
     /// Fails for paths that may not be touched (outside the tree, a
     /// directory, a device, …).
     fn read(&self, path: &str) -> Result<Option<Content>, TargetError>;
+
+    /// What stands at `path` itself, a symbolic link there not followed
+    /// (its target is its content), or `None` when nothing does. Fails for
+    /// paths that may not be touched (outside the tree, a link on the way,
+    /// a directory, a device, …). By default, [`Targets::read`]'s file.
+    fn read_node(&self, path: &str) -> Result<Option<Node>, TargetError> {
+        self.read(path).map(|c| c.map(Node::File))
+    }
 
     /// The mode the file has (`0o100644`, `0o100755`), if known.
     fn mode(&self, _path: &str) -> Option<u32> {
@@ -213,6 +231,37 @@ impl WorktreeTargets {
         Ok(path)
     }
 
+    /// The on-disk path of `rel` itself, for a symbolic link the patch
+    /// creates, changes or deletes: its directories are checked as
+    /// [`resolve_checked`](Self::resolve_checked) checks them (inside the
+    /// tree, not in `.git/`, no symbolic link on the way), while its last
+    /// component may be a link, which is never followed: what is written
+    /// there replaces the link itself.
+    pub(crate) fn resolve_entry(&self, rel: &str) -> Result<PathBuf, TargetError> {
+        let joined = join_inside(&self.root, rel).map_err(TargetError::Outside)?;
+        let Some(dir) = joined.parent().filter(|_| joined.file_name().is_some()) else {
+            return Err(TargetError::Outside(format!("{rel:?}: not a usable path")));
+        };
+        let real = self.real_dir(dir).map_err(|source| TargetError::Io {
+            path: rel.to_string(),
+            source,
+        })?;
+        if !real.starts_with(&self.canonical_root) {
+            return Err(TargetError::Outside(format!(
+                "{rel}: the path leads out of the working tree through a symbolic link"
+            )));
+        }
+        let lexical = dir
+            .strip_prefix(&self.root)
+            .map(|inside| self.canonical_root.join(inside));
+        if lexical.as_ref() != Ok(&real) {
+            return Err(TargetError::NotAFile(format!(
+                "{rel}: a symbolic link is on the way inside the tree (git apply refuses a path beyond a symbolic link too)"
+            )));
+        }
+        Ok(joined)
+    }
+
     fn resolve_afresh(&self, rel: &str) -> Result<PathBuf, TargetError> {
         let joined = join_inside(&self.root, rel).map_err(TargetError::Outside)?;
         // Follow links of the parts that exist: they must stay inside. The
@@ -314,6 +363,32 @@ impl Targets for WorktreeTargets {
                     path: rel.to_string(),
                     source,
                 }),
+        }
+    }
+
+    fn read_node(&self, rel: &str) -> Result<Option<Node>, TargetError> {
+        let path = self.resolve_entry(rel)?;
+        let io = |source| TargetError::Io {
+            path: rel.to_string(),
+            source,
+        };
+        match fs::symlink_metadata(&path) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(source) => Err(io(source)),
+            Ok(meta) if meta.file_type().is_symlink() => {
+                use std::os::unix::ffi::OsStringExt;
+                let target = fs::read_link(&path).map_err(io)?;
+                Ok(Some(Node::Link(target.into_os_string().into_vec())))
+            }
+            Ok(meta) if meta.is_dir() => {
+                Err(TargetError::NotAFile(format!("{rel}: is a directory")))
+            }
+            Ok(meta) if !meta.is_file() => {
+                Err(TargetError::NotAFile(format!("{rel}: not a regular file")))
+            }
+            Ok(meta) => Content::load_stated(&path, &meta)
+                .map(|c| Some(Node::File(c)))
+                .map_err(io),
         }
     }
 

@@ -7,8 +7,12 @@ use crate::plan::FileResult;
 use crate::source::Content;
 use crate::source::{TargetError, WorktreeTargets};
 
-/// How to recognise that a file is still as it was read.
-fn expect_of(old: &Content) -> Expect<'_> {
+/// How to recognise that a file (`link`: a symbolic link) is still as it
+/// was read.
+fn expect_of(old: &Content, link: bool) -> Expect<'_> {
+    if link {
+        return Expect::Link(old);
+    }
     match old.stamp() {
         Some(stamp) => Expect::Stamp(stamp),
         None => Expect::Content(old),
@@ -23,21 +27,35 @@ pub(crate) fn worktree_changes<'a>(
     let mut writes = Vec::new();
     let mut deletes = Vec::new();
     for r in results.into_iter().filter(|r| r.changes_anything()) {
+        // A symbolic link on either side is replaced or removed itself: its
+        // path is checked up to its directory, the link never followed.
+        let links = r.old_is_link() || r.new_is_link();
+        let resolve = |path: &str| {
+            if links {
+                targets.resolve_entry(path)
+            } else {
+                targets.resolve_checked(path)
+            }
+        };
         if let Some(new_path) = &r.new_path {
             let moved = r.old_path.as_ref() != Some(new_path);
             writes.push(FileChange::Write {
-                path: targets.resolve_checked(new_path)?,
+                path: resolve(new_path)?,
                 old: &r.old,
                 new: &r.new,
                 expect: if r.old_path.is_none() || moved {
                     Expect::Absent
                 } else {
-                    expect_of(&r.old)
+                    expect_of(&r.old, r.old_is_link())
                 },
+                link: r.new_is_link(),
                 // A file edited in place keeps its own permission bits (a
                 // read-only file stays read-only); added and moved files get
                 // the mode git would give them.
-                mode: if r.old_path.is_some() && !moved {
+                mode: if r.old_is_link() || r.new_is_link() {
+                    // A link has no bits; a file replacing one gets git's.
+                    r.new_mode.map(|m| m & 0o777)
+                } else if r.old_path.is_some() && !moved {
                     if r.mode_changes() {
                         exec_bits(&targets.resolve_checked(new_path)?, r.new_mode)
                     } else {
@@ -53,8 +71,8 @@ pub(crate) fn worktree_changes<'a>(
             && r.new_path.as_ref() != Some(old_path)
         {
             deletes.push(FileChange::Delete {
-                path: targets.resolve_checked(old_path)?,
-                expect: expect_of(&r.old),
+                path: resolve(old_path)?,
+                expect: expect_of(&r.old, r.old_is_link()),
             });
         }
     }

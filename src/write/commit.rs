@@ -3,7 +3,7 @@
 //! target ([`super::stage`]), rename all into place, and undo everything
 //! when a step fails.
 
-use super::stage::{free_name, missing_dirs, stage};
+use super::stage::{free_name, missing_dirs, stage, stage_link};
 use super::{CommitError, Expect, FileChange, FinishError, parent_dir};
 use crate::journal::{self, JournalData, JournalEntry, JournalSpec, LeftAlone, TreeId, Written};
 use crate::plan::NewContent;
@@ -60,6 +60,16 @@ fn verify(path: &Path, expect: Expect) -> Result<(), CommitError> {
             Err(e) => return Err(io_err(path)(e)),
         },
         Expect::Stamp(stamp) => Stamp::of(path) == Some(stamp),
+        Expect::Link(target) => match fs::symlink_metadata(path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                use std::os::unix::ffi::OsStrExt;
+                let now = fs::read_link(path).map_err(io_err(path))?;
+                now.as_os_str().as_bytes() == target
+            }
+            Ok(_) => false,
+            Err(e) if missing(&e) => false,
+            Err(e) => return Err(io_err(path)(e)),
+        },
         Expect::Content(old) => match crate::source::read_capped(path, old.len()) {
             Ok(now) => now == old,
             Err(e) if missing(&e) => false,
@@ -359,10 +369,22 @@ fn prepare(
                 (entry.target.clone(), e)
             };
             let mut written = None;
-            if let (FileChange::Write { old, new, mode, .. }, Some(staged)) =
-                (change, &entry.staged)
+            if let (
+                FileChange::Write {
+                    old,
+                    new,
+                    mode,
+                    link,
+                    ..
+                },
+                Some(staged),
+            ) = (change, &entry.staged)
             {
-                written = Some(stage(&entry.target, staged, old, new, *mode).map_err(failed)?);
+                written = Some(if *link {
+                    stage_link(staged, new).map_err(failed)?
+                } else {
+                    stage(&entry.target, staged, old, new, *mode).map_err(failed)?
+                });
                 checkpoint("staged");
                 progress.file_done(
                     &entry

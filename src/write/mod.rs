@@ -18,6 +18,9 @@ pub(crate) enum Expect<'a> {
     /// The file must still have this size and modification time (it was
     /// memory-mapped, so its bytes cannot be compared with themselves).
     Stamp(Stamp),
+    /// A symbolic link (not followed) must still be there, pointing to
+    /// this target.
+    Link(&'a [u8]),
 }
 
 /// One file change to commit to disk.
@@ -36,6 +39,9 @@ pub(crate) enum FileChange<'a> {
         expect: Expect<'a>,
         /// Permission bits to set (`0o755`/`0o644`); `None` keeps the file's own.
         mode: Option<u32>,
+        /// The new content is a symbolic link's target: a link is made,
+        /// replacing whatever stands at `path` (never written through).
+        link: bool,
     },
     /// Remove `path`, which must still be as `expect` says.
     Delete {

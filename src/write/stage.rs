@@ -128,6 +128,21 @@ pub(super) fn stage(
     Written::of_file(&file, crc.finalize())
 }
 
+/// Makes the symbolic link `staged` pointing to the target `new` holds
+/// (bytes: a link's target is never rendered from edits); returns what it
+/// is, which its rename into place keeps.
+pub(super) fn stage_link(staged: &Path, new: &NewContent) -> io::Result<Written> {
+    use std::os::unix::ffi::OsStrExt;
+    let NewContent::Bytes(target) = new else {
+        return Err(io::Error::other(
+            "a symbolic link's target must be planned as bytes",
+        ));
+    };
+    test_hooks::fail(Step::StageCreate, staged)?;
+    std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(target), staged)?;
+    Written::of_link(staged, crc32fast::hash(target))
+}
+
 /// A writer that feeds what it writes to a checksum.
 struct CrcWriter<'a, W: Write> {
     out: W,

@@ -81,6 +81,7 @@ fn commit_writes_every_file() {
                 new: bytes(b"new"),
                 expect: Expect::Content(b"old"),
                 mode: None,
+                link: false,
             },
             FileChange::Write {
                 path: b.clone(),
@@ -88,6 +89,7 @@ fn commit_writes_every_file() {
                 new: bytes(b"made"),
                 expect: Expect::Absent,
                 mode: Some(0o755),
+                link: false,
             },
         ],
         dir.path(),
@@ -109,6 +111,7 @@ fn two_edits(a: &Path, b: &Path) -> [FileChange<'static>; 2] {
             new: bytes(b"new"),
             expect: Expect::Content(b"old"),
             mode: None,
+            link: false,
         },
         FileChange::Write {
             path: b.to_path_buf(),
@@ -116,6 +119,7 @@ fn two_edits(a: &Path, b: &Path) -> [FileChange<'static>; 2] {
             new: bytes(b"new b"),
             expect: Expect::Content(b"b"),
             mode: None,
+            link: false,
         },
     ]
 }
@@ -186,6 +190,7 @@ fn a_file_changed_since_reading_is_not_overwritten() {
                 new: bytes(b"new"),
                 expect: Expect::Content(b"old"),
                 mode: None,
+                link: false,
             },
             FileChange::Write {
                 path: b.clone(),
@@ -193,6 +198,7 @@ fn a_file_changed_since_reading_is_not_overwritten() {
                 new: bytes(b"new"),
                 expect: Expect::Content(b"what we read"),
                 mode: None,
+                link: false,
             },
         ],
         dir.path(),
@@ -239,6 +245,7 @@ fn a_file_replaced_since_its_stamp_was_taken_is_not_overwritten() {
             new: bytes(b"ours"),
             expect: Expect::Stamp(stamp),
             mode: None,
+            link: false,
         }],
         dir.path(),
         None,
@@ -339,6 +346,7 @@ fn the_writing_workload_counts_the_bytes_written() {
                 }),
                 expect: Expect::Absent,
                 mode: None,
+                link: false,
             }],
             dir.path(),
             None,

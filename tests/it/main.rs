@@ -58,3 +58,4 @@ mod reruns;
 mod roundtrip;
 mod snapshots;
 mod support;
+mod symlinks;

@@ -1,0 +1,352 @@
+//! Symbolic links against real `git apply` (issue 18): in a temporary
+//! repository, `git diff` of links created, retargeted, deleted, renamed,
+//! turned into files and files turned into links (typechanges), and a mode
+//! change, is applied by our binary and by `git apply` to two copies of the
+//! tree, with `--index`: trees (links compared as links) and index entries
+//! must be the same. `-R` then restores the tree and the index; a second run
+//! writes nothing; a failure at any write step leaves the links as they
+//! were. Trees are built in code: fixture folders cannot hold links.
+
+use std::fs;
+use std::os::unix::fs::{MetadataExt, symlink};
+use std::path::{Path, PathBuf};
+
+use crate::support::{self, git, run_bin, snapshot};
+
+/// The committed tree every test starts from.
+fn base(root: &Path) {
+    fs::create_dir_all(root.join("dir")).unwrap();
+    fs::write(root.join("file.txt"), "hello\n").unwrap();
+    fs::write(root.join("other.txt"), "other\n").unwrap();
+    fs::write(root.join("run.sh"), "echo hi\n").unwrap();
+    fs::write(root.join("totype"), "a file\n").unwrap();
+    for (link, target) in [
+        ("tomod", "file.txt"),
+        ("todel", "other.txt"),
+        ("toren", "file.txt"),
+        ("linktype", "file.txt"),
+        ("dir/up", "../file.txt"),
+        ("outside", "/nonexistent/outside-target"),
+    ] {
+        symlink(target, root.join(link)).unwrap();
+    }
+    git(root, &["init", "-q"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "base"]);
+}
+
+/// Every kind of change to a link, made in the working tree and staged.
+fn change(root: &Path) {
+    let relink = |link: &str, target: &str| {
+        let _ = fs::remove_file(root.join(link));
+        symlink(target, root.join(link)).unwrap();
+    };
+    relink("newlink", "new/target");
+    relink("tomod", "other.txt");
+    relink("dir/up", "../other.txt");
+    relink("outside", "/nonexistent/elsewhere");
+    fs::remove_file(root.join("todel")).unwrap();
+    fs::rename(root.join("toren"), root.join("renamed")).unwrap();
+    relink("totype", "file.txt");
+    fs::remove_file(root.join("linktype")).unwrap();
+    fs::write(root.join("linktype"), "now a file\n").unwrap();
+    let mut perms = fs::metadata(root.join("run.sh")).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    fs::set_permissions(root.join("run.sh"), perms).unwrap();
+    git(root, &["add", "-A"]);
+}
+
+/// The base repository in `dir/base` and the diffs of [`change`]: the whole
+/// diff (with and without rename detection) and each file's own.
+fn diffs(dir: &Path) -> (PathBuf, Vec<(String, String)>) {
+    let root = dir.join("base");
+    base(&root);
+    let work = dir.join("work");
+    copy(&root, &work);
+    change(&work);
+    let mut out = Vec::new();
+    for args in [
+        ["diff", "--cached", "-M"],
+        ["diff", "--cached", "--no-renames"],
+    ] {
+        out.push((args.join(" "), git(&work, &args)));
+    }
+    let whole = out[0].1.clone();
+    // Each path's own diff; a typechange's deletion and creation together.
+    for part in whole.split("diff --git ").skip(1) {
+        let name = part.lines().next().unwrap_or("").to_string();
+        match out.last_mut() {
+            Some((last, text)) if *last == name => text.push_str(&format!("diff --git {part}")),
+            _ => out.push((name, format!("diff --git {part}"))),
+        }
+    }
+    (root, out)
+}
+
+/// A copy of the tree `from` (links as links, the index with it), its
+/// index refreshed so that `git apply --index` trusts its stat data.
+fn copy(from: &Path, to: &Path) {
+    let status = std::process::Command::new("cp")
+        .args(["-a", &from.display().to_string(), &to.display().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let _ = std::process::Command::new("git")
+        .args(["update-index", "-q", "--refresh"])
+        .current_dir(to)
+        .status();
+}
+
+/// The staged entries (mode, blob, path).
+fn index(root: &Path) -> String {
+    git(root, &["ls-files", "-s"])
+}
+
+#[test]
+fn link_diffs_give_git_apply_s_tree_and_index_and_reverse_to_the_original() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, diffs) = diffs(dir.path());
+    let (before, before_index) = (snapshot(&root), index(&root));
+    for (i, (name, diff)) in diffs.iter().enumerate() {
+        let patch = dir.path().join(format!("{i}.diff"));
+        fs::write(&patch, diff).unwrap();
+        let patch = patch.display().to_string();
+        let (ours, theirs) = (
+            dir.path().join(format!("ours{i}")),
+            dir.path().join(format!("theirs{i}")),
+        );
+        copy(&root, &ours);
+        copy(&root, &theirs);
+        let out = run_bin(&ours, &["--index", &patch], None);
+        assert!(
+            out.status.success(),
+            "{name}: {}\n{diff}",
+            support::stderr(&out)
+        );
+        git(&theirs, &["apply", "--index", &patch]);
+        assert_eq!(
+            snapshot(&ours),
+            snapshot(&theirs),
+            "{name}: trees differ\n{diff}"
+        );
+        assert_eq!(
+            index(&ours),
+            index(&theirs),
+            "{name}: indexes differ\n{diff}"
+        );
+        // Applied twice: already applied, nothing written.
+        let inodes = inodes(&ours);
+        let again = run_bin(&ours, &["--index", &patch], None);
+        assert!(
+            again.status.success(),
+            "{name}: {}",
+            support::stderr(&again)
+        );
+        assert_eq!(inodes, inodes_of(&ours), "{name}: a second run wrote");
+        // Reversed: the tree and index as they were.
+        let back = run_bin(&ours, &["-R", "--index", &patch], None);
+        assert!(back.status.success(), "{name}: {}", support::stderr(&back));
+        assert_eq!(
+            snapshot(&ours),
+            before,
+            "{name}: -R did not restore the tree"
+        );
+        assert_eq!(
+            index(&ours),
+            before_index,
+            "{name}: -R did not restore the index"
+        );
+        assert_eq!(git(&ours, &["status", "--porcelain"]), "", "{name}");
+    }
+}
+
+/// Each path's inode and change time, not following links.
+fn inodes(root: &Path) -> Vec<(PathBuf, u64, i64, i64)> {
+    inodes_of(root)
+}
+
+fn inodes_of(root: &Path) -> Vec<(PathBuf, u64, i64, i64)> {
+    snapshot(root)
+        .into_keys()
+        .map(|rel| {
+            let meta = fs::symlink_metadata(root.join(&rel)).unwrap();
+            (rel, meta.ino(), meta.ctime(), meta.ctime_nsec())
+        })
+        .collect()
+}
+
+#[test]
+fn cached_and_check_follow_git_apply() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, diffs) = diffs(dir.path());
+    let patch = dir.path().join("all.diff");
+    fs::write(&patch, &diffs[0].1).unwrap();
+    let patch = patch.display().to_string();
+    let (ours, theirs) = (dir.path().join("ours"), dir.path().join("theirs"));
+    copy(&root, &ours);
+    copy(&root, &theirs);
+    let tree = snapshot(&ours);
+    let check = run_bin(&ours, &["--check", &patch], None);
+    assert!(check.status.success(), "{}", support::stderr(&check));
+    assert_eq!(snapshot(&ours), tree, "--check wrote");
+    let out = run_bin(&ours, &["--cached", &patch], None);
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    git(&theirs, &["apply", "--cached", &patch]);
+    assert_eq!(snapshot(&ours), tree, "--cached touched the working tree");
+    assert_eq!(index(&ours), index(&theirs));
+    // Worktree only, as plain `git apply`.
+    let (ours, theirs) = (dir.path().join("ours2"), dir.path().join("theirs2"));
+    copy(&root, &ours);
+    copy(&root, &theirs);
+    let out = run_bin(&ours, &[&patch], None);
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    git(&theirs, &["apply", &patch]);
+    assert_eq!(snapshot(&ours), snapshot(&theirs));
+}
+
+#[test]
+fn a_link_is_matched_exactly_and_never_written_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("t");
+    base(&root);
+    let outside = dir.path().join("victim.txt");
+    fs::write(&outside, "victim\n").unwrap();
+    symlink(&outside, root.join("out")).unwrap();
+    symlink("dir", root.join("dirlink")).unwrap();
+    let before = snapshot(&root);
+    let run = |patch: &str| run_bin(&root, &["-"], Some(patch.as_bytes()));
+    let link_diff = |path: &str, old: &str, new: &str| {
+        format!(
+            "diff --git a/{path} b/{path}\nindex 1111111..2222222 120000\n--- a/{path}\n+++ b/{path}\n@@ -1 +1 @@\n-{old}\n\\ No newline at end of file\n+{new}\n\\ No newline at end of file\n"
+        )
+    };
+    // A target that is only near the old side: refused, naming both.
+    let out = run(&link_diff("tomod", "file.txt ", "other.txt"));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        support::stderr(&out).contains("points to `file.txt`"),
+        "{}",
+        support::stderr(&out)
+    );
+    // A plain diff (no mode) of a link edits no link and no file behind it.
+    let plain = "--- a/out\n+++ b/out\n@@ -1 +1 @@\n-victim\n+changed\n";
+    let out = run(plain);
+    assert_eq!(out.status.code(), Some(1));
+    let plain = "--- a/tomod\n+++ b/tomod\n@@ -1 +1 @@\n-hello\n+changed\n";
+    let out = run(plain);
+    assert!(
+        support::stderr(&out).contains("not_a_file"),
+        "{}",
+        support::stderr(&out)
+    );
+    // A link created beyond a linked directory.
+    let beyond = "diff --git a/dirlink/x b/dirlink/x\nnew file mode 120000\n--- /dev/null\n+++ b/dirlink/x\n@@ -0,0 +1 @@\n+y\n\\ No newline at end of file\n";
+    assert_eq!(run(beyond).status.code(), Some(1));
+    // A link the patch deletes but a file is there: git's "wrong type".
+    let wrong = "diff --git a/file.txt b/file.txt\ndeleted file mode 120000\n--- a/file.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n\\ No newline at end of file\n";
+    let out = run(wrong);
+    assert!(
+        support::stderr(&out).contains("wrong type"),
+        "{}",
+        support::stderr(&out)
+    );
+    // Retargeting a link that points out of the tree replaces the link.
+    let target = outside.display().to_string();
+    let out = run(&link_diff("out", &target, "elsewhere"));
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    assert_eq!(
+        fs::read_link(root.join("out")).unwrap(),
+        Path::new("elsewhere")
+    );
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "victim\n");
+    let out = run(&link_diff("out", "elsewhere", &target));
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    assert_eq!(snapshot(&root), before);
+    // One refused file of two: the link is not changed either.
+    let both = format!(
+        "{}--- a/file.txt\n+++ b/file.txt\n@@ -1 +1 @@\n-nothing like it\n+x\n",
+        link_diff("tomod", "file.txt", "other.txt")
+    );
+    assert_eq!(run(&both).status.code(), Some(1));
+    assert_eq!(snapshot(&root), before);
+}
+
+#[test]
+fn a_failure_at_any_write_step_leaves_the_links_as_they_were() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, diffs) = diffs(dir.path());
+    let patch = dir.path().join("all.diff");
+    fs::write(&patch, &diffs[0].1).unwrap();
+    let patch = patch.display().to_string();
+    let before = snapshot(&root);
+    let after = {
+        let done = dir.path().join("done");
+        copy(&root, &done);
+        let out = run_bin(&done, &["--index", &patch], None);
+        assert!(out.status.success(), "{}", support::stderr(&out));
+        snapshot(&done)
+    };
+    let mut seen = (0, 0);
+    for step in 1..60 {
+        for (variable, value) in [
+            ("GIT_FUZZY_APPLY_TEST_FAIL_AT", format!("{step}")),
+            ("GIT_FUZZY_APPLY_TEST_EXIT_AT", format!("{step}")),
+        ] {
+            let tree = dir.path().join(format!("s{step}-{variable}"));
+            copy(&root, &tree);
+            let mut command = std::process::Command::new(support::BIN);
+            command
+                .args(["--index", &patch])
+                .current_dir(&tree)
+                .env(variable, &value);
+            support::output_within(&mut command, b"", support::WATCHDOG);
+            let recovered = run_bin(&tree, &["--recover"], None);
+            assert!(
+                recovered.status.success(),
+                "{}",
+                support::stderr(&recovered)
+            );
+            let now = snapshot(&tree);
+            assert!(
+                now == before || now == after,
+                "{variable}={value}: neither before nor after:\n{now:#?}"
+            );
+            if now == before {
+                seen.0 += 1;
+            } else {
+                seen.1 += 1;
+            }
+            let status = git(&tree, &["status", "--porcelain"]);
+            assert!(
+                (now == before && status.is_empty()) || now == after,
+                "{variable}={value}: index and tree disagree: {status}"
+            );
+        }
+    }
+    assert!(
+        seen.0 > 40 && seen.1 > 2,
+        "the faults reached too few steps: {seen:?}"
+    );
+}
+
+#[test]
+fn core_symlinks_false_is_refused_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, diffs) = diffs(dir.path());
+    git(&root, &["config", "core.symlinks", "false"]);
+    let patch = dir.path().join("new.diff");
+    let newlink = diffs
+        .iter()
+        .find(|(name, _)| name.starts_with("a/newlink"))
+        .unwrap();
+    fs::write(&patch, &newlink.1).unwrap();
+    let before = snapshot(&root);
+    let out = run_bin(&root, &[&patch.display().to_string()], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        support::stderr(&out).contains("core.symlinks is false"),
+        "{}",
+        support::stderr(&out)
+    );
+    assert_eq!(snapshot(&root), before);
+}
