@@ -56,6 +56,14 @@ pub(crate) enum Mapped {
     OtherChar(char),
 }
 
+impl Mapped {
+    /// Whether the line is written one way: as the patch has it, or at one
+    /// file indentation.
+    fn settled(&self) -> bool {
+        matches!(self, Mapped::AsWritten | Mapped::To(_))
+    }
+}
+
 /// The indentation pairs of the non-blank lines `slots` matched, in hunk
 /// order; `text` gives a file line's text.
 pub(crate) fn pairs<'t>(
@@ -440,12 +448,7 @@ impl AddedIndents {
     /// do not settle: its text and what they give it.
     pub(crate) fn unsettled<'h>(&self, hunk: &'h Hunk) -> Option<(&'h str, &Mapped)> {
         added(hunk).find_map(|l| match self.get(indentation(&l.text)) {
-            Some(
-                m @ (Mapped::Split(..)
-                | Mapped::Undetermined(_)
-                | Mapped::OffGrid(_)
-                | Mapped::OtherChar(_)),
-            ) => Some((l.text.as_str(), m)),
+            Some(m) if !m.settled() => Some((l.text.as_str(), m)),
             _ => None,
         })
     }
@@ -468,10 +471,7 @@ impl AddedIndents {
     /// line `text` (written as the patch has it, or mapped to one file
     /// indentation).
     pub(crate) fn settles(&self, text: &str) -> bool {
-        !matches!(
-            self.get(indentation(text)),
-            Some(Mapped::Split(..) | Mapped::Undetermined(_) | Mapped::OffGrid(_))
-        )
+        self.get(indentation(text)).is_none_or(Mapped::settled)
     }
 
     fn get(&self, indent: &str) -> Option<&Mapped> {

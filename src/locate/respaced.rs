@@ -86,7 +86,7 @@ pub(super) fn spacing_stands(
         _ => return false,
     };
     let added = AddedIndents::of(hunk, &pairs, || {
-        indent::grid_around((first, last, keys.len()), |j| keys.text(j))
+        indent::indents_around((first, last, keys.len()), |j| keys.text(j))
     });
     respaced.iter().all(|&(i, at_end, spelled)| {
         let Some(Some(j)) = at.get(i) else {
