@@ -469,6 +469,13 @@ fn insertion_has_one_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure
         );
         return Err(ambiguous(index, &[gap.start, gap.end], None, Some(why)));
     }
+    if super::respaced::change_erased_by_map(keys, hunk, p.old, cand, &added) {
+        let why = format!(
+            "the hunk changes only whitespace, and its lines read at the file's indentation (as its context lines map theirs, from line {}) are the file's own: which indentation is meant? give the lines as the file has them",
+            cand.start + 1
+        );
+        return Err(ambiguous(index, &[cand.start], None, Some(why)));
+    }
     if tier > Tier::Exact
         && let Some(at) = insertion::added_run_in_place(keys, hunk, cand)
     {

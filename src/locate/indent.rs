@@ -467,13 +467,6 @@ impl AddedIndents {
         }
     }
 
-    /// Whether the matched lines settle the indentation of the added
-    /// line `text` (written as the patch has it, or mapped to one file
-    /// indentation).
-    pub(crate) fn settles(&self, text: &str) -> bool {
-        self.get(indentation(text)).is_none_or(Mapped::settled)
-    }
-
     fn get(&self, indent: &str) -> Option<&Mapped> {
         self.0.iter().find(|(i, _)| i == indent).map(|(_, m)| m)
     }

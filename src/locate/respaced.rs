@@ -7,7 +7,7 @@
 //! `indent.rs`), so that a block written at column 0 is read as the file
 //! indents it.
 
-use super::indent::{self, AddedIndents, IndentPair};
+use super::indent::{self, IndentPair, Mapped};
 use super::keys::FileKeys;
 use super::normalize::{fuzzy_key, indentation, same_but_whitespace};
 use crate::model::{Hunk, LineKind};
@@ -24,13 +24,21 @@ pub(super) enum Spacing {
 }
 
 /// True when every added line of `hunk` that repeats an old-side line but
-/// for whitespace stands at its file line with the whitespace the patch
-/// gives it (its indentation mapped as the context lines map theirs), and
-/// with [`Spacing::Indented`] every other non-blank added line at its
-/// mapped indentation. `at[i]` is the file line (0-based) the candidate
-/// put the `i`-th line of the new side on, `None` where it put none.
-/// Trailing whitespace is forgiven (an editor may trim it) unless it is
-/// all the line changes.
+/// for whitespace stands at its file line as the patch writes it, and with
+/// [`Spacing::Indented`] every other non-blank added line at the
+/// indentation the context gives it. `at[i]` is the file line (0-based)
+/// the candidate put the `i`-th line of the new side on, `None` where it
+/// put none.
+///
+/// Each line is read through the indentation map the context lines give
+/// at the place (rule 6). A repeated line is held to stand unless the file
+/// line is the old-side line it repeats (mapped, or as written where the
+/// map reads both alike), and not the added line: a file line that is
+/// neither (an editor re-indented it, the map does not settle it) is no
+/// evidence either way and keeps the reading with whitespace forgiven.
+/// Trailing whitespace is forgiven unless it is all the line changes. An
+/// other added line counts as indented otherwise only where the map
+/// settles it and the file indents with the same character.
 pub(super) fn spacing_stands(
     keys: &FileKeys,
     hunk: &Hunk,
@@ -44,65 +52,161 @@ pub(super) fn spacing_stands(
         .filter(|l| l.is_old())
         .map(|l| l.text.as_str())
         .collect();
-    // The added lines to check: whether one differs from the old-side
-    // line spelling it only at its end, and whether one is spelled so.
-    let respaced: Vec<(usize, bool, bool)> = new
+    // The added lines to check, each with the old-side lines spelling it.
+    let checked: Vec<(usize, Vec<&str>)> = new
         .iter()
         .enumerate()
         .filter(|(_, l)| l.kind == LineKind::Add && !l.text.trim().is_empty())
         .filter_map(|(i, l)| {
-            let spelled: Vec<&&str> = old
+            let spelled: Vec<&str> = old
                 .iter()
+                .copied()
                 .filter(|o| same_but_whitespace(o, &l.text))
                 .collect();
-            let at_end = spelled
-                .iter()
-                .any(|o| o.trim_end() == l.text.trim_end() && **o != l.text.as_str());
-            let checked = !spelled.is_empty() || spacing == Spacing::Indented;
-            checked.then_some((i, at_end, !spelled.is_empty()))
+            (!spelled.is_empty() || spacing == Spacing::Indented).then_some((i, spelled))
         })
         .collect();
-    if respaced.is_empty() {
+    if checked.is_empty() {
         return true;
     }
-    let mut pairs = Vec::new();
-    for (line, j) in new.iter().zip(at) {
-        let Some(j) = *j else { continue };
-        if line.kind != LineKind::Context || line.text.trim().is_empty() {
-            continue;
+    let map = ContextMap::at(keys, &new, at);
+    checked.iter().all(|(i, spelled)| {
+        let Some(Some(j)) = at.get(*i) else {
+            return true;
+        };
+        let file = keys.text(*j);
+        let text = new[*i].text.as_str();
+        if spelled.is_empty() {
+            return map.indents_as_mapped(text, &file);
         }
-        let file = keys.text(j);
-        if *line.text == *file || fuzzy_key(&line.text) == fuzzy_key(&file) {
-            pairs.push(IndentPair {
-                patch: indentation(&line.text).to_string(),
-                file: indentation(&file).to_string(),
-                file_line: j,
-            });
+        !is_old_line(&map, text, spelled, &file)
+    })
+}
+
+/// True when `file` reads as one of the old-side lines `spelled` (which
+/// repeat `added` but for whitespace) and not as `added`: through the
+/// context map, or as written where the map reads them alike, reads
+/// neither, or does not settle them.
+fn is_old_line(map: &ContextMap, added: &str, spelled: &[&str], file: &str) -> bool {
+    let at_end = spelled
+        .iter()
+        .any(|o| o.trim_end() == added.trim_end() && *o != added);
+    let same = |a: &str, b: &str| a == b || (!at_end && a.trim_end() == b.trim_end());
+    // As written: the file holds an old-side line the patch spells, and
+    // not the added line.
+    let as_written = !same(file, added) && spelled.iter().any(|o| same(file, o));
+    let want = map.write(added);
+    let olds: Option<Vec<String>> = spelled.iter().map(|o| map.write(o)).collect();
+    let (Some(want), Some(olds)) = (want, olds) else {
+        return as_written;
+    };
+    match (same(file, &want), olds.iter().any(|o| same(file, o))) {
+        (false, true) => true,
+        (true, false) => false,
+        // The map reads both alike, or neither: as written, they may
+        // still tell.
+        _ => as_written,
+    }
+}
+
+/// The indentation map the new side's context lines give at a place.
+struct ContextMap {
+    pairs: Vec<IndentPair>,
+    step: Option<usize>,
+}
+
+impl ContextMap {
+    fn at(keys: &FileKeys, new: &[&crate::model::HunkLine], at: &[Option<usize>]) -> Self {
+        let mut pairs = Vec::new();
+        for (line, j) in new.iter().zip(at) {
+            let Some(j) = *j else { continue };
+            if line.kind != LineKind::Context || line.text.trim().is_empty() {
+                continue;
+            }
+            let file = keys.text(j);
+            if *line.text == *file || fuzzy_key(&line.text) == fuzzy_key(&file) {
+                pairs.push(IndentPair {
+                    patch: indentation(&line.text).to_string(),
+                    file: indentation(&file).to_string(),
+                    file_line: j,
+                });
+            }
+        }
+        let placed = at.iter().flatten();
+        let step = match (placed.clone().min(), placed.max()) {
+            (Some(&f), Some(&l)) if pairs.iter().any(|p| p.patch != p.file) => {
+                indent::indents_around((f, l + 1, keys.len()), |j| keys.text(j)).step
+            }
+            _ => None,
+        };
+        ContextMap { pairs, step }
+    }
+
+    /// `text` re-indented as the map settles it; `None` where it does not.
+    fn write(&self, text: &str) -> Option<String> {
+        let indent = indentation(text);
+        match indent::map_indent(&self.pairs, indent, self.step) {
+            Mapped::AsWritten => Some(text.to_string()),
+            Mapped::To(file) => Some(format!("{file}{}", &text[indent.len()..])),
+            _ => None,
         }
     }
-    let placed = at.iter().flatten();
-    let (first, last) = match (placed.clone().min(), placed.max()) {
-        (Some(&f), Some(&l)) => (f, l + 1),
-        _ => return false,
-    };
-    let added = AddedIndents::of(hunk, &pairs, || {
-        indent::indents_around((first, last, keys.len()), |j| keys.text(j))
-    });
-    respaced.iter().all(|&(i, at_end, spelled)| {
-        let Some(Some(j)) = at.get(i) else {
-            return false;
+
+    /// False only where the map settles `added` at an indentation other
+    /// than `file`'s, made of the same character (an editor turning tabs
+    /// into spaces says nothing of the level).
+    fn indents_as_mapped(&self, added: &str, file: &str) -> bool {
+        let Some(want) = self.write(added) else {
+            return true;
         };
-        let text = new[i].text.as_str();
-        if !added.settles(text) {
-            return false;
-        }
-        let want = added.reindent(text).unwrap_or_else(|| text.to_string());
-        let file = keys.text(*j);
-        if !spelled {
-            // Without a context line to map by, the patch's indentation
-            // is no level of the file's: nothing to hold the line to.
-            return pairs.is_empty() || indentation(&file) == indentation(&want);
-        }
-        *file == *want || (!at_end && file.trim_end() == want.trim_end())
+        let (w, f) = (indentation(&want), indentation(file));
+        let one_char = |s: &str| s.chars().next().map(|c| s.chars().all(|d| d == c));
+        let same_char = match (w.chars().next(), f.chars().next()) {
+            (Some(a), Some(b)) => a == b && one_char(w) == Some(true) && one_char(f) == Some(true),
+            _ => true,
+        };
+        !same_char || w == f
+    }
+}
+
+/// True when a hunk that changes only whitespace (its added lines, in
+/// order, repeat its removed lines but for whitespace) writes, re-indented
+/// as the candidate's matched lines map them (`added`, rule 6), exactly
+/// the lines the file holds where it removes: the map erased the change
+/// (a SEARCH whose first line is one column deeper than the file, the
+/// lines under it as the file has them, all moved one column in REPLACE).
+pub(super) fn change_erased_by_map(
+    keys: &FileKeys,
+    hunk: &Hunk,
+    old: &[super::keys::OldLine],
+    cand: &super::search::Candidate,
+    added: &indent::AddedIndents,
+) -> bool {
+    let removed: Vec<(usize, &str)> = old
+        .iter()
+        .zip(&cand.slots)
+        .filter(|(l, _)| l.kind == LineKind::Remove)
+        .filter_map(|(l, s)| match s {
+            super::Slot::Line(j, _) => Some((*j, l.text)),
+            _ => None,
+        })
+        .collect();
+    let adds: Vec<&str> = hunk
+        .lines
+        .iter()
+        .filter(|l| l.kind == LineKind::Add)
+        .map(|l| l.text.as_str())
+        .collect();
+    let removes = hunk
+        .lines
+        .iter()
+        .filter(|l| l.kind == LineKind::Remove)
+        .count();
+    if adds.is_empty() || adds.len() != removed.len() || removes != removed.len() {
+        return false;
+    }
+    removed.iter().zip(&adds).all(|(&(j, r), &a)| {
+        let written = added.reindent(a).unwrap_or_else(|| a.to_string());
+        r != a && same_but_whitespace(r, a) && *keys.text(j) == *written
     })
 }

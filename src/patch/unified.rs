@@ -77,13 +77,38 @@ fn quoted_prefix(s: &str) -> Option<(String, usize)> {
     Some((decoded, used))
 }
 
+/// The prefix letter of a path `x/...` that git's `diff.mnemonicPrefix`
+/// writes: `c/` commit, `i/` index, `w/` work tree, `o/` object, `1/` and
+/// `2/` for `--no-index`.
+fn mnemonic_letter(path: &str) -> Option<char> {
+    let mut chars = path.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), Some('/')) if "ciwo12".contains(c) => Some(c),
+        _ => None,
+    }
+}
+
+/// True when the two paths of a `diff --git` line carry two different
+/// mnemonic prefixes (`c/x w/x`): git reads them with `-p1`, as `a/` and
+/// `b/`.
+fn mnemonic_prefixes(a: &str, b: &str) -> bool {
+    matches!((mnemonic_letter(a), mnemonic_letter(b)), (Some(x), Some(y)) if x != y)
+}
+
 /// Splits `a/x b/x` written without quotes, preferring the split where
-/// both sides name the same file (a path may hold spaces).
+/// both sides name the same file (a path may hold spaces; the sides may
+/// carry git's mnemonic prefixes, `c/x w/x`).
 fn unquoted_paths(rest: &str) -> Option<(&str, &str)> {
     for (k, _) in rest.match_indices(' ') {
         let (a, b) = (rest.get(..k)?, rest.get(k + 1..)?);
-        let sa = a.strip_prefix("a/").unwrap_or(a);
-        let sb = b.strip_prefix("b/").unwrap_or(b);
+        let (sa, sb) = if mnemonic_prefixes(a, b) {
+            (a.get(2..)?, b.get(2..)?)
+        } else {
+            (
+                a.strip_prefix("a/").unwrap_or(a),
+                b.strip_prefix("b/").unwrap_or(b),
+            )
+        };
         if sa == sb {
             return Some((a, b));
         }
@@ -109,6 +134,9 @@ struct Header {
     git: bool,
     /// Has a `diff --git` line or a `---`/`+++` pair.
     headered: bool,
+    /// `-p1` for this file: its `diff --git` line names the sides with
+    /// git's mnemonic prefixes (`c/`, `i/`, `w/`, `o/`, `1/`, `2/`).
+    strip: Option<usize>,
 }
 
 /// Parses one file's diff starting at line `i` (a `diff --git` line, a
@@ -128,6 +156,7 @@ pub(crate) fn parse_file(
         old_mode: None,
         copy_from: None,
         blob_ids: None,
+        strip: None,
         git: false,
         headered: false,
     };
@@ -194,9 +223,12 @@ fn read_git_header(
     let git_line = at;
     header.git = true;
     header.headered = true;
-    let (a, _b) =
+    let (a, b) =
         git_paths(rest).ok_or_else(|| malformed(at, "cannot read the paths of `diff --git`"))?;
-    header.path = Some(paths::strip(&a, ctx.strip, at)?);
+    if ctx.strip.is_none() && mnemonic_prefixes(&a, &b) {
+        header.strip = Some(1);
+    }
+    header.path = Some(paths::strip(&a, ctx.strip.or(header.strip), at)?);
     j += 1;
     while let Some(l) = src.line(j) {
         if let Some(m) = l.strip_prefix("new file mode ") {
@@ -272,8 +304,9 @@ fn read_file_header(
         return Ok(j);
     };
     header.headered = true;
-    let old = paths::header_path(old_rest, ctx.strip, src.orig(j))?;
-    let new = paths::header_path(new_rest, ctx.strip, src.orig(j + 1))?;
+    let strip = ctx.strip.or(header.strip);
+    let old = paths::header_path(old_rest, strip, src.orig(j))?;
+    let new = paths::header_path(new_rest, strip, src.orig(j + 1))?;
     match (old, new) {
         (None, Some(n)) => {
             header.op = FileOp::Add;
