@@ -207,7 +207,10 @@ impl<'s> FileKeys<'s> {
         if keys_match(&self.resilient(i), line.resilient(), removed) {
             return LineMatch::Normalized;
         }
-        if tier == Tier::Resilient {
+        // A removed line holding no word (`})?;`, `};`) is read at most
+        // with whitespace forgiven: folding its punctuation away leaves
+        // nothing of it, and `})` of another call would be deleted.
+        if tier == Tier::Resilient || (removed && !line.text.chars().any(char::is_alphanumeric)) {
             return LineMatch::No;
         }
         if keys_match(&self.fuzzy(i), line.fuzzy(), removed) {
