@@ -13,7 +13,7 @@ use crate::model::{BinaryHunk, BinaryKind, BinaryPatch};
 use thiserror::Error;
 
 /// git's base85 alphabet (`base85.c`).
-const ALPHABET: &[u8; 85] =
+pub(crate) const ALPHABET: &[u8; 85] =
     b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
 
 /// The most bytes deflate can make of one input byte (zlib's bound is

@@ -17,7 +17,7 @@
 //! ```
 
 mod bare;
-mod binary;
+pub(crate) mod binary;
 mod cleanup;
 mod codex;
 pub(crate) mod delta;

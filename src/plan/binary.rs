@@ -410,3 +410,51 @@ fn moved_already(
         _ => Err(missing()),
     }
 }
+
+/// One side as a `literal` hunk: its size, then its deflated bytes in
+/// base85 lines of up to 52 bytes, then the blank line that ends it.
+fn literal(data: &[u8]) -> String {
+    use std::io::Write;
+    let mut z = gix::zlib::stream::deflate::Write::new(Vec::new(), gix::zlib::Compression::DEFAULT);
+    // Writing into a vector cannot fail.
+    let _ = z.write_all(data).and_then(|()| z.flush());
+    let deflated = z.into_inner();
+    let mut out = format!("literal {}\n", data.len());
+    for chunk in deflated.chunks(52) {
+        let n = chunk.len() as u8;
+        out.push(char::from(if n <= 26 {
+            b'A' + n - 1
+        } else {
+            b'a' + n - 27
+        }));
+        for word in chunk.chunks(4) {
+            let mut four = [0u8; 4];
+            four[..word.len()].copy_from_slice(word);
+            let mut acc = u32::from_be_bytes(four);
+            let mut group = [0u8; 5];
+            for slot in group.iter_mut().rev() {
+                *slot = crate::patch::binary::ALPHABET[(acc % 85) as usize];
+                acc /= 85;
+            }
+            out.extend(group.iter().map(|&b| char::from(b)));
+        }
+        out.push('\n');
+    }
+    out.push('\n');
+    out
+}
+
+/// The `index` line and `GIT binary patch` section that make `new` from
+/// `old` (both sides as literals), as `git diff --binary` writes them, for
+/// `--emit-unified`: `git apply` applies it.
+pub(crate) fn git_binary_section(old: Option<&[u8]>, new: Option<&[u8]>) -> String {
+    let null = "0".repeat(40);
+    let id = |side: Option<&[u8]>| side.map_or_else(|| null.clone(), blob_id);
+    format!(
+        "index {}..{}\nGIT binary patch\n{}{}",
+        id(old),
+        id(new),
+        literal(new.unwrap_or_default()),
+        literal(old.unwrap_or_default())
+    )
+}

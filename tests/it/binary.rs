@@ -281,3 +281,25 @@ fn binary_files_differ_asks_for_git_diff_binary() {
     assert!(err.contains("malformed_patch"), "{err}");
     assert_eq!(snapshot(&ours), tree);
 }
+
+#[test]
+fn emit_unified_writes_binary_files_as_git_binary_patches() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, patches) = patches(dir.path());
+    let patch = dir.path().join("all.patch");
+    fs::write(&patch, &patches[0].1).unwrap();
+    let ours = dir.path().join("ours");
+    copy(&root, &ours);
+    let out = run_bin(&ours, &["--emit-unified", &patch.display().to_string()], None);
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let emitted = String::from_utf8(out.stdout).unwrap();
+    assert!(emitted.contains("GIT binary patch\nliteral "), "{emitted}");
+    let completed = dir.path().join("completed.diff");
+    fs::write(&completed, &emitted).unwrap();
+    let theirs = dir.path().join("theirs");
+    copy(&root, &theirs);
+    git(&ours, &["apply", "--index", &completed.display().to_string()]);
+    git(&theirs, &["apply", "--index", &patch.display().to_string()]);
+    assert_eq!(snapshot(&ours), snapshot(&theirs));
+    assert_eq!(index(&ours), index(&theirs));
+}
