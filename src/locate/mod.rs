@@ -65,7 +65,7 @@ pub(crate) use choose::HINT_WINDOW;
 pub(crate) use outcome::{Failure, HunkStatus, Located};
 pub use outcome::{MatchOptions, NearMatch, Normalization, Reason, Tier};
 pub(crate) use pins::{Asker, Course, NO_LINE, Pins, Step, TRIED};
-pub(crate) use proven::locate_known_file;
+pub(crate) use proven::{is_blob, locate_known_file};
 pub(crate) use scope::{block_end_by, enclosing_end_by};
 pub(crate) use search::Slot;
 

@@ -19,7 +19,9 @@
 
 use serde::Serialize;
 
+mod binary;
 mod text;
+pub use binary::{BinaryHunk, BinaryKind, BinaryPatch};
 pub use text::LineText;
 pub(crate) use text::pack_lone_texts;
 
@@ -429,6 +431,10 @@ pub struct FilePatch {
     /// when the tree has one; decided before anything is located.
     #[serde(skip)]
     pub bare_name: Option<BareName>,
+    /// A `GIT binary patch` section (then `hunks` is empty): the file's
+    /// content is replaced exactly, never matched by the text tiers.
+    #[serde(skip)]
+    pub binary: Option<BinaryPatch>,
 }
 
 /// A bare word that may name the file of the edit below it (`run`,
@@ -559,6 +565,7 @@ impl FilePatch {
             blob_ids: None,
             written_as_new: false,
             bare_name: None,
+            binary: None,
         }
     }
 }

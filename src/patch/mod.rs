@@ -17,8 +17,10 @@
 //! ```
 
 mod bare;
+pub(crate) mod binary;
 mod cleanup;
 mod codex;
+pub(crate) mod delta;
 mod detect;
 pub(crate) mod elision;
 mod fence;

@@ -7,9 +7,9 @@ use super::hunk::{
     HunkPlace, is_body_line, is_hunk_header, is_numberless_header, parse_body, parse_hunk,
 };
 use super::malformed;
-use super::{bare, paths};
+use super::{bare, binary, paths};
 use crate::error::ParseError;
-use crate::model::{BareName, BlobIds, FileOp, FilePatch, PatchFormat};
+use crate::model::{BareName, BinaryPatch, BlobIds, FileOp, FilePatch, PatchFormat};
 
 /// True when a unified diff (git header, file header or hunk) starts at line `i`.
 pub(crate) fn starts_at(src: &Src, i: usize) -> bool {
@@ -130,6 +130,8 @@ struct Header {
     old_mode: Option<u32>,
     copy_from: Option<String>,
     blob_ids: Option<BlobIds>,
+    /// A `GIT binary patch` section.
+    binary: Option<BinaryPatch>,
     /// Started by `diff --git`.
     git: bool,
     /// Has a `diff --git` line or a `---`/`+++` pair.
@@ -157,6 +159,7 @@ pub(crate) fn parse_file(
         copy_from: None,
         blob_ids: None,
         strip: None,
+        binary: None,
         git: false,
         headered: false,
     };
@@ -179,6 +182,7 @@ pub(crate) fn parse_file(
     fp.old_mode = header.old_mode;
     fp.copy_from = header.copy_from.filter(|_| op == FileOp::Add);
     fp.blob_ids = header.blob_ids;
+    fp.binary = header.binary;
     // A header directly followed by body lines (no `@@`): one numberless hunk.
     if header.headered
         && !git
@@ -257,10 +261,20 @@ fn read_git_header(
         } else if let Some(p) = l.strip_prefix("copy to ") {
             header.op = FileOp::Add;
             header.path = Some(paths::clean(p));
-        } else if l.starts_with("Binary files ") || l.starts_with("GIT binary patch") {
+        } else if l.starts_with("GIT binary patch") {
+            let path = header.move_to.as_deref().or(header.path.as_deref());
+            let (section, next) = binary::parse_section(src, j, path.unwrap_or("?"))?;
+            header.binary = Some(section);
+            j = next;
+            break;
+        } else if l.starts_with("Binary files ") {
             return Err(malformed(
                 src.orig(j),
-                "binary patches are not supported: re-create the binary file instead",
+                format!(
+                    "{}: `{}`: the diff holds no binary data to apply (git apply refuses it too, \"cannot apply binary patch without full index line\"); regenerate it with `git diff --binary` (`git format-patch` includes the data)",
+                    header.path.as_deref().unwrap_or("?"),
+                    l.trim_end()
+                ),
             ));
         } else if !["index ", "similarity index ", "dissimilarity index "]
             .iter()

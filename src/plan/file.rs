@@ -46,9 +46,15 @@ pub(super) fn plan_one(
         // A deletion and a creation of one path: the path is changed.
         report.op = FileOp::Update;
     }
-    let planned = match links(unit, targets, &mut report) {
-        Ok(planned) => planned,
-        Err(file) => plan_one_inner(*file, targets, options, &mut report),
+    let binary = |f: &FilePatch| f.binary.is_some();
+    let planned = if binary(&unit.file) || unit.replaced.as_ref().is_some_and(binary) {
+        let replaced = unit.replaced.is_some();
+        super::binary::plan(unit.file, replaced, targets, &mut report)
+    } else {
+        match links(unit, targets, &mut report) {
+            Ok(planned) => planned,
+            Err(file) => plan_one_inner(*file, targets, options, &mut report),
+        }
     };
     match planned {
         Ok(result) => PlannedFile { report, result },

@@ -3,6 +3,7 @@
 //! Nothing is written here; the caller commits the results only if every
 //! hunk of every file succeeded (`crate::write`, `crate::git`).
 
+pub(crate) mod binary;
 pub(crate) mod checks;
 mod done;
 mod done_in_order;

@@ -67,7 +67,8 @@ pub(super) fn transform(
                     Some(file.patch_line),
                 ));
             }
-            if let Some(problem) = unplaceable_reversal(file, targets)
+            if let Some(problem) = super::binary::unreversible(file)
+                .or_else(|| unplaceable_reversal(file, targets))
                 .or_else(|| cut_removed_line(file))
                 .or_else(|| emptying_reversal(file, targets))
             {
@@ -349,6 +350,7 @@ fn reverse_file(file: &mut FilePatch) {
         file.move_to = Some(std::mem::replace(&mut file.path, to));
     }
     file.blob_ids = file.blob_ids.take().map(crate::model::BlobIds::reversed);
+    super::binary::reverse(file);
     // The modes swap sides when the patch gives both, or when the file
     // is created or deleted (an `index` line's mode stands for both).
     if file.op != FileOp::Update || (file.old_mode.is_some() && file.new_mode.is_some()) {
@@ -488,7 +490,9 @@ pub(super) fn merge_same_paths(patch: Patch) -> Result<Vec<Unit>, Problem> {
             Some((_, prev))
                 if prev.op == FileOp::Update
                     && file.op == FileOp::Update
-                    && prev.move_to == file.move_to =>
+                    && prev.move_to == file.move_to
+                    && prev.binary.is_none()
+                    && file.binary.is_none() =>
             {
                 prev.create_if_missing &= file.create_if_missing;
                 // Two diffs of one file: neither was made from the other's

@@ -14,6 +14,8 @@
 //! ```
 
 use crate::plan::FileResult;
+use crate::plan::binary::git_binary_section;
+use crate::source::looks_binary;
 use similar::TextDiff;
 
 /// Standard unified diff (3 lines of context) of every changed file.
@@ -65,6 +67,13 @@ pub fn unified_diff<'a>(results: impl IntoIterator<Item = &'a FileResult>) -> St
             out.push_str(&format!("rename from {git_a}\nrename to {git_b}\n"));
         }
         if *r.old == *new_bytes {
+            continue;
+        }
+        if looks_binary(&r.old) || looks_binary(&new_bytes) {
+            // Binary content as `git diff --binary` writes it, never as text.
+            let old = r.old_path.as_ref().map(|_| &r.old[..]);
+            let new = r.new_path.as_ref().map(|_| &new_bytes[..]);
+            out.push_str(&git_binary_section(old, new));
             continue;
         }
         let diff = TextDiff::from_lines(old.as_ref(), new.as_ref());

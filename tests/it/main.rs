@@ -25,6 +25,7 @@
 //!   the crate's `main.rs`, named after the source file).
 
 mod accuracy_floor;
+mod binary;
 mod cli;
 mod differential;
 mod doc_examples;

@@ -110,12 +110,15 @@ fn copies_add_the_copy_and_name_the_source() {
 }
 
 #[test]
-fn binary_patch_is_refused() {
+fn binary_files_differ_is_refused() {
     let (line, msg) = malformed(parse(
         "diff --git a/i.png b/i.png\nindex 1..2 100644\nBinary files a/i.png and b/i.png differ\n",
     ));
     assert_eq!(line, 3);
-    assert!(msg.contains("binary patches are not supported"), "{msg}");
+    assert!(
+        msg.contains("regenerate it with `git diff --binary`"),
+        "{msg}"
+    );
 }
 
 #[test]
