@@ -84,29 +84,66 @@ pub(super) fn spacing_stands(
 }
 
 /// True when `file` reads as one of the old-side lines `spelled` (which
-/// repeat `added` but for whitespace) and not as `added`: through the
-/// context map, or as written where the map reads them alike, reads
-/// neither, or does not settle them.
+/// repeat `added` but for whitespace) and not as `added`. Each line is read
+/// at every indentation the context map admits for it: a file line only
+/// one side's readings give tells; one both sides' readings give is the
+/// side the map settles (the new side only where it settles the added line
+/// and not the old one); one neither side's readings give is read by what
+/// the patch changes: the trailing blanks (not made), the text past the
+/// indentation, or the indentation as written (an editor may have
+/// re-indented the applied state: then nothing tells, and the line stands).
 fn is_old_line(map: &ContextMap, added: &str, spelled: &[&str], file: &str) -> bool {
     let at_end = spelled
         .iter()
         .any(|o| o.trim_end() == added.trim_end() && *o != added);
     let same = |a: &str, b: &str| a == b || (!at_end && a.trim_end() == b.trim_end());
-    // As written: the file holds an old-side line the patch spells, and
-    // not the added line.
-    let as_written = !same(file, added) && spelled.iter().any(|o| same(file, o));
-    let want = map.write(added);
-    let olds: Option<Vec<String>> = spelled.iter().map(|o| map.write(o)).collect();
-    let (Some(want), Some(olds)) = (want, olds) else {
-        return as_written;
-    };
-    match (same(file, &want), olds.iter().any(|o| same(file, o))) {
-        (false, true) => true,
+    let (new_reads, new_settled) = map.readings(added);
+    let old_reads: Vec<(Vec<String>, bool)> = spelled.iter().map(|o| map.readings(o)).collect();
+    let is_new = new_reads.iter().any(|r| same(file, r));
+    let is_old = old_reads
+        .iter()
+        .any(|(reads, _)| reads.iter().any(|r| same(file, r)));
+    match (is_new, is_old) {
         (true, false) => false,
-        // The map reads both alike, or neither: as written, they may
-        // still tell.
-        _ => as_written,
+        (false, true) => true,
+        // The old line standing byte for byte as written is the one
+        // reading the map cannot move: the new side read through the map
+        // is then the map's doing (`change_erased_by_map` refuses it).
+        (true, true) if file != added && spelled.contains(&file) => true,
+        (true, true) if file == added => false,
+        (true, true) => !(new_settled && old_reads.iter().all(|(_, settled)| !settled)),
+        (false, false) if at_end => true,
+        (false, false) => {
+            let inner = spelled.iter().any(|o| o.trim_start() != added.trim_start());
+            if inner {
+                let body = file.trim_start();
+                !same(body, added.trim_start())
+                    && spelled.iter().any(|o| same(body, o.trim_start()))
+            } else if !same(file, added) && spelled.iter().any(|o| same(file, o)) {
+                true
+            } else {
+                nearer_old_width(file, added, spelled)
+            }
+        }
     }
+}
+
+/// True when the file line, the added line and the old lines are all
+/// indented with spaces only and the file's width is nearer an old line's
+/// than the added line's (a SEARCH line quoted one column off: Roo's
+/// extra column on its first line).
+fn nearer_old_width(file: &str, added: &str, spelled: &[&str]) -> bool {
+    let width = |s: &str| {
+        let i = indentation(s);
+        i.chars().all(|c| c == ' ').then_some(i.len())
+    };
+    let (Some(f), Some(a)) = (width(file), width(added)) else {
+        return false;
+    };
+    spelled
+        .iter()
+        .filter_map(|o| width(o))
+        .any(|o| f.abs_diff(o) < f.abs_diff(a))
 }
 
 /// The indentation map the new side's context lines give at a place.
@@ -144,11 +181,40 @@ impl ContextMap {
 
     /// `text` re-indented as the map settles it; `None` where it does not.
     fn write(&self, text: &str) -> Option<String> {
-        let indent = indentation(text);
-        match indent::map_indent(&self.pairs, indent, self.step) {
-            Mapped::AsWritten => Some(text.to_string()),
-            Mapped::To(file) => Some(format!("{file}{}", &text[indent.len()..])),
+        match self.readings(text) {
+            (mut reads, true) => reads.pop(),
             _ => None,
+        }
+    }
+
+    /// Every way the map writes `text` (re-indented), and whether it
+    /// settles it (one way).
+    fn readings(&self, text: &str) -> (Vec<String>, bool) {
+        let indent = indentation(text);
+        let body = &text[indent.len()..];
+        let at = |file: &str| format!("{file}{body}");
+        let indent_of = |line: usize| {
+            self.pairs
+                .iter()
+                .find(|p| p.file_line == line)
+                .map(|p| p.file.clone())
+        };
+        match indent::map_indent(&self.pairs, indent, self.step) {
+            Mapped::AsWritten => (vec![text.to_string()], true),
+            Mapped::To(file) => (vec![at(&file)], true),
+            Mapped::Undetermined(found) if !found.is_empty() => {
+                (found.iter().map(|f| at(f)).collect(), false)
+            }
+            Mapped::Split(a, b) => {
+                let reads: Vec<String> = [a, b]
+                    .into_iter()
+                    .filter_map(indent_of)
+                    .map(|f| at(&f))
+                    .collect();
+                (reads, false)
+            }
+            Mapped::OffGrid(file) => (vec![at(&file)], false),
+            _ => (vec![text.to_string()], false),
         }
     }
 
