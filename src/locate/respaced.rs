@@ -110,7 +110,7 @@ fn is_old_line(map: &ContextMap, added: &str, spelled: &[&str], file: &str) -> b
         // reading the map cannot move: the new side read through the map
         // is then the map's doing (`change_erased_by_map` refuses it).
         (true, true) if file != added && spelled.contains(&file) => true,
-        (true, true) if file == added => false,
+        (true, true) if file == added && new_settled && old_reads.iter().all(|(_, s)| *s) => false,
         (true, true) => !(new_settled && old_reads.iter().all(|(_, settled)| !settled)),
         (false, false) if at_end => true,
         (false, false) => {
@@ -222,6 +222,11 @@ impl ContextMap {
     /// than `file`'s, made of the same character (an editor turning tabs
     /// into spaces says nothing of the level).
     fn indents_as_mapped(&self, added: &str, file: &str) -> bool {
+        // Without a context line to map by, the patch's indentation is no
+        // level of the file's: nothing to hold the line to.
+        if self.pairs.is_empty() {
+            return true;
+        }
         let Some(want) = self.write(added) else {
             return true;
         };

@@ -63,7 +63,9 @@ pub(crate) fn worktree_changes<'a>(
                         r.old.permissions()
                     }
                 } else {
-                    r.mode.map(|m| m & 0o777)
+                    // A moved file takes the mode its diff gives it
+                    // (`new mode 100755` beside `rename to`).
+                    r.new_mode.or(r.mode).map(|m| m & 0o777)
                 },
             });
         }

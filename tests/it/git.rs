@@ -455,6 +455,33 @@ fn mode_changes_are_applied_to_the_worktree_and_the_index() {
 }
 
 #[test]
+fn a_rename_with_a_mode_change_moves_the_file_with_its_new_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_d, root) = repo();
+    let patch = "diff --git a/src/b.py b/bin/b.py\nold mode 100644\nnew mode 100755\nsimilarity index 100%\nrename from src/b.py\nrename to bin/b.py\n\
+                 diff --git a/run.sh b/tools/run.sh\nold mode 100755\nnew mode 100644\nsimilarity index 100%\nrename from run.sh\nrename to tools/run.sh\n";
+    let out = apply(&root, &["--index"], patch);
+    assert_ok(&out);
+    let perms = |p: &str| {
+        fs::metadata(root.join(p))
+            .expect("metadata")
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(perms("bin/b.py"), 0o755);
+    assert_eq!(perms("tools/run.sh"), 0o644);
+    let staged = git(&root, &["ls-files", "-s", "bin/b.py", "tools/run.sh"]);
+    assert!(
+        staged
+            .lines()
+            .all(|l| l.starts_with("100755") == l.ends_with("bin/b.py")),
+        "{staged}"
+    );
+    assert_eq!(git(&root, &["diff", "--name-only"]), "");
+}
+
+#[test]
 fn git_renames_with_and_without_edits_move_files_and_index_entries() {
     let (_d, root) = repo();
     let patch = "diff --git a/src/b.py b/lib/b2.py\nsimilarity index 80%\nrename from src/b.py\nrename to lib/b2.py\n--- a/src/b.py\n+++ b/lib/b2.py\n@@ -1,3 +1,3 @@\n X = 1\n-Y = 2\n+Y = 7\n Z = 3\n\
