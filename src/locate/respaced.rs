@@ -1,5 +1,5 @@
-//! Whitespace as proof of done (rule 7): an added line that repeats a line
-//! of the hunk's old side but for whitespace (a re-indented statement, a
+//! Whitespace as proof of done (rule 7): an added line that repeats a
+//! removed line of the hunk but for whitespace (a re-indented statement, a
 //! tab for spaces, respaced operators) reads, with whitespace forgiven, as
 //! the line it repeats. Where such a line stands is then no proof that the
 //! hunk was applied: only its whitespace tells, read through the
@@ -15,7 +15,7 @@ use crate::model::{Hunk, LineKind};
 /// Which added lines must stand with the patch's whitespace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Spacing {
-    /// Those repeating an old-side line but for whitespace.
+    /// Those repeating a removed line but for whitespace.
     Respaced,
     /// Those too, and every other added line at its mapped indentation
     /// (the new side read around an old side: a file line the hunk does
@@ -23,7 +23,7 @@ pub(super) enum Spacing {
     Indented,
 }
 
-/// True when every added line of `hunk` that repeats an old-side line but
+/// True when every added line of `hunk` that repeats a removed line but
 /// for whitespace stands at its file line as the patch writes it, and with
 /// [`Spacing::Indented`] every other non-blank added line at the
 /// indentation the context gives it. `at[i]` is the file line (0-based)
@@ -32,7 +32,7 @@ pub(super) enum Spacing {
 ///
 /// Each line is read through the indentation map the context lines give
 /// at the place (rule 6). A repeated line is held to stand unless the file
-/// line is the old-side line it repeats (mapped, or as written where the
+/// line is the removed line it repeats (mapped, or as written where the
 /// map reads both alike), and not the added line: a file line that is
 /// neither (an editor re-indented it, the map does not settle it) is no
 /// evidence either way and keeps the reading with whitespace forgiven.
@@ -46,13 +46,15 @@ pub(super) fn spacing_stands(
     spacing: Spacing,
 ) -> bool {
     let new: Vec<_> = hunk.lines.iter().filter(|l| l.is_new()).collect();
+    // Only removed lines: a copy of a context line added beside it stands
+    // where the fresh file holds another line (the context after it).
     let old: Vec<&str> = hunk
         .lines
         .iter()
-        .filter(|l| l.is_old())
+        .filter(|l| l.kind == LineKind::Remove)
         .map(|l| l.text.as_str())
         .collect();
-    // The added lines to check, each with the old-side lines spelling it.
+    // The added lines to check, each with the removed lines spelling it.
     let checked: Vec<(usize, Vec<&str>)> = new
         .iter()
         .enumerate()
@@ -83,7 +85,7 @@ pub(super) fn spacing_stands(
     })
 }
 
-/// True when `file` reads as one of the old-side lines `spelled` (which
+/// True when `file` reads as one of the removed lines `spelled` (which
 /// repeat `added` but for whitespace) and not as `added`. Each line is read
 /// at every indentation the context map admits for it: a file line only
 /// one side's readings give tells; one both sides' readings give is the
