@@ -10,7 +10,6 @@
 //! not the patch's old side is refused with nothing written.
 
 use std::fs;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::support::{self, git, run_bin, snapshot};
@@ -90,7 +89,7 @@ fn patches(dir: &Path) -> (PathBuf, Vec<(&'static str, String)>) {
     let root = dir.join("base");
     base(&root);
     let work = dir.join("work");
-    copy(&root, &work);
+    support::copy_repo(&root, &work);
     change(&work);
     let diff = |args: &[&str]| git(&work, args);
     let out = vec![
@@ -120,41 +119,11 @@ fn patches(dir: &Path) -> (PathBuf, Vec<(&'static str, String)>) {
     (root, out)
 }
 
-/// A copy of the tree `from` (the index with it), its index refreshed so
-/// that `git apply --index` trusts its stat data.
-fn copy(from: &Path, to: &Path) {
-    let status = std::process::Command::new("cp")
-        .args(["-a", &from.display().to_string(), &to.display().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let _ = std::process::Command::new("git")
-        .args(["update-index", "-q", "--refresh"])
-        .current_dir(to)
-        .status();
-}
-
-/// The staged entries (mode, blob, path).
-fn index(root: &Path) -> String {
-    git(root, &["ls-files", "-s"])
-}
-
-/// Each path's inode and change time.
-fn inodes(root: &Path) -> Vec<(PathBuf, u64, i64, i64)> {
-    snapshot(root)
-        .into_keys()
-        .map(|rel| {
-            let meta = fs::symlink_metadata(root.join(&rel)).unwrap();
-            (rel, meta.ino(), meta.ctime(), meta.ctime_nsec())
-        })
-        .collect()
-}
-
 #[test]
 fn binary_patches_give_git_apply_s_tree_and_index_and_reverse_to_the_original() {
     let dir = tempfile::tempdir().unwrap();
     let (root, patches) = patches(dir.path());
-    let (before, before_index) = (snapshot(&root), index(&root));
+    let (before, before_index) = (snapshot(&root), support::staged(&root));
     for (i, (name, text)) in patches.iter().enumerate() {
         let patch = dir.path().join(format!("{i}.patch"));
         fs::write(&patch, text).unwrap();
@@ -162,8 +131,8 @@ fn binary_patches_give_git_apply_s_tree_and_index_and_reverse_to_the_original() 
         for staged in [false, true] {
             let ours = dir.path().join(format!("ours{i}{staged}"));
             let theirs = dir.path().join(format!("theirs{i}{staged}"));
-            copy(&root, &ours);
-            copy(&root, &theirs);
+            support::copy_repo(&root, &ours);
+            support::copy_repo(&root, &theirs);
             let args: &[&str] = if staged { &["--index"] } else { &[] };
             let with = |extra: &[&'static str]| -> Vec<String> {
                 let all = [args, extra].concat().into_iter().map(String::from);
@@ -181,16 +150,24 @@ fn binary_patches_give_git_apply_s_tree_and_index_and_reverse_to_the_original() 
             let refs: Vec<&str> = apply.iter().map(String::as_str).collect();
             git(&theirs, &refs);
             assert_eq!(snapshot(&ours), snapshot(&theirs), "{name}: trees differ");
-            assert_eq!(index(&ours), index(&theirs), "{name}: indexes differ");
+            assert_eq!(
+                support::staged(&ours),
+                support::staged(&theirs),
+                "{name}: indexes differ"
+            );
             // Applied twice: already applied, nothing written.
-            let inodes_before = inodes(&ours);
+            let inodes_before = support::inodes(&ours);
             let again = run(&ours, &[]);
             assert!(
                 again.status.success(),
                 "{name}: {}",
                 support::stderr(&again)
             );
-            assert_eq!(inodes_before, inodes(&ours), "{name}: a second run wrote");
+            assert_eq!(
+                inodes_before,
+                support::inodes(&ours),
+                "{name}: a second run wrote"
+            );
             // Reversed: the tree (and index) as they were.
             let back = run(&ours, &["-R"]);
             assert!(back.status.success(), "{name}: {}", support::stderr(&back));
@@ -200,7 +177,7 @@ fn binary_patches_give_git_apply_s_tree_and_index_and_reverse_to_the_original() 
                 "{name}: -R did not restore the tree"
             );
             if staged {
-                assert_eq!(index(&ours), before_index, "{name}: -R, index");
+                assert_eq!(support::staged(&ours), before_index, "{name}: -R, index");
                 assert_eq!(git(&ours, &["status", "--porcelain"]), "", "{name}");
             }
         }
@@ -215,8 +192,8 @@ fn check_and_cached_follow_git_apply() {
     fs::write(&patch, &patches[0].1).unwrap();
     let patch = patch.display().to_string();
     let (ours, theirs) = (dir.path().join("ours"), dir.path().join("theirs"));
-    copy(&root, &ours);
-    copy(&root, &theirs);
+    support::copy_repo(&root, &ours);
+    support::copy_repo(&root, &theirs);
     let tree = snapshot(&ours);
     let check = run_bin(&ours, &["--check", &patch], None);
     assert!(check.status.success(), "{}", support::stderr(&check));
@@ -225,7 +202,7 @@ fn check_and_cached_follow_git_apply() {
     assert!(out.status.success(), "{}", support::stderr(&out));
     git(&theirs, &["apply", "--cached", &patch]);
     assert_eq!(snapshot(&ours), tree, "--cached touched the working tree");
-    assert_eq!(index(&ours), index(&theirs));
+    assert_eq!(support::staged(&ours), support::staged(&theirs));
 }
 
 #[test]
@@ -236,7 +213,7 @@ fn a_changed_binary_file_is_refused_and_nothing_is_written() {
     fs::write(&patch, &patches[0].1).unwrap();
     let patch = patch.display().to_string();
     let ours = dir.path().join("ours");
-    copy(&root, &ours);
+    support::copy_repo(&root, &ours);
     let mut big = fs::read(ours.join("img/big.bin")).unwrap();
     big[10] ^= 1;
     fs::write(ours.join("img/big.bin"), &big).unwrap();
@@ -250,7 +227,7 @@ fn a_changed_binary_file_is_refused_and_nothing_is_written() {
     assert_eq!(snapshot(&ours), tree, "a refused patch wrote");
     // git refuses it too.
     let theirs = dir.path().join("theirs");
-    copy(&ours, &theirs);
+    support::copy_repo(&ours, &theirs);
     let git_out = std::process::Command::new("git")
         .args(["apply", &patch])
         .current_dir(&theirs)
@@ -265,14 +242,14 @@ fn binary_files_differ_asks_for_git_diff_binary() {
     let root = dir.path().join("base");
     base(&root);
     let work = dir.path().join("work");
-    copy(&root, &work);
+    support::copy_repo(&root, &work);
     change(&work);
     let text = git(&work, &["diff", "HEAD~1", "HEAD"]);
     assert!(text.contains("Binary files a/small.bin and b/small.bin differ"));
     let patch = dir.path().join("plain.diff");
     fs::write(&patch, text).unwrap();
     let ours = dir.path().join("ours");
-    copy(&root, &ours);
+    support::copy_repo(&root, &ours);
     let tree = snapshot(&ours);
     let out = run_bin(&ours, &[&patch.display().to_string()], None);
     assert_eq!(out.status.code(), Some(1));
@@ -289,7 +266,7 @@ fn emit_unified_writes_binary_files_as_git_binary_patches() {
     let patch = dir.path().join("all.patch");
     fs::write(&patch, &patches[0].1).unwrap();
     let ours = dir.path().join("ours");
-    copy(&root, &ours);
+    support::copy_repo(&root, &ours);
     let out = run_bin(
         &ours,
         &["--emit-unified", &patch.display().to_string()],
@@ -301,12 +278,12 @@ fn emit_unified_writes_binary_files_as_git_binary_patches() {
     let completed = dir.path().join("completed.diff");
     fs::write(&completed, &emitted).unwrap();
     let theirs = dir.path().join("theirs");
-    copy(&root, &theirs);
+    support::copy_repo(&root, &theirs);
     git(
         &ours,
         &["apply", "--index", &completed.display().to_string()],
     );
     git(&theirs, &["apply", "--index", &patch.display().to_string()]);
     assert_eq!(snapshot(&ours), snapshot(&theirs));
-    assert_eq!(index(&ours), index(&theirs));
+    assert_eq!(support::staged(&ours), support::staged(&theirs));
 }

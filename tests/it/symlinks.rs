@@ -8,7 +8,7 @@
 //! were. Trees are built in code: fixture folders cannot hold links.
 
 use std::fs;
-use std::os::unix::fs::{MetadataExt, symlink};
+use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
 use crate::support::{self, git, run_bin, snapshot};
@@ -62,7 +62,7 @@ fn diffs(dir: &Path) -> (PathBuf, Vec<(String, String)>) {
     let root = dir.join("base");
     base(&root);
     let work = dir.join("work");
-    copy(&root, &work);
+    support::copy_repo(&root, &work);
     change(&work);
     let mut out = Vec::new();
     for args in [
@@ -83,30 +83,11 @@ fn diffs(dir: &Path) -> (PathBuf, Vec<(String, String)>) {
     (root, out)
 }
 
-/// A copy of the tree `from` (links as links, the index with it), its
-/// index refreshed so that `git apply --index` trusts its stat data.
-fn copy(from: &Path, to: &Path) {
-    let status = std::process::Command::new("cp")
-        .args(["-a", &from.display().to_string(), &to.display().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let _ = std::process::Command::new("git")
-        .args(["update-index", "-q", "--refresh"])
-        .current_dir(to)
-        .status();
-}
-
-/// The staged entries (mode, blob, path).
-fn index(root: &Path) -> String {
-    git(root, &["ls-files", "-s"])
-}
-
 #[test]
 fn link_diffs_give_git_apply_s_tree_and_index_and_reverse_to_the_original() {
     let dir = tempfile::tempdir().unwrap();
     let (root, diffs) = diffs(dir.path());
-    let (before, before_index) = (snapshot(&root), index(&root));
+    let (before, before_index) = (snapshot(&root), support::staged(&root));
     for (i, (name, diff)) in diffs.iter().enumerate() {
         let patch = dir.path().join(format!("{i}.diff"));
         fs::write(&patch, diff).unwrap();
@@ -115,8 +96,8 @@ fn link_diffs_give_git_apply_s_tree_and_index_and_reverse_to_the_original() {
             dir.path().join(format!("ours{i}")),
             dir.path().join(format!("theirs{i}")),
         );
-        copy(&root, &ours);
-        copy(&root, &theirs);
+        support::copy_repo(&root, &ours);
+        support::copy_repo(&root, &theirs);
         let out = run_bin(&ours, &["--index", &patch], None);
         assert!(
             out.status.success(),
@@ -130,19 +111,19 @@ fn link_diffs_give_git_apply_s_tree_and_index_and_reverse_to_the_original() {
             "{name}: trees differ\n{diff}"
         );
         assert_eq!(
-            index(&ours),
-            index(&theirs),
+            support::staged(&ours),
+            support::staged(&theirs),
             "{name}: indexes differ\n{diff}"
         );
         // Applied twice: already applied, nothing written.
-        let inodes = inodes(&ours);
+        let inodes = support::inodes(&ours);
         let again = run_bin(&ours, &["--index", &patch], None);
         assert!(
             again.status.success(),
             "{name}: {}",
             support::stderr(&again)
         );
-        assert_eq!(inodes, inodes_of(&ours), "{name}: a second run wrote");
+        assert_eq!(inodes, support::inodes(&ours), "{name}: a second run wrote");
         // Reversed: the tree and index as they were.
         let back = run_bin(&ours, &["-R", "--index", &patch], None);
         assert!(back.status.success(), "{name}: {}", support::stderr(&back));
@@ -152,27 +133,12 @@ fn link_diffs_give_git_apply_s_tree_and_index_and_reverse_to_the_original() {
             "{name}: -R did not restore the tree"
         );
         assert_eq!(
-            index(&ours),
+            support::staged(&ours),
             before_index,
             "{name}: -R did not restore the index"
         );
         assert_eq!(git(&ours, &["status", "--porcelain"]), "", "{name}");
     }
-}
-
-/// Each path's inode and change time, not following links.
-fn inodes(root: &Path) -> Vec<(PathBuf, u64, i64, i64)> {
-    inodes_of(root)
-}
-
-fn inodes_of(root: &Path) -> Vec<(PathBuf, u64, i64, i64)> {
-    snapshot(root)
-        .into_keys()
-        .map(|rel| {
-            let meta = fs::symlink_metadata(root.join(&rel)).unwrap();
-            (rel, meta.ino(), meta.ctime(), meta.ctime_nsec())
-        })
-        .collect()
 }
 
 #[test]
@@ -183,8 +149,8 @@ fn cached_and_check_follow_git_apply() {
     fs::write(&patch, &diffs[0].1).unwrap();
     let patch = patch.display().to_string();
     let (ours, theirs) = (dir.path().join("ours"), dir.path().join("theirs"));
-    copy(&root, &ours);
-    copy(&root, &theirs);
+    support::copy_repo(&root, &ours);
+    support::copy_repo(&root, &theirs);
     let tree = snapshot(&ours);
     let check = run_bin(&ours, &["--check", &patch], None);
     assert!(check.status.success(), "{}", support::stderr(&check));
@@ -193,11 +159,11 @@ fn cached_and_check_follow_git_apply() {
     assert!(out.status.success(), "{}", support::stderr(&out));
     git(&theirs, &["apply", "--cached", &patch]);
     assert_eq!(snapshot(&ours), tree, "--cached touched the working tree");
-    assert_eq!(index(&ours), index(&theirs));
+    assert_eq!(support::staged(&ours), support::staged(&theirs));
     // Worktree only, as plain `git apply`.
     let (ours, theirs) = (dir.path().join("ours2"), dir.path().join("theirs2"));
-    copy(&root, &ours);
-    copy(&root, &theirs);
+    support::copy_repo(&root, &ours);
+    support::copy_repo(&root, &theirs);
     let out = run_bin(&ours, &[&patch], None);
     assert!(out.status.success(), "{}", support::stderr(&out));
     git(&theirs, &["apply", &patch]);
@@ -281,7 +247,7 @@ fn a_failure_at_any_write_step_leaves_the_links_as_they_were() {
     let before = snapshot(&root);
     let after = {
         let done = dir.path().join("done");
-        copy(&root, &done);
+        support::copy_repo(&root, &done);
         let out = run_bin(&done, &["--index", &patch], None);
         assert!(out.status.success(), "{}", support::stderr(&out));
         snapshot(&done)
@@ -293,7 +259,7 @@ fn a_failure_at_any_write_step_leaves_the_links_as_they_were() {
             ("GIT_FUZZY_APPLY_TEST_EXIT_AT", format!("{step}")),
         ] {
             let tree = dir.path().join(format!("s{step}-{variable}"));
-            copy(&root, &tree);
+            support::copy_repo(&root, &tree);
             let mut command = std::process::Command::new(support::BIN);
             command
                 .args(["--index", &patch])

@@ -173,3 +173,35 @@ pub fn with_mount(options: &str, f: impl FnOnce(&Path)) {
         std::panic::resume_unwind(panic);
     }
 }
+
+/// A copy of the tree `from` (links as links, the index with it), its
+/// index refreshed so that `git apply --index` trusts its stat data.
+pub fn copy_repo(from: &Path, to: &Path) {
+    let status = Command::new("cp")
+        .args(["-a", &from.display().to_string(), &to.display().to_string()])
+        .status()
+        .expect("cp runs");
+    assert!(status.success());
+    let _ = Command::new("git")
+        .args(["update-index", "-q", "--refresh"])
+        .current_dir(to)
+        .status();
+}
+
+/// The staged entries of the repository at `root` (mode, blob, path).
+pub fn staged(root: &Path) -> String {
+    git(root, &["ls-files", "-s"])
+}
+
+/// Each path's inode and change time, not following links: what a run
+/// that writes nothing leaves as it was.
+pub fn inodes(root: &Path) -> Vec<(std::path::PathBuf, u64, i64, i64)> {
+    use std::os::unix::fs::MetadataExt;
+    snapshot(root)
+        .into_keys()
+        .map(|rel| {
+            let meta = std::fs::symlink_metadata(root.join(&rel)).expect("metadata");
+            (rel, meta.ino(), meta.ctime(), meta.ctime_nsec())
+        })
+        .collect()
+}
