@@ -387,19 +387,12 @@ fn moved_already(
     targets: &dyn Targets,
     report: &mut FileReport,
 ) -> Result<Planned, Problem> {
-    let line = Some(file.patch_line);
-    let missing = || {
-        Problem::new(
-            ProblemCode::FileNotFound,
-            format!("{}: no such file", file.path),
-            line,
-        )
-    };
-    let Some(to) = file.move_to.as_ref().filter(|to| **to != file.path) else {
-        return Err(missing());
+    let (to, missing) = super::done::moved_to(file, "file");
+    let Some(to) = to else {
+        return Err(missing);
     };
     let Ok(Some(there)) = targets.read(to) else {
-        return Err(missing());
+        return Err(missing);
     };
     match examine(to, file, &there) {
         Ok(Found::Done) => {
@@ -407,7 +400,7 @@ fn moved_already(
             report.status = FileStatus::Unchanged;
             Ok(None)
         }
-        _ => Err(missing()),
+        _ => Err(missing),
     }
 }
 

@@ -87,3 +87,19 @@ pub(super) fn moved_already(
     report.status = FileStatus::Unchanged;
     Some(None)
 }
+
+/// Where a move whose source is gone would have put it (its `rename to`
+/// path, when that differs), and the problem to report when nothing shows
+/// the move done there: the source, a `what` (`file`, `symbolic link`),
+/// is missing.
+pub(super) fn moved_to<'f>(file: &'f FilePatch, what: &str) -> (Option<&'f String>, Problem) {
+    let missing = Problem::new(
+        crate::outcome::ProblemCode::FileNotFound,
+        format!("{}: no such {what}", file.path),
+        Some(file.patch_line),
+    );
+    (
+        file.move_to.as_ref().filter(|to| **to != file.path),
+        missing,
+    )
+}

@@ -310,23 +310,16 @@ fn moved_link_already(
     targets: &dyn Targets,
     report: &mut FileReport,
 ) -> Result<Planned, Problem> {
-    let line = Some(file.patch_line);
-    let missing = || {
-        Problem::new(
-            ProblemCode::FileNotFound,
-            format!("{}: no such symbolic link", file.path),
-            line,
-        )
-    };
-    let Some(to) = file.move_to.as_ref().filter(|to| **to != file.path) else {
-        return Err(missing());
+    let (to, missing) = done::moved_to(&file, "symbolic link");
+    let Some(to) = to else {
+        return Err(missing);
     };
     let there = match targets.read_node(to) {
         Ok(Some(Node::Link(now))) => now,
-        _ => return Err(missing()),
+        _ => return Err(missing),
     };
     match side(&file, false)? {
-        Some(new) if new != there => Err(missing()),
+        Some(new) if new != there => Err(missing),
         _ => Ok(done::report_done(&file, report)),
     }
 }
