@@ -191,18 +191,7 @@ fn check_and_cached_follow_git_apply() {
     let patch = dir.path().join("all.patch");
     fs::write(&patch, &patches[0].1).unwrap();
     let patch = patch.display().to_string();
-    let (ours, theirs) = (dir.path().join("ours"), dir.path().join("theirs"));
-    support::copy_repo(&root, &ours);
-    support::copy_repo(&root, &theirs);
-    let tree = snapshot(&ours);
-    let check = run_bin(&ours, &["--check", &patch], None);
-    assert!(check.status.success(), "{}", support::stderr(&check));
-    assert_eq!(snapshot(&ours), tree, "--check wrote");
-    let out = run_bin(&ours, &["--cached", &patch], None);
-    assert!(out.status.success(), "{}", support::stderr(&out));
-    git(&theirs, &["apply", "--cached", &patch]);
-    assert_eq!(snapshot(&ours), tree, "--cached touched the working tree");
-    assert_eq!(support::staged(&ours), support::staged(&theirs));
+    support::check_and_cached_as_git_apply(dir.path(), &root, &patch);
 }
 
 #[test]

@@ -205,3 +205,22 @@ pub fn inodes(root: &Path) -> Vec<(std::path::PathBuf, u64, i64, i64)> {
         })
         .collect()
 }
+
+/// Runs `patch` (a file's path) with `--check` and then `--cached` on a
+/// copy of the repository `root` made under `dir`, and `git apply
+/// --cached` on another: `--check` writes nothing, `--cached` leaves the
+/// working tree as it was and stages what git stages.
+pub fn check_and_cached_as_git_apply(dir: &Path, root: &Path, patch: &str) {
+    let (ours, theirs) = (dir.join("ours"), dir.join("theirs"));
+    copy_repo(root, &ours);
+    copy_repo(root, &theirs);
+    let tree = snapshot(&ours);
+    let check = run_bin(&ours, &["--check", patch], None);
+    assert!(check.status.success(), "{}", stderr(&check));
+    assert_eq!(snapshot(&ours), tree, "--check wrote");
+    let out = run_bin(&ours, &["--cached", patch], None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    git(&theirs, &["apply", "--cached", patch]);
+    assert_eq!(snapshot(&ours), tree, "--cached touched the working tree");
+    assert_eq!(staged(&ours), staged(&theirs));
+}
