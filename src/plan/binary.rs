@@ -342,7 +342,6 @@ fn update(
     targets: &dyn Targets,
     report: &mut FileReport,
 ) -> Result<Planned, Problem> {
-    let line = Some(file.patch_line);
     let (new, status) = match examine(&file.path, file, &old)? {
         Found::Apply(new) => (new, HunkOutcome::Applied),
         Found::Done => (old.to_vec(), HunkOutcome::AlreadyApplied),
@@ -350,16 +349,8 @@ fn update(
     };
     report_hunk(file, status, report);
     let moved = file.move_to.clone().filter(|to| *to != file.path);
-    if let Some(to) = &moved
-        && targets
-            .exists(to)
-            .map_err(|e| Problem::of_target(e).at_line(line))?
-    {
-        return Err(Problem::new(
-            ProblemCode::FileExists,
-            format!("{}: cannot move to {to}: it already exists", file.path),
-            line,
-        ));
+    if let Some(to) = &moved {
+        super::file::refuse_existing_destination(file, to, targets)?;
     }
     let changed = new[..] != old[..];
     let mode = mode_of(&old, targets, &file.path);

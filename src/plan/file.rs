@@ -443,7 +443,7 @@ fn plan_edits(
 }
 
 /// Refuses a move onto a path that exists.
-fn refuse_existing_destination(
+pub(super) fn refuse_existing_destination(
     file: &FilePatch,
     to: &str,
     targets: &dyn Targets,

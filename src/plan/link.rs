@@ -257,7 +257,6 @@ fn update_link(
     targets: &dyn Targets,
     report: &mut FileReport,
 ) -> Result<Planned, Problem> {
-    let line = Some(file.patch_line);
     let (old, new) = (side(&file, true)?, side(&file, false)?);
     let target = match (old, file.hunks.first()) {
         (Some(old), _) if old == now => {
@@ -274,16 +273,8 @@ fn update_link(
         (_, None) => now.clone(),
     };
     let moved = file.move_to.clone().filter(|to| *to != file.path);
-    if let Some(to) = &moved
-        && targets
-            .exists(to)
-            .map_err(|e| Problem::of_target(e).at_line(line))?
-    {
-        return Err(Problem::new(
-            ProblemCode::FileExists,
-            format!("{}: cannot move to {to}: it already exists", file.path),
-            line,
-        ));
+    if let Some(to) = &moved {
+        super::file::refuse_existing_destination(&file, to, targets)?;
     }
     let changed = target != now;
     if !changed && moved.is_none() {
