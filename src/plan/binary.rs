@@ -350,7 +350,7 @@ fn update(
     report_hunk(file, status, report);
     let moved = file.move_to.clone().filter(|to| *to != file.path);
     if let Some(to) = &moved {
-        super::file::refuse_existing_destination(file, to, targets)?;
+        super::done::refuse_existing_destination(file, to, targets)?;
     }
     let changed = new[..] != old[..];
     let mode = mode_of(&old, targets, &file.path);

@@ -103,3 +103,23 @@ pub(super) fn moved_to<'f>(file: &'f FilePatch, what: &str) -> (Option<&'f Strin
         missing,
     )
 }
+
+/// Refuses a move onto a path that exists.
+pub(super) fn refuse_existing_destination(
+    file: &FilePatch,
+    to: &str,
+    targets: &dyn Targets,
+) -> Result<(), Problem> {
+    let line = Some(file.patch_line);
+    if targets
+        .exists(to)
+        .map_err(|e| Problem::of_target(e).at_line(line))?
+    {
+        return Err(Problem::new(
+            crate::outcome::ProblemCode::FileExists,
+            format!("{}: cannot move to {to}: it already exists", file.path),
+            line,
+        ));
+    }
+    Ok(())
+}

@@ -410,7 +410,7 @@ pub(super) fn update(
         FileStatus::Patched
     };
     if let Some(to) = moved {
-        refuse_existing_destination(file, to, targets)?;
+        done::refuse_existing_destination(file, to, targets)?;
     }
     Ok(Some(FileResult {
         old_path: Some(file.path.clone()),
@@ -440,26 +440,6 @@ fn plan_edits(
     let mut located = ordinary;
     located.extend(sequential);
     (plan, located)
-}
-
-/// Refuses a move onto a path that exists.
-pub(super) fn refuse_existing_destination(
-    file: &FilePatch,
-    to: &str,
-    targets: &dyn Targets,
-) -> Result<(), Problem> {
-    let line = Some(file.patch_line);
-    if targets
-        .exists(to)
-        .map_err(|e| Problem::of_target(e).at_line(line))?
-    {
-        return Err(Problem::new(
-            ProblemCode::FileExists,
-            format!("{}: cannot move to {to}: it already exists", file.path),
-            line,
-        ));
-    }
-    Ok(())
 }
 
 /// The git mode of a target: from the stamp taken when it was read, or

@@ -274,7 +274,7 @@ fn update_link(
     };
     let moved = file.move_to.clone().filter(|to| *to != file.path);
     if let Some(to) = &moved {
-        super::file::refuse_existing_destination(&file, to, targets)?;
+        super::done::refuse_existing_destination(&file, to, targets)?;
     }
     let changed = target != now;
     if !changed && moved.is_none() {
