@@ -159,7 +159,14 @@ pub(crate) fn heading_level(line: &str) -> usize {
 /// strictest leniency, used where a line's text decides what the file
 /// becomes (an added line recognised as already there).
 pub(crate) fn same_but_whitespace(a: &str, b: &str) -> bool {
-    a == b || collapse_whitespace(a.trim()) == collapse_whitespace(b.trim())
+    a == b || whitespace_key(a) == whitespace_key(b)
+}
+
+/// The key under which [`same_but_whitespace`] compares a line: trimmed,
+/// with each run of blanks one space. Two lines are the same but for
+/// whitespace exactly when their keys are equal.
+pub(crate) fn whitespace_key(line: &str) -> String {
+    collapse_whitespace(line.trim())
 }
 
 fn collapse_whitespace(line: &str) -> String {

@@ -9,8 +9,9 @@
 
 use super::indent::{self, IndentPair, Mapped};
 use super::keys::FileKeys;
-use super::normalize::{fuzzy_key, indentation, same_but_whitespace};
+use super::normalize::{fuzzy_key, indentation, same_but_whitespace, whitespace_key};
 use crate::model::{Hunk, LineKind};
+use std::collections::HashMap;
 
 /// Which added lines must stand with the patch's whitespace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,7 +39,8 @@ pub(super) enum Spacing {
 /// evidence either way and keeps the reading with whitespace forgiven.
 /// Trailing whitespace is forgiven unless it is all the line changes. An
 /// other added line counts as indented otherwise only where the map
-/// settles it and the file indents with the same character.
+/// settles it, a context line stands at its patch indentation, and the
+/// file indents with the same character.
 pub(super) fn spacing_stands(
     keys: &FileKeys,
     hunk: &Hunk,
@@ -54,17 +56,27 @@ pub(super) fn spacing_stands(
         .filter(|l| l.kind == LineKind::Remove)
         .map(|l| l.text.as_str())
         .collect();
+    // The removed lines by their whitespace key, keyed once: each added
+    // line then finds the lines spelling it in one lookup (a long rewrite
+    // would otherwise compare every added line with every removed one).
+    let mut by_key: HashMap<String, Vec<&str>> = HashMap::new();
+    for o in &old {
+        by_key.entry(whitespace_key(o)).or_default().push(o);
+    }
     // The added lines to check, each with the removed lines spelling it.
     let checked: Vec<(usize, Vec<&str>)> = new
         .iter()
         .enumerate()
         .filter(|(_, l)| l.kind == LineKind::Add && !l.text.trim().is_empty())
         .filter_map(|(i, l)| {
-            let spelled: Vec<&str> = old
-                .iter()
-                .copied()
-                .filter(|o| same_but_whitespace(o, &l.text))
-                .collect();
+            let spelled: Vec<&str> = if old.is_empty() {
+                Vec::new()
+            } else {
+                by_key
+                    .get(&whitespace_key(&l.text))
+                    .cloned()
+                    .unwrap_or_default()
+            };
             (!spelled.is_empty() || spacing == Spacing::Indented).then_some((i, spelled))
         })
         .collect();
@@ -224,9 +236,12 @@ impl ContextMap {
     /// than `file`'s, made of the same character (an editor turning tabs
     /// into spaces says nothing of the level).
     fn indents_as_mapped(&self, added: &str, file: &str) -> bool {
-        // Without a context line to map by, the patch's indentation is no
-        // level of the file's: nothing to hold the line to.
-        if self.pairs.is_empty() {
+        // Only a context line at the added line's own indentation says
+        // where the file has that level: without one, the level is the
+        // map's guess (a removed line that gave it is gone once applied),
+        // and nothing holds the line to it.
+        let indent = indentation(added);
+        if !self.pairs.iter().any(|p| p.patch == indent) {
             return true;
         }
         let Some(want) = self.write(added) else {
