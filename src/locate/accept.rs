@@ -506,6 +506,24 @@ fn insertion_has_one_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure
         );
         return Err(ambiguous(index, &[cand.start, k], None, Some(why)));
     }
+    if tier >= Tier::Structural
+        && let Some(k) = skipped_line_is_added(keys, hunk, cand)
+    {
+        let why = format!(
+            "the match skips file line {} as one the hunk does not quote, but the hunk adds that line: the change made already (and re-indented since?), or the file's own line; give context that tells",
+            k + 1
+        );
+        return Err(ambiguous(index, &[cand.start, k], None, Some(why)));
+    }
+    if tier >= Tier::Structural
+        && let Some(i) = dropped_beside_like_removed(p.old, cand)
+    {
+        let why = format!(
+            "the match leaves out the hunk's context line `{}` as one the file lacks, next to a removed line like it: the line the file lacks may be the removed one (the change made already); give context that tells",
+            p.old[i].text.trim()
+        );
+        return Err(ambiguous(index, &[cand.start], None, Some(why)));
+    }
     if tier == Tier::Similarity
         && let Some(gap) = insertion::unanchored_edge(keys, hunk, cand)
     {
@@ -516,6 +534,55 @@ fn insertion_has_one_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure
         return Err(failure(index, Reason::ContextNotFound, why));
     }
     Ok(())
+}
+
+/// The first file line (0-based) inside the match that no old line stands
+/// on (a line the structural tier skipped) and that reads, at the fuzzy
+/// level, as one of the hunk's added lines with a word in it: the skip
+/// then reads the file as it stands after the change, and taking it writes
+/// the change a second time (a `with lock:` nested under the one a first
+/// run wrote, after a formatter re-indented the file).
+fn skipped_line_is_added(
+    keys: &super::keys::FileKeys,
+    hunk: &crate::model::Hunk,
+    cand: &Candidate,
+) -> Option<usize> {
+    let added: std::collections::HashSet<String> = hunk
+        .lines
+        .iter()
+        .filter(|l| l.kind == LineKind::Add && l.text.chars().any(char::is_alphanumeric))
+        .map(|l| super::normalize::fuzzy_key(&l.text))
+        .collect();
+    if added.is_empty() {
+        return None;
+    }
+    let used: std::collections::HashSet<usize> = cand
+        .slots
+        .iter()
+        .filter_map(|s| match s {
+            Slot::Line(j, _) => Some(*j),
+            _ => None,
+        })
+        .collect();
+    (cand.start..cand.end.min(keys.len()))
+        .filter(|k| !used.contains(k))
+        .find(|&k| added.contains(keys.fuzzy(k).as_ref()))
+}
+
+/// The index of a context line the match drops as one the file lacks
+/// while a removed line reading like it (at the fuzzy level) stands in the
+/// same run of like lines: which of the two the file lacks is the match's
+/// choice, and the reading that the file lacks the removed one is the
+/// change made (a stray `}` deleted, then the block run again).
+fn dropped_beside_like_removed(old: &[super::keys::OldLine], cand: &Candidate) -> Option<usize> {
+    let dropped = |i: usize| cand.slots.get(i) == Some(&Slot::Dropped);
+    (0..old.len()).filter(|&i| dropped(i)).find(|&i| {
+        let key = old[i].fuzzy();
+        let like = |j: &usize| old[*j].fuzzy() == key;
+        let before = (0..i).rev().take_while(like);
+        let after = (i + 1..old.len()).take_while(like);
+        before.chain(after).any(|j| old[j].kind == LineKind::Remove)
+    })
 }
 
 /// Why an added line's indentation is not settled (rule 6).

@@ -65,17 +65,18 @@ pub(super) fn deletion_done_where_numbered(p: &Proposal, cand: &Candidate) -> Re
         return Ok(());
     };
     let why = format!(
-        "the hunk's context stands at line {}, where its line number points, without the lines it removes, and its old lines stand at line {}: already applied, or to be applied there?",
+        "the hunk's context stands at line {}, near where its line number points, without the lines it removes, and its old lines stand at line {}, where the number does not point clearly: already applied, or to be applied there?",
         done + 1,
         cand.start + 1
     );
     Err(two_places(p.index, done, cand.start, why))
 }
 
-/// Where the new side `new` of a deletion stands, away from `cand`, at a
-/// place the line number `line` points at rather than at `cand` (the
-/// pointing rule of placement, `points_at`, so a number one line off
-/// still names it): read with up to the tolerance that placed the old
+/// Where the new side `new` of a deletion stands, away from `cand` and
+/// within the hint window of the line number `line`, when the number does
+/// not point clearly at `cand` (the pointing rule of placement,
+/// `points_at`: a number one line off still names a place, one between
+/// the two names neither): read with up to the tolerance that placed the old
 /// side (at least whitespace: a re-run of `-U0` output that removed a line
 /// with trailing spaces), or only where the number says when the line
 /// stands there exactly but for whitespace.
@@ -103,8 +104,11 @@ fn deletion_done_near(
         .map(|c| c.start)
         .filter(|&s| away(s))
         .collect();
+    // The number must point at the old side clearly: where it points at an
+    // applied state, or at neither, that state is a reading as good.
+    let done = places.iter().copied().min_by_key(|s| s.abs_diff(line))?;
     places.push(cand.start);
     places.sort_unstable();
     places.dedup();
-    points_among(&places, line).filter(|&s| s != cand.start)
+    (points_among(&places, line) != Some(cand.start)).then_some(done)
 }

@@ -70,14 +70,14 @@ pub(super) fn removal_readings(
         );
     }
     if tier > Tier::Exact
-        && let Some(done) = deletion_done_elsewhere(keys, hunk, cand)
+        && let Some(done) = deletion_done_elsewhere(keys, hunk, tier, cand)
     {
         let mut starts = vec![done, cand.start];
         starts.sort_unstable();
         return at(
             &starts,
             format!(
-                "the hunk only removes lines, read here with tolerance ({}), and its context stands exactly at line {} without them: already applied there, or to be applied here?",
+                "the hunk only removes lines, read here with tolerance ({}), and its context stands at line {} without them: already applied there, or to be applied here?",
                 tier.name(),
                 done + 1
             ),
@@ -407,10 +407,16 @@ fn copy_across_omitted(old: &[OldLine], cand: &Candidate) -> Option<usize> {
 
 /// For a hunk that removes lines and adds none, with context holding a
 /// word: the first place, away from `cand`, where its context (its new
-/// side) stands byte for byte as one block. There the hunk may stand
-/// applied already (its removed lines gone), which a lenient reading
-/// of its old side elsewhere cannot rule out (rule 7).
-fn deletion_done_elsewhere(keys: &FileKeys, hunk: &Hunk, cand: &Candidate) -> Option<usize> {
+/// side) stands as one block, read with up to the tolerance `tier` that
+/// read the old side (whitespace at least, the fuzzy tier at most). There
+/// the hunk may stand applied already (its removed lines gone), which a
+/// lenient reading of its old side elsewhere cannot rule out (rule 7).
+fn deletion_done_elsewhere(
+    keys: &FileKeys,
+    hunk: &Hunk,
+    tier: Tier,
+    cand: &Candidate,
+) -> Option<usize> {
     let lines = &hunk.lines;
     if lines.iter().any(|l| l.kind == LineKind::Add)
         || !lines.iter().any(|l| l.kind == LineKind::Remove)
@@ -426,15 +432,24 @@ fn deletion_done_elsewhere(keys: &FileKeys, hunk: &Hunk, cand: &Candidate) -> Op
         return None;
     }
     let n = keys.len();
-    let starts: Vec<usize> = match super::prefilter::lines_matching(keys, first, Tier::Exact) {
-        Some(hits) => hits.to_vec(),
-        None => (0..n).collect(),
-    };
-    contiguous(keys, &side, Tier::Exact, starts)
+    // Read with the tolerance that read the old side here (whitespace at
+    // least, case and `...` cuts at most): a re-run of a hunk placed with
+    // a cut or drifted context line finds its applied state only so.
+    let at_most = tier.clamp(Tier::Resilient, Tier::Fuzzy);
+    [Tier::Exact, Tier::Resilient, Tier::Fuzzy]
         .into_iter()
-        .map(|c| (c.start, c.end))
-        .find(|&(start, end)| end <= cand.start || start >= cand.end)
-        .map(|(start, _)| start)
+        .filter(|&t| t <= at_most)
+        .find_map(|t| {
+            let starts: Vec<usize> = match super::prefilter::lines_matching(keys, first, t) {
+                Some(hits) => hits.to_vec(),
+                None => (0..n).collect(),
+            };
+            contiguous(keys, &side, t, starts)
+                .into_iter()
+                .map(|c| (c.start, c.end))
+                .find(|&(start, end)| end <= cand.start || start >= cand.end)
+                .map(|(start, _)| start)
+        })
 }
 
 /// The first lines where a block of `old` with at most `differ` lines
