@@ -22,7 +22,7 @@ use super::{
 };
 
 /// Plans one [`Unit`]: the links' planner (`links`, handed in by the
-/// caller so that the two files do not import each other) takes the units
+/// caller so that the files do not import each other) takes the units
 /// about symbolic links and typechanges and gives the others back.
 pub(super) fn plan_one(
     unit: Unit,
@@ -46,10 +46,9 @@ pub(super) fn plan_one(
         // A deletion and a creation of one path: the path is changed.
         report.op = FileOp::Update;
     }
-    let binary = |f: &FilePatch| f.binary.is_some();
-    let planned = if binary(&unit.file) || unit.replaced.as_ref().is_some_and(binary) {
-        let replaced = unit.replaced.is_some();
-        super::binary::plan(unit.file, replaced, targets, &mut report)
+    // A typechange goes to `links` whatever its halves hold.
+    let planned = if unit.replaced.is_none() && unit.file.binary.is_some() {
+        super::binary::plan(unit.file, targets, &mut report)
     } else {
         match links(unit, targets, &mut report) {
             Ok(planned) => planned,

@@ -160,6 +160,29 @@ fn cached_and_check_follow_git_apply() {
 }
 
 #[test]
+fn emit_unified_writes_links_modes_and_typechanges_as_git_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, diffs) = diffs(dir.path());
+    let patch = dir.path().join("all.diff");
+    fs::write(&patch, &diffs[0].1).unwrap();
+    let patch = patch.display().to_string();
+    let out = run_bin(&root, &["--emit-unified", &patch], None);
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let emitted = String::from_utf8(out.stdout).unwrap();
+    assert!(emitted.contains("new file mode 120000\n"), "{emitted}");
+    assert!(emitted.contains("old mode 100644\nnew mode 100755\n"), "{emitted}");
+    let completed = dir.path().join("completed.diff");
+    fs::write(&completed, &emitted).unwrap();
+    let (ours, theirs) = (dir.path().join("ours"), dir.path().join("theirs"));
+    support::copy_repo(&root, &ours);
+    support::copy_repo(&root, &theirs);
+    git(&ours, &["apply", "--index", &completed.display().to_string()]);
+    git(&theirs, &["apply", "--index", &patch]);
+    assert_eq!(snapshot(&ours), snapshot(&theirs), "{emitted}");
+    assert_eq!(support::staged(&ours), support::staged(&theirs), "{emitted}");
+}
+
+#[test]
 fn a_link_is_matched_exactly_and_never_written_through() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("t");
@@ -232,56 +255,7 @@ fn a_failure_at_any_write_step_leaves_the_links_as_they_were() {
     let (root, diffs) = diffs(dir.path());
     let patch = dir.path().join("all.diff");
     fs::write(&patch, &diffs[0].1).unwrap();
-    let patch = patch.display().to_string();
-    let before = snapshot(&root);
-    let after = {
-        let done = dir.path().join("done");
-        support::copy_repo(&root, &done);
-        let out = run_bin(&done, &["--index", &patch], None);
-        assert!(out.status.success(), "{}", support::stderr(&out));
-        snapshot(&done)
-    };
-    let mut seen = (0, 0);
-    for step in 1..60 {
-        for (variable, value) in [
-            ("GIT_FUZZY_APPLY_TEST_FAIL_AT", format!("{step}")),
-            ("GIT_FUZZY_APPLY_TEST_EXIT_AT", format!("{step}")),
-        ] {
-            let tree = dir.path().join(format!("s{step}-{variable}"));
-            support::copy_repo(&root, &tree);
-            let mut command = std::process::Command::new(support::BIN);
-            command
-                .args(["--index", &patch])
-                .current_dir(&tree)
-                .env(variable, &value);
-            support::output_within(&mut command, b"", support::WATCHDOG);
-            let recovered = run_bin(&tree, &["--recover"], None);
-            assert!(
-                recovered.status.success(),
-                "{}",
-                support::stderr(&recovered)
-            );
-            let now = snapshot(&tree);
-            assert!(
-                now == before || now == after,
-                "{variable}={value}: neither before nor after:\n{now:#?}"
-            );
-            if now == before {
-                seen.0 += 1;
-            } else {
-                seen.1 += 1;
-            }
-            let status = git(&tree, &["status", "--porcelain"]);
-            assert!(
-                (now == before && status.is_empty()) || now == after,
-                "{variable}={value}: index and tree disagree: {status}"
-            );
-        }
-    }
-    assert!(
-        seen.0 > 40 && seen.1 > 2,
-        "the faults reached too few steps: {seen:?}"
-    );
+    support::faults_leave_before_or_after(dir.path(), &root, &patch.display().to_string());
 }
 
 #[test]
