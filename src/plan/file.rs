@@ -4,8 +4,8 @@
 use crate::locate::{Failure, Located, Pins};
 use crate::model::{FileOp, FilePatch, Hunk, LineKind, PatchFormat};
 use crate::outcome::{
-    FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, LineRange, Problem, ProblemCode,
-    quote,
+    BinarySides, FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, LineRange, Problem,
+    ProblemCode, quote,
 };
 use crate::plan::edits::{FilePlan, plan_file};
 use crate::source::Content;
@@ -40,11 +40,15 @@ pub(super) fn plan_one(
         error: None,
         added: 0,
         removed: 0,
+        binary: BinarySides::of(file.op, file.binary.is_some()),
+        typechange: false,
         hunks: Vec::new(),
     };
-    if unit.replaced.is_some() {
+    if let Some(gone) = &unit.replaced {
         // A deletion and a creation of one path: the path is changed.
         report.op = FileOp::Update;
+        report.typechange = true;
+        report.binary = BinarySides::of_sides(gone.binary.is_some(), file.binary.is_some());
     }
     // A typechange goes to `links` whatever its halves hold.
     let planned = if unit.replaced.is_none() && unit.file.binary.is_some() {

@@ -160,6 +160,31 @@ fn cached_and_check_follow_git_apply() {
 }
 
 #[test]
+fn stat_numstat_and_summary_show_typechanges_as_git_apply_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, diffs) = diffs(dir.path());
+    for (i, (name, diff)) in diffs.iter().take(2).enumerate() {
+        let patch = dir.path().join(format!("{i}.diff"));
+        fs::write(&patch, diff).unwrap();
+        let patch = patch.display().to_string();
+        for option in ["--stat", "--numstat", "--summary"] {
+            let out = run_bin(&root, &[option, &patch], None);
+            assert!(out.status.success(), "{name}: {}", support::stderr(&out));
+            // git's summary gives a rename's similarity, which is not kept.
+            let renames = |text: &str| -> String {
+                let kept = text.lines().filter(|l| !l.starts_with(" rename "));
+                kept.map(|l| format!("{l}\n")).collect()
+            };
+            assert_eq!(
+                renames(&String::from_utf8_lossy(&out.stdout)),
+                renames(&git(&root, &["apply", option, &patch])),
+                "{name} {option}"
+            );
+        }
+    }
+}
+
+#[test]
 fn emit_unified_writes_links_modes_and_typechanges_as_git_does() {
     let dir = tempfile::tempdir().unwrap();
     let (root, diffs) = diffs(dir.path());
@@ -170,16 +195,26 @@ fn emit_unified_writes_links_modes_and_typechanges_as_git_does() {
     assert!(out.status.success(), "{}", support::stderr(&out));
     let emitted = String::from_utf8(out.stdout).unwrap();
     assert!(emitted.contains("new file mode 120000\n"), "{emitted}");
-    assert!(emitted.contains("old mode 100644\nnew mode 100755\n"), "{emitted}");
+    assert!(
+        emitted.contains("old mode 100644\nnew mode 100755\n"),
+        "{emitted}"
+    );
     let completed = dir.path().join("completed.diff");
     fs::write(&completed, &emitted).unwrap();
     let (ours, theirs) = (dir.path().join("ours"), dir.path().join("theirs"));
     support::copy_repo(&root, &ours);
     support::copy_repo(&root, &theirs);
-    git(&ours, &["apply", "--index", &completed.display().to_string()]);
+    git(
+        &ours,
+        &["apply", "--index", &completed.display().to_string()],
+    );
     git(&theirs, &["apply", "--index", &patch]);
     assert_eq!(snapshot(&ours), snapshot(&theirs), "{emitted}");
-    assert_eq!(support::staged(&ours), support::staged(&theirs), "{emitted}");
+    assert_eq!(
+        support::staged(&ours),
+        support::staged(&theirs),
+        "{emitted}"
+    );
 }
 
 #[test]
