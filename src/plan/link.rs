@@ -159,10 +159,12 @@ pub(super) fn refuse_hunk(hunk: &Hunk, now: &[u8], report: &mut FileReport) -> P
     None
 }
 
-/// A link's target from a node that must be a link.
-fn link_of(file: &FilePatch, node: Node) -> Result<Vec<u8>, Problem> {
+/// A link's target from a node that must be a link (or, where a file's
+/// bytes may stand for a link, `by_bytes`, a file: its bytes).
+fn link_of(file: &FilePatch, node: Node, by_bytes: bool) -> Result<Vec<u8>, Problem> {
     match node {
         Node::Link(target) => Ok(target),
+        Node::File(content) if by_bytes => Ok(content.to_vec()),
         Node::File(_) => Err(wrong_type(file, "regular file", "symbolic link")),
     }
 }
@@ -196,6 +198,13 @@ pub(super) fn plan_link(
         (FileOp::Add, Some(Node::Link(now))) if now == new_target(&file)? => {
             Ok(done::report_done(&file, report))
         }
+        // With `core.symlinks=false` the link is a file holding its target
+        // (written by a run that left the index as it was).
+        (FileOp::Add, Some(Node::File(now)))
+            if targets.link_kind_by_bytes() && now[..] == new_target(&file)?[..] =>
+        {
+            Ok(done::report_done(&file, report))
+        }
         (FileOp::Add, Some(_)) => Err(Problem::new(
             ProblemCode::FileExists,
             format!(
@@ -206,7 +215,7 @@ pub(super) fn plan_link(
         )),
         (FileOp::Delete, None) => Ok(done::report_done(&file, report)),
         (FileOp::Delete, Some(node)) => {
-            let now = link_of(&file, node)?;
+            let now = link_of(&file, node, targets.link_kind_by_bytes())?;
             if let (Some(old), Some(hunk)) = (side(&file, true)?, file.hunks.first())
                 && old != now
             {
@@ -227,7 +236,7 @@ pub(super) fn plan_link(
         }
         (FileOp::Update, None) => moved_link_already(file, targets, report),
         (FileOp::Update, Some(node)) => {
-            let now = link_of(&file, node)?;
+            let now = link_of(&file, node, targets.link_kind_by_bytes())?;
             update_link(file, now, targets, report)
         }
     }

@@ -73,6 +73,17 @@ fn replaced_content(
     targets: &dyn Targets,
     report: &mut FileReport,
 ) -> Result<Option<(Content, Option<u32>)>, Problem> {
+    // Where a file's bytes may stand for a link and a link's for a file,
+    // the node is read as the kind the deletion says.
+    let node = match (node, kind(gone)) {
+        (Node::File(content), Kind::Link) if targets.link_kind_by_bytes() => {
+            Node::Link(content.to_vec())
+        }
+        (Node::Link(now), Kind::Binary | Kind::Text) if targets.link_kind_by_bytes() => {
+            Node::File(Content::Owned(now))
+        }
+        (node, _) => node,
+    };
     match (node, kind(gone)) {
         (Node::Link(now), Kind::Link) => match (side(gone, true)?, gone.hunks.first()) {
             (Some(old), Some(hunk)) if old != now => {
@@ -103,12 +114,19 @@ fn replaced_content(
     }
 }
 
-/// True when `node` already is what `added` creates.
-fn created_already(added: &FilePatch, node: &Node) -> Result<bool, Problem> {
+/// True when `node` already is what `added` creates. Where a file's bytes
+/// may stand for a link and a link's for a file (`by_bytes`,
+/// [`Targets::link_kind_by_bytes`]), the bytes decide.
+fn created_already(added: &FilePatch, node: &Node, by_bytes: bool) -> Result<bool, Problem> {
     Ok(match (node, kind(added)) {
         (Node::Link(now), Kind::Link) => *now == new_target(added)?,
         (Node::File(content), Kind::Binary) => content[..] == binary::created(added)?[..],
         (Node::File(content), Kind::Text) => done::added_already(added, content),
+        (Node::File(content), Kind::Link) if by_bytes => content[..] == new_target(added)?[..],
+        (Node::Link(now), Kind::Binary) if by_bytes => *now == binary::created(added)?,
+        (Node::Link(now), Kind::Text) if by_bytes => {
+            done::added_already(added, &Content::Owned(now.clone()))
+        }
         (Node::Link(_), _) | (Node::File(_), Kind::Link) => false,
     })
 }
@@ -158,7 +176,7 @@ pub(super) fn plan_replace(
             Kind::Text => Ok(Some(create(added, report))),
         };
     };
-    if created_already(&added, &node)? {
+    if created_already(&added, &node, targets.link_kind_by_bytes())? {
         report_half(&gone, HunkOutcome::AlreadyApplied, report);
         report_half(&added, HunkOutcome::AlreadyApplied, report);
         report.status = FileStatus::Unchanged;
