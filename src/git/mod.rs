@@ -176,13 +176,25 @@ impl Repo {
     }
 
     /// False when `core.symlinks` is false: git then checks symbolic links
-    /// out as plain files holding their target, which this tool does not
-    /// write (a patch that changes a link is refused in such a tree).
+    /// out as plain files holding their target, and so does this tool
+    /// ([`staged_links`](Self::staged_links)).
     pub(crate) fn symlinks(&self) -> bool {
         self.repo
             .config_snapshot()
             .boolean("core.symlinks")
             .unwrap_or(true)
+    }
+
+    /// The paths where `index` stages a symbolic link: in a tree with
+    /// `core.symlinks=false`, the regular files that stand for links.
+    pub(crate) fn staged_links(index: &gix::index::File) -> std::collections::HashSet<String> {
+        index
+            .entries()
+            .iter()
+            .filter(|e| e.mode == gix::index::entry::Mode::SYMLINK)
+            .filter(|e| e.stage() == Stage::Unconflicted)
+            .filter_map(|e| e.path(index).to_str().ok().map(str::to_string))
+            .collect()
     }
 
     /// The `.git` directory.
@@ -279,7 +291,7 @@ impl Repo {
                 continue;
             }
             let link = entry.mode == gix::index::entry::Mode::SYMLINK;
-            let disk = match read_worktree(&self.workdir.join(path), link) {
+            let disk = match read_worktree(&self.workdir.join(path), link, !self.symlinks()) {
                 Ok(Some(disk)) => disk,
                 // A link where the index has a file, or the other way round.
                 Ok(None) => return Err(IndexCheckError::Differs(path.to_string())),
@@ -446,12 +458,21 @@ impl Repo {
 
 /// What the working tree holds at `path`, never following a symbolic link
 /// there: the target of a link when `link` (the index has one), else a
-/// regular file's bytes; `None` when the kind differs from `link`.
-fn read_worktree(path: &Path, link: bool) -> std::io::Result<Option<Vec<u8>>> {
+/// regular file's bytes; `None` when the kind differs from `link`. With
+/// `links_as_files` (`core.symlinks=false`), a link is checked out as a
+/// regular file holding its target, and only that stands for one.
+fn read_worktree(
+    path: &Path,
+    link: bool,
+    links_as_files: bool,
+) -> std::io::Result<Option<Vec<u8>>> {
     use std::os::unix::ffi::OsStringExt;
     let is_link = std::fs::symlink_metadata(path)?.file_type().is_symlink();
     match (link, is_link) {
-        (true, true) => Ok(Some(std::fs::read_link(path)?.into_os_string().into_vec())),
+        (true, true) if !links_as_files => {
+            Ok(Some(std::fs::read_link(path)?.into_os_string().into_vec()))
+        }
+        (true, false) if links_as_files => std::fs::read(path).map(Some),
         (false, false) => std::fs::read(path).map(Some),
         _ => Ok(None),
     }

@@ -191,8 +191,104 @@ pub struct FileReport {
     pub added: usize,
     /// Lines removed.
     pub removed: usize,
+    /// Which sides the patch gives as binary data (`GIT binary patch`),
+    /// whose lines `added` and `removed` do not count.
+    pub binary: BinarySides,
+    /// True when the patch deletes the path and creates it again (git's
+    /// typechange: a file that became a symbolic link, or the other way
+    /// round): `removed` counts the deletion's lines, `added` the
+    /// creation's.
+    pub typechange: bool,
     /// One entry per hunk.
     pub hunks: Vec<HunkReport>,
+}
+
+/// Which sides of a file a patch gives as binary data (`GIT binary
+/// patch`): `git diff --binary` writes a binary file's change, creation
+/// or deletion so, and a typechange's binary half.
+///
+/// ```
+/// use git_fuzzy_apply::plan_patch;
+/// use git_fuzzy_apply::report::BinarySides;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let patch = b"diff --git a/x b/x\nnew file mode 100644\nGIT binary patch\nliteral 0\nHcmV?d00001\n\n";
+/// let report = plan_patch(patch, dir.path(), &Default::default()).unwrap().report();
+/// assert_eq!(report.files[0].binary, BinarySides::New);
+/// assert!(!report.files[0].binary.old_side() && report.files[0].binary.new_side());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum BinarySides {
+    /// Text only.
+    #[default]
+    None,
+    /// The old side (a deleted binary file, a typechange's deletion).
+    Old,
+    /// The new side (a created binary file, a typechange's creation).
+    New,
+    /// Both sides (a changed binary file).
+    Both,
+}
+
+impl BinarySides {
+    /// Of a file patch's operation, when it carries binary data
+    /// (`binary`): the sides that exist.
+    pub(crate) fn of(op: FileOp, binary: bool) -> Self {
+        match (binary, op) {
+            (false, _) => BinarySides::None,
+            (true, FileOp::Add) => BinarySides::New,
+            (true, FileOp::Delete) => BinarySides::Old,
+            (true, FileOp::Update) => BinarySides::Both,
+        }
+    }
+
+    /// Of a typechange: whether its deletion (`old`) and its creation
+    /// (`new`) carry binary data.
+    pub(crate) fn of_sides(old: bool, new: bool) -> Self {
+        match (old, new) {
+            (false, false) => BinarySides::None,
+            (true, false) => BinarySides::Old,
+            (false, true) => BinarySides::New,
+            (true, true) => BinarySides::Both,
+        }
+    }
+
+    /// True when the old side is binary data.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::report::BinarySides;
+    ///
+    /// assert!(BinarySides::Old.old_side() && BinarySides::Both.old_side());
+    /// assert!(!BinarySides::New.old_side() && !BinarySides::None.old_side());
+    /// ```
+    pub fn old_side(self) -> bool {
+        matches!(self, BinarySides::Old | BinarySides::Both)
+    }
+
+    /// True when the new side is binary data.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::report::BinarySides;
+    ///
+    /// assert!(BinarySides::New.new_side() && BinarySides::Both.new_side());
+    /// assert!(!BinarySides::Old.new_side() && !BinarySides::None.new_side());
+    /// ```
+    pub fn new_side(self) -> bool {
+        matches!(self, BinarySides::New | BinarySides::Both)
+    }
+
+    /// True when either side is binary data.
+    ///
+    /// ```
+    /// use git_fuzzy_apply::report::BinarySides;
+    ///
+    /// assert!(BinarySides::Old.any() && !BinarySides::None.any());
+    /// ```
+    pub fn any(self) -> bool {
+        self != BinarySides::None
+    }
 }
 
 /// A 1-based, inclusive line range (`end < start` for an empty range at `start`).

@@ -150,8 +150,10 @@ fn examine(path: &str, file: &FilePatch, current: &[u8]) -> Result<Found, Proble
     ))
 }
 
-/// Reports the binary patch as one hunk with `status`.
-fn report_hunk(file: &FilePatch, status: HunkOutcome, report: &mut FileReport) {
+/// Reports the binary patch as one hunk with `status`, numbered after the
+/// hunks already reported (a typechange reports its deletion's hunk, then
+/// its creation's).
+pub(super) fn report_hunk(file: &FilePatch, status: HunkOutcome, report: &mut FileReport) {
     let line = file
         .binary
         .as_ref()
@@ -160,7 +162,7 @@ fn report_hunk(file: &FilePatch, status: HunkOutcome, report: &mut FileReport) {
         patch_line: line,
         ..Hunk::default()
     };
-    let mut h = hunk_report(0, &hunk, None, None);
+    let mut h = hunk_report(report.hunks.len(), &hunk, None, None);
     h.status = status;
     h.similarity = 1.0;
     report.hunks.push(h);
@@ -191,31 +193,23 @@ fn refuse_stale(file: &FilePatch, path: &str, why: &str, report: &mut FileReport
         near_match: None,
         hunk_text: String::new(),
     };
-    report.hunks.push(hunk_report(0, &hunk, None, Some(fail)));
+    let index = report.hunks.len();
+    report
+        .hunks
+        .push(hunk_report(index, &hunk, None, Some(fail)));
     report.status = FileStatus::Failed;
     None
 }
 
-/// Plans a file patch with a `GIT binary patch` section; `replaced`: it
-/// is half of a deletion and creation of one path (a typechange), which
-/// is refused for binary content.
+/// Plans a file patch with a `GIT binary patch` section (not half of a
+/// typechange: `typechange.rs` plans those with [`deletes`] and
+/// [`created`]).
 pub(super) fn plan(
     file: FilePatch,
-    replaced: bool,
     targets: &dyn Targets,
     report: &mut FileReport,
 ) -> Result<Planned, Problem> {
     let line = Some(file.patch_line);
-    if replaced {
-        return Err(Problem::new(
-            ProblemCode::BinaryFile,
-            format!(
-                "{}: the patch deletes and creates this path (its type changes) with binary content; apply the deletion and the creation as two patches",
-                file.path
-            ),
-            line,
-        ));
-    }
     let read = |path: &str| {
         targets
             .read(path)
@@ -231,6 +225,31 @@ pub(super) fn plan(
         (FileOp::Delete, Some(old)) => delete(&file, old, targets, report),
         (FileOp::Update, Some(old)) => update(&file, old, targets, report),
         (FileOp::Update, None) => moved_already(&file, targets, report),
+    }
+}
+
+/// A typechange's deletion with binary data: true when `content` is
+/// exactly what it deletes; otherwise false, with the refusal in `report`
+/// (as a binary deletion's).
+pub(super) fn deletes(
+    file: &FilePatch,
+    content: &[u8],
+    report: &mut FileReport,
+) -> Result<bool, Problem> {
+    let why = match examine(&file.path, file, content)? {
+        Found::Apply(_) => return Ok(true),
+        Found::Done => "it is not the deleted content".to_string(),
+        Found::Stale(why) => why,
+    };
+    refuse_stale(file, &file.path, &why, report);
+    Ok(false)
+}
+
+/// The content a binary creation (half of a typechange) makes from nothing.
+pub(super) fn created(file: &FilePatch) -> Result<Vec<u8>, Problem> {
+    match &file.binary {
+        Some(bin) => make(&file.path, bin, usable_ids(file), &[]),
+        None => Ok(Vec::new()),
     }
 }
 

@@ -4,8 +4,8 @@
 use crate::locate::{Failure, Located, Pins};
 use crate::model::{FileOp, FilePatch, Hunk, LineKind, PatchFormat};
 use crate::outcome::{
-    FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, LineRange, Problem, ProblemCode,
-    quote,
+    BinarySides, FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, LineRange, Problem,
+    ProblemCode, quote,
 };
 use crate::plan::edits::{FilePlan, plan_file};
 use crate::source::Content;
@@ -22,7 +22,7 @@ use super::{
 };
 
 /// Plans one [`Unit`]: the links' planner (`links`, handed in by the
-/// caller so that the two files do not import each other) takes the units
+/// caller so that the files do not import each other) takes the units
 /// about symbolic links and typechanges and gives the others back.
 pub(super) fn plan_one(
     unit: Unit,
@@ -40,16 +40,19 @@ pub(super) fn plan_one(
         error: None,
         added: 0,
         removed: 0,
+        binary: BinarySides::of(file.op, file.binary.is_some()),
+        typechange: false,
         hunks: Vec::new(),
     };
-    if unit.replaced.is_some() {
+    if let Some(gone) = &unit.replaced {
         // A deletion and a creation of one path: the path is changed.
         report.op = FileOp::Update;
+        report.typechange = true;
+        report.binary = BinarySides::of_sides(gone.binary.is_some(), file.binary.is_some());
     }
-    let binary = |f: &FilePatch| f.binary.is_some();
-    let planned = if binary(&unit.file) || unit.replaced.as_ref().is_some_and(binary) {
-        let replaced = unit.replaced.is_some();
-        super::binary::plan(unit.file, replaced, targets, &mut report)
+    // A typechange goes to `links` whatever its halves hold.
+    let planned = if unit.replaced.is_none() && unit.file.binary.is_some() {
+        super::binary::plan(unit.file, targets, &mut report)
     } else {
         match links(unit, targets, &mut report) {
             Ok(planned) => planned,

@@ -1,9 +1,9 @@
 //! Symbolic links: a `git diff` of a link (mode `120000`) holds the link's
 //! target as the file's one line, without a final newline. Such a diff
 //! creates, retargets, renames or deletes the link itself, never the file
-//! it points to; and a deletion followed by a creation of one path (git's
-//! typechange, a file that became a link or the other way round) replaces
-//! what stands there.
+//! it points to. A deletion followed by a creation of one path (git's
+//! typechange, a file that became a link or the other way round) is
+//! planned in `typechange.rs`, with the helpers here.
 //!
 //! Matching is strict: a target is a single line and a whole path, so a
 //! link's diff applies only when the link points exactly where the diff's
@@ -18,24 +18,8 @@ use crate::outcome::{
 };
 use crate::source::{Content, Node, Targets};
 
-use super::file::{create, deletion_mismatch, known_mode, refuse_deletion};
 use super::hunks::{expected, hunk_report, hunk_text};
-use super::transform::Unit;
 use super::{FileResult, NewContent, Planned, done};
-
-/// Plans `unit` when it is about links: a typechange, or a file patch
-/// that [`is_link_patch`]; gives any other file patch back.
-pub(super) fn plan_unit(
-    unit: Unit,
-    targets: &dyn Targets,
-    report: &mut FileReport,
-) -> Result<Result<Planned, Problem>, Box<FilePatch>> {
-    match unit.replaced {
-        Some(gone) => Ok(plan_replace(gone, unit.file, targets, report)),
-        None if is_link_patch(&unit.file, targets) => Ok(plan_link(unit.file, targets, report)),
-        None => Err(Box::new(unit.file)),
-    }
-}
 
 /// True when `file` is planned here: the patch says the file is a link, or
 /// it only renames a file (no hunks, no mode) that is a link, or whose
@@ -61,7 +45,7 @@ pub(super) fn is_link_patch(file: &FilePatch, targets: &dyn Targets) -> bool {
 /// lines, else the added and context lines): its lines joined by newlines,
 /// with a final newline unless the patch marks none. `None` for a side
 /// without lines. A link's diff has one hunk; more are refused.
-fn side(file: &FilePatch, old: bool) -> Result<Option<Vec<u8>>, Problem> {
+pub(super) fn side(file: &FilePatch, old: bool) -> Result<Option<Vec<u8>>, Problem> {
     if file.hunks.len() > 1 {
         return Err(Problem::new(
             ProblemCode::MalformedPatch,
@@ -97,7 +81,7 @@ fn side(file: &FilePatch, old: bool) -> Result<Option<Vec<u8>>, Problem> {
 }
 
 /// The target a link gets: the new side, which must name something.
-fn new_target(file: &FilePatch) -> Result<Vec<u8>, Problem> {
+pub(super) fn new_target(file: &FilePatch) -> Result<Vec<u8>, Problem> {
     match side(file, false)? {
         Some(target) if !target.is_empty() => Ok(target),
         _ => Err(Problem::new(
@@ -112,7 +96,7 @@ fn new_target(file: &FilePatch) -> Result<Vec<u8>, Problem> {
 }
 
 /// Git's "wrong type": the patch and the tree disagree on what the path is.
-fn wrong_type(file: &FilePatch, there: &str, wanted: &str) -> Problem {
+pub(super) fn wrong_type(file: &FilePatch, there: &str, wanted: &str) -> Problem {
     Problem::new(
         ProblemCode::NotAFile,
         format!(
@@ -131,7 +115,7 @@ fn wrong_type(file: &FilePatch, there: &str, wanted: &str) -> Problem {
 /// Every hunk of `file` reported with `status`, over line 1 of the file
 /// (numbered after the hunks already reported: a typechange reports its
 /// deletion's hunk, then its creation's).
-fn report_hunks(file: &FilePatch, status: HunkOutcome, report: &mut FileReport) {
+pub(super) fn report_hunks(file: &FilePatch, status: HunkOutcome, report: &mut FileReport) {
     let first = report.hunks.len();
     for (i, hunk) in file.hunks.iter().enumerate() {
         let whole = LineRange { start: 1, end: 1 };
@@ -148,7 +132,7 @@ fn report_hunks(file: &FilePatch, status: HunkOutcome, report: &mut FileReport) 
 
 /// A link's hunk that does not apply: the link points elsewhere than its
 /// old side says. Reported on the hunk, naming both targets.
-fn refuse_hunk(hunk: &Hunk, now: &[u8], report: &mut FileReport) -> Planned {
+pub(super) fn refuse_hunk(hunk: &Hunk, now: &[u8], report: &mut FileReport) -> Planned {
     let message = format!(
         "the symbolic link points to `{}`, not to `{}` as the patch's old side says (a link's target is matched exactly)",
         quote::line(&String::from_utf8_lossy(now)),
@@ -175,10 +159,12 @@ fn refuse_hunk(hunk: &Hunk, now: &[u8], report: &mut FileReport) -> Planned {
     None
 }
 
-/// A link's target from a node that must be a link.
-fn link_of(file: &FilePatch, node: Node) -> Result<Vec<u8>, Problem> {
+/// A link's target from a node that must be a link (or, where a file's
+/// bytes may stand for a link, `by_bytes`, a file: its bytes).
+fn link_of(file: &FilePatch, node: Node, by_bytes: bool) -> Result<Vec<u8>, Problem> {
     match node {
         Node::Link(target) => Ok(target),
+        Node::File(content) if by_bytes => Ok(content.to_vec()),
         Node::File(_) => Err(wrong_type(file, "regular file", "symbolic link")),
     }
 }
@@ -212,6 +198,13 @@ pub(super) fn plan_link(
         (FileOp::Add, Some(Node::Link(now))) if now == new_target(&file)? => {
             Ok(done::report_done(&file, report))
         }
+        // With `core.symlinks=false` the link is a file holding its target
+        // (written by a run that left the index as it was).
+        (FileOp::Add, Some(Node::File(now)))
+            if targets.link_kind_by_bytes() && now[..] == new_target(&file)?[..] =>
+        {
+            Ok(done::report_done(&file, report))
+        }
         (FileOp::Add, Some(_)) => Err(Problem::new(
             ProblemCode::FileExists,
             format!(
@@ -222,7 +215,7 @@ pub(super) fn plan_link(
         )),
         (FileOp::Delete, None) => Ok(done::report_done(&file, report)),
         (FileOp::Delete, Some(node)) => {
-            let now = link_of(&file, node)?;
+            let now = link_of(&file, node, targets.link_kind_by_bytes())?;
             if let (Some(old), Some(hunk)) = (side(&file, true)?, file.hunks.first())
                 && old != now
             {
@@ -243,7 +236,7 @@ pub(super) fn plan_link(
         }
         (FileOp::Update, None) => moved_link_already(file, targets, report),
         (FileOp::Update, Some(node)) => {
-            let now = link_of(&file, node)?;
+            let now = link_of(&file, node, targets.link_kind_by_bytes())?;
             update_link(file, now, targets, report)
         }
     }
@@ -313,112 +306,6 @@ fn moved_link_already(
         Some(new) if new != there => Err(missing),
         _ => Ok(done::report_done(&file, report)),
     }
-}
-
-/// What a typechange's deletion `gone` finds at its path: the content
-/// before and its git mode, when it is what `gone` deletes; `None` when it
-/// holds something else (the hunk refused in `report`, as a deletion's
-/// is); the problem when it is of the wrong type.
-fn replaced_content(
-    gone: &FilePatch,
-    node: Node,
-    targets: &dyn Targets,
-    report: &mut FileReport,
-) -> Result<Option<(Content, Option<u32>)>, Problem> {
-    match node {
-        Node::Link(now) if gone.is_link() => match (side(gone, true)?, gone.hunks.first()) {
-            (Some(old), Some(hunk)) if old != now => {
-                refuse_hunk(hunk, &now, report);
-                Ok(None)
-            }
-            _ => Ok(Some((Content::Owned(now), Some(SYMLINK_MODE)))),
-        },
-        Node::File(content) if !gone.is_link() => {
-            if let Some((hunk, line)) = deletion_mismatch(gone, &content) {
-                refuse_deletion(gone, hunk, line, &content, report);
-                return Ok(None);
-            }
-            let mode = known_mode(&content, targets, &gone.path);
-            Ok(Some((content, mode)))
-        }
-        Node::Link(_) => Err(wrong_type(gone, "symbolic link", "regular file")),
-        Node::File(_) => Err(wrong_type(gone, "regular file", "symbolic link")),
-    }
-}
-
-/// True when `node` already is what `added` creates.
-fn created_already(added: &FilePatch, node: &Node) -> Result<bool, Problem> {
-    Ok(match node {
-        Node::Link(now) => added.is_link() && *now == new_target(added)?,
-        Node::File(content) => !added.is_link() && done::added_already(added, content),
-    })
-}
-
-/// A path deleted and created again by one patch (git's typechange: a
-/// file that became a symbolic link, or the other way round): what stands
-/// there must be what `gone` deletes, and is replaced by what `added`
-/// creates, in one rename. Already applied when the path holds what
-/// `added` creates; planned as the creation alone when nothing is there.
-pub(super) fn plan_replace(
-    gone: FilePatch,
-    added: FilePatch,
-    targets: &dyn Targets,
-    report: &mut FileReport,
-) -> Result<Planned, Problem> {
-    let line = Some(added.patch_line);
-    let node = targets
-        .read_node(&added.path)
-        .map_err(|e| Problem::of_target(e).at_line(line))?;
-    let Some(node) = node else {
-        return if added.is_link() {
-            plan_link(added, targets, report)
-        } else {
-            Ok(Some(create(added, report)))
-        };
-    };
-    if created_already(&added, &node)? {
-        report_hunks(&gone, HunkOutcome::AlreadyApplied, report);
-        report_hunks(&added, HunkOutcome::AlreadyApplied, report);
-        report.status = FileStatus::Unchanged;
-        return Ok(None);
-    }
-    let Some((old, mode)) = replaced_content(&gone, node, targets, report)? else {
-        return Ok(None);
-    };
-    report_hunks(&gone, HunkOutcome::Applied, report);
-    let removed = old.source().len();
-    let (new, new_mode) = if added.is_link() {
-        let target = new_target(&added)?;
-        report_hunks(&added, HunkOutcome::Applied, report);
-        report.added = 1;
-        (NewContent::Bytes(target), SYMLINK_MODE)
-    } else {
-        let mode = added.new_mode.unwrap_or(0o100644);
-        let mut created = FileReport {
-            hunks: Vec::new(),
-            ..report.clone()
-        };
-        let result = create(added, &mut created);
-        let first = report.hunks.len();
-        report.added = created.added;
-        report.hunks.extend(created.hunks.into_iter().map(|mut h| {
-            h.index += first;
-            h
-        }));
-        (result.new, mode)
-    };
-    report.removed = removed;
-    report.status = FileStatus::Patched;
-    let path = gone.path;
-    Ok(Some(FileResult {
-        old_path: Some(path.clone()),
-        new_path: Some(path),
-        old,
-        new,
-        mode,
-        new_mode: Some(new_mode),
-        content_changed: true,
-    }))
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@ pub(crate) mod render;
 mod rerun;
 mod sequence;
 mod transform;
+mod typechange;
 
 use crate::model::{LineText, SYMLINK_MODE};
 use crate::outcome::{FileReport, FileStatus, Problem, ProblemCode};
@@ -41,7 +42,8 @@ use transform::{Unit, merge_same_paths, transform};
 /// be written for it (already done, or refused with its report filled in).
 type Planned = Option<FileResult>;
 
-/// The planner of the units about symbolic links ([`link::plan_unit`]):
+/// The planner of the units about symbolic links and typechanges
+/// ([`typechange::plan_unit`]):
 /// a unit it does not take is given back.
 type LinkPlanner = fn(
     Unit,
@@ -396,7 +398,7 @@ pub(crate) fn plan_patch_with(
     // copying them into bytes, so a large patch of new files is held once.
     let plan = |unit: Unit, targets: &dyn Targets| {
         let path = unit.file.path.clone();
-        let planned = plan_one(unit, targets, options, link::plan_unit);
+        let planned = plan_one(unit, targets, options, typechange::plan_unit);
         progress.file_done(&path);
         planned
     };

@@ -104,8 +104,13 @@ fn file_line(out: &mut String, file: &FileReport, check: bool) {
         let _ = write!(out, " -> {to}");
     }
     let mut notes = vec![file.format.name().to_string()];
-    if !matches!(verb, "unchanged" | "not patched") {
+    // Binary data has no lines to count (a typechange's other half may).
+    let counted = file.typechange || !file.binary.any();
+    if counted && !matches!(verb, "unchanged" | "not patched") {
         notes.push(format!("+{} -{}", file.added, file.removed));
+    }
+    if file.binary.any() {
+        notes.push("binary".to_string());
     }
     let count = |status: HunkOutcome| file.hunks.iter().filter(|h| h.status == status).count();
     for (status, what) in [

@@ -27,7 +27,8 @@ pub use crate::locate::NearMatch;
 pub use crate::outcome::codes::{ProblemCode, all_codes};
 pub use crate::outcome::quote;
 pub use crate::outcome::{
-    CandidateView, FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport, LineRange, Problem,
+    BinarySides, CandidateView, FileReport, FileStatus, HunkFailure, HunkOutcome, HunkReport,
+    LineRange, Problem,
 };
 
 /// Version of the JSON report layout (`docs/json.md`): raised only by an

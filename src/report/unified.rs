@@ -38,51 +38,90 @@ pub fn unified_diff<'a>(results: impl IntoIterator<Item = &'a FileResult>) -> St
             continue;
         }
         let new_bytes = r.new_bytes();
-        let old = String::from_utf8_lossy(&r.old);
-        let new = String::from_utf8_lossy(&new_bytes);
-        let a = r
-            .old_path
-            .as_deref()
-            .map_or("/dev/null".to_string(), |p| format!("a/{p}"));
-        let b = r
-            .new_path
-            .as_deref()
-            .map_or("/dev/null".to_string(), |p| format!("b/{p}"));
-        let git_a = r
-            .old_path
-            .as_deref()
-            .or(r.new_path.as_deref())
-            .unwrap_or_default();
-        let git_b = r
-            .new_path
-            .as_deref()
-            .or(r.old_path.as_deref())
-            .unwrap_or_default();
-        out.push_str(&format!("diff --git a/{git_a} b/{git_b}\n"));
-        if r.old_path.is_none() {
-            out.push_str("new file mode 100644\n");
-        } else if r.new_path.is_none() {
-            out.push_str("deleted file mode 100644\n");
-        } else if r.old_path != r.new_path {
-            out.push_str(&format!("rename from {git_a}\nrename to {git_b}\n"));
+        let old = r.old_path.as_deref().map(|path| Side {
+            path,
+            bytes: &r.old,
+            mode: r.mode.unwrap_or(0o100644),
+        });
+        let new = r.new_path.as_deref().map(|path| Side {
+            path,
+            bytes: &new_bytes,
+            mode: r.new_mode.or(r.mode).unwrap_or(0o100644),
+        });
+        match (old, new) {
+            // A typechange (a file became a link or the other way round)
+            // is a deletion and a creation of one path, as `git diff`
+            // writes it: one section cannot change a path's type.
+            (Some(old), Some(new)) if old.mode & 0o170000 != new.mode & 0o170000 => {
+                section(&mut out, Some(old), None);
+                section(&mut out, None, Some(new));
+            }
+            (old, new) => section(&mut out, old, new),
         }
-        if *r.old == *new_bytes {
-            continue;
-        }
-        if looks_binary(&r.old) || looks_binary(&new_bytes) {
-            // Binary content as `git diff --binary` writes it, never as text.
-            let old = r.old_path.as_ref().map(|_| &r.old[..]);
-            let new = r.new_path.as_ref().map(|_| &new_bytes[..]);
-            out.push_str(&git_binary_section(old, new));
-            continue;
-        }
-        let diff = TextDiff::from_lines(old.as_ref(), new.as_ref());
-        let text = diff
-            .unified_diff()
-            .context_radius(3)
-            .header(&a, &b)
-            .to_string();
-        out.push_str(&text);
     }
     out
+}
+
+/// One side of a file's diff: its path, content (a link's target) and mode.
+#[derive(Clone, Copy)]
+struct Side<'a> {
+    path: &'a str,
+    bytes: &'a [u8],
+    mode: u32,
+}
+
+/// Appends the `diff --git` section that makes `new` from `old` (`None`:
+/// the file is created, or deleted): the mode, rename and content lines.
+fn section(out: &mut String, old: Option<Side>, new: Option<Side>) {
+    let (Some(git_a), Some(git_b)) = (old.or(new).map(|s| s.path), new.or(old).map(|s| s.path))
+    else {
+        return;
+    };
+    out.push_str(&format!("diff --git a/{git_a} b/{git_b}\n"));
+    match (old, new) {
+        (None, Some(new)) => out.push_str(&format!("new file mode {:o}\n", new.mode)),
+        (Some(old), None) => out.push_str(&format!("deleted file mode {:o}\n", old.mode)),
+        (Some(old), Some(new)) => {
+            if old.mode != new.mode {
+                out.push_str(&format!(
+                    "old mode {:o}\nnew mode {:o}\n",
+                    old.mode, new.mode
+                ));
+            }
+            if old.path != new.path {
+                out.push_str(&format!("rename from {git_a}\nrename to {git_b}\n"));
+            }
+        }
+        (None, None) => {}
+    }
+    let (old_bytes, new_bytes) = (
+        old.map_or(&b""[..], |s| s.bytes),
+        new.map_or(&b""[..], |s| s.bytes),
+    );
+    if old_bytes == new_bytes {
+        // Moved, mode changed, or an empty file created or deleted: the
+        // header says it all.
+        return;
+    }
+    if looks_binary(old_bytes) || looks_binary(new_bytes) {
+        // Binary content as `git diff --binary` writes it, never as text.
+        out.push_str(&git_binary_section(
+            old.map(|s| s.bytes),
+            new.map(|s| s.bytes),
+        ));
+        return;
+    }
+    let a = old.map_or("/dev/null".to_string(), |s| format!("a/{}", s.path));
+    let b = new.map_or("/dev/null".to_string(), |s| format!("b/{}", s.path));
+    let (old_text, new_text) = (
+        String::from_utf8_lossy(old_bytes),
+        String::from_utf8_lossy(new_bytes),
+    );
+    let diff = TextDiff::from_lines(old_text.as_ref(), new_text.as_ref());
+    let text = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&a, &b)
+        .to_string();
+    out.push_str(&text);
 }

@@ -296,6 +296,7 @@ pub fn run_patch_text(
         (Some(r), Destination::Index | Destination::Cached) => Some(r.index()?),
         _ => None,
     };
+    let targets = link_files(targets, repo.as_ref(), index.as_ref(), inv.destination)?;
     let mut apply = inv.apply.clone();
     apply.partial |= inv.reject;
     let faults = crate::sigbus::faults();
@@ -361,6 +362,28 @@ fn cut_short(plan: &PatchPlan) -> std::io::Error {
     ))
 }
 
+/// `targets` as the working tree of `repo` holds its files: with
+/// `core.symlinks=false`, where the index (`index`, or read now) stages a
+/// symbolic link, the tree has a regular file holding its target, read and
+/// written as that link (`--cached` reads the index itself).
+fn link_files(
+    targets: WorktreeTargets,
+    repo: Option<&Repo>,
+    index: Option<&gix::index::File>,
+    destination: Destination,
+) -> Result<WorktreeTargets, RunError> {
+    let Some(r) = repo.filter(|r| !r.symlinks() && destination != Destination::Cached) else {
+        return Ok(targets);
+    };
+    let staged = match index {
+        Some(ix) => Repo::staged_links(ix),
+        None => Repo::staged_links(&r.index()?),
+    };
+    // A worktree-only run leaves the index as it is: an earlier one may
+    // have written links and files the index does not know of.
+    Ok(targets.with_link_files(staged, destination == Destination::Worktree))
+}
+
 /// Plans the patch against the working tree (or, with `--cached`, the
 /// index) and refuses what the destination does not allow.
 fn plan_run(
@@ -384,23 +407,6 @@ fn plan_run(
         plan.error = Some(Problem::new(
             ProblemCode::NotARepository,
             "--index and --cached need a git repository",
-            None,
-        ));
-    }
-    let link = plan
-        .results()
-        .find(|res| res.old_is_link() || res.new_is_link())
-        .and_then(|res| res.new_path.clone().or_else(|| res.old_path.clone()));
-    if let Some(r) = repo
-        && inv.destination != Destination::Cached
-        && !r.symlinks()
-        && let Some(path) = link
-    {
-        plan.error = Some(Problem::new(
-            ProblemCode::NotAFile,
-            format!(
-                "{path}: the patch changes a symbolic link, and core.symlinks is false in this repository: links are not written to this working tree (use --cached to change the index only)"
-            ),
             None,
         ));
     }

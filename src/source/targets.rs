@@ -4,7 +4,7 @@
 
 use super::content::Content;
 use super::stamp::Stamp;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
@@ -69,6 +69,15 @@ pub(crate) trait Targets {
     /// The mode the file has (`0o100644`, `0o100755`), if known.
     fn mode(&self, _path: &str) -> Option<u32> {
         None
+    }
+
+    /// True when a regular file may stand for a symbolic link, and a link
+    /// read from the index's word for a regular file, their bytes deciding
+    /// which: links are files holding their target (`core.symlinks=false`)
+    /// and the index, which alone tells them apart, is not kept in step (a
+    /// run that writes the working tree alone, as an earlier one may have).
+    fn link_kind_by_bytes(&self) -> bool {
+        false
     }
 
     /// The same targets, shareable between threads, when they may be read
@@ -169,6 +178,22 @@ pub(crate) struct WorktreeTargets {
     /// Patch paths already resolved (a file is read, its mode asked and its
     /// write planned: one resolution serves all three).
     resolved: Mutex<HashMap<String, PathBuf>>,
+    /// In a repository with `core.symlinks=false`: where links are (git
+    /// checks each out as a regular file holding the link's target, and so
+    /// it is read and written here).
+    link_files: Option<LinkFiles>,
+}
+
+/// Where a tree with `core.symlinks=false` has links (regular files
+/// holding their target), and how far the index tells.
+#[derive(Debug)]
+struct LinkFiles {
+    /// The paths where the index stages a symbolic link.
+    staged: HashSet<String>,
+    /// The index is not kept in step with the working tree (a run that
+    /// writes the working tree alone): a file may be a link an earlier
+    /// such run wrote, or a link a file; the bytes decide.
+    by_bytes: bool,
 }
 
 impl WorktreeTargets {
@@ -181,7 +206,38 @@ impl WorktreeTargets {
             canonical_root,
             real_dirs: Mutex::new(HashMap::new()),
             resolved: Mutex::new(HashMap::new()),
+            link_files: None,
         })
+    }
+
+    /// These targets in a tree where symbolic links are regular files
+    /// holding their target (`core.symlinks=false`); `staged_links`: the
+    /// paths where the index stages a link. A regular file at such a path
+    /// is read as that link ([`Node::Link`]); a plain file patch may not
+    /// edit it (as a link may not be edited), and a real symbolic link is
+    /// refused, since git never writes one in such a tree. `by_bytes`: the
+    /// run leaves the index as it is, so that a file and a link are told
+    /// apart by their bytes where the index does not tell
+    /// ([`Targets::link_kind_by_bytes`]).
+    pub(crate) fn with_link_files(mut self, staged_links: HashSet<String>, by_bytes: bool) -> Self {
+        self.link_files = Some(LinkFiles {
+            staged: staged_links,
+            by_bytes,
+        });
+        self
+    }
+
+    /// True when symbolic links are written as regular files holding their
+    /// target (`core.symlinks=false`, see [`with_link_files`](Self::with_link_files)).
+    pub(crate) fn links_as_files(&self) -> bool {
+        self.link_files.is_some()
+    }
+
+    /// True when `rel` is a link checked out as a regular file.
+    fn link_file(&self, rel: &str) -> bool {
+        self.link_files
+            .as_ref()
+            .is_some_and(|l| l.staged.contains(rel))
     }
 
     /// The real path of `dir`; for a directory that does not exist yet, the
@@ -357,6 +413,9 @@ impl Targets for WorktreeTargets {
             Ok(meta) if !meta.is_file() => {
                 Err(TargetError::NotAFile(format!("{rel}: not a regular file")))
             }
+            Ok(_) if self.link_file(rel) => Err(TargetError::NotAFile(format!(
+                "{rel}: a symbolic link is staged there (core.symlinks is false: the file holds its target); edit the file it points to instead"
+            ))),
             Ok(meta) => Content::load_stated(&path, &meta)
                 .map(Some)
                 .map_err(|source| TargetError::Io {
@@ -375,6 +434,11 @@ impl Targets for WorktreeTargets {
         match fs::symlink_metadata(&path) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(source) => Err(io(source)),
+            Ok(meta) if meta.file_type().is_symlink() && self.links_as_files() => {
+                Err(TargetError::NotAFile(format!(
+                    "{rel}: a symbolic link stands here, but core.symlinks is false in this repository (git writes links as files holding their target): refused rather than replaced by a file"
+                )))
+            }
             Ok(meta) if meta.file_type().is_symlink() => {
                 use std::os::unix::ffi::OsStringExt;
                 let target = fs::read_link(&path).map_err(io)?;
@@ -386,6 +450,9 @@ impl Targets for WorktreeTargets {
             Ok(meta) if !meta.is_file() => {
                 Err(TargetError::NotAFile(format!("{rel}: not a regular file")))
             }
+            Ok(meta) if self.link_file(rel) => Content::load_stated(&path, &meta)
+                .map(|c| Some(Node::Link(c.to_vec())))
+                .map_err(io),
             Ok(meta) => Content::load_stated(&path, &meta)
                 .map(|c| Some(Node::File(c)))
                 .map_err(io),
@@ -405,6 +472,11 @@ impl Targets for WorktreeTargets {
 
     fn mode(&self, rel: &str) -> Option<u32> {
         Stamp::of(&self.resolve(rel).ok()?).map(|s| s.git_mode())
+    }
+
+    /// See [`with_link_files`](Self::with_link_files).
+    fn link_kind_by_bytes(&self) -> bool {
+        self.link_files.as_ref().is_some_and(|l| l.by_bytes)
     }
 
     fn named_elsewhere(&self, path: &str) -> Vec<String> {

@@ -26,7 +26,11 @@ pub(crate) fn worktree_changes<'a>(
 ) -> Result<Vec<FileChange<'a>>, TargetError> {
     let mut writes = Vec::new();
     let mut deletes = Vec::new();
+    // With `core.symlinks=false` a link is a regular file holding its
+    // target, checked and replaced as any file is.
+    let real_link = |link: bool| link && !targets.links_as_files();
     for r in results.into_iter().filter(|r| r.changes_anything()) {
+        let (old_link, new_link) = (real_link(r.old_is_link()), real_link(r.new_is_link()));
         // A symbolic link on either side is replaced or removed itself: its
         // path is checked up to its directory, the link never followed.
         let links = r.old_is_link() || r.new_is_link();
@@ -46,15 +50,18 @@ pub(crate) fn worktree_changes<'a>(
                 expect: if r.old_path.is_none() || moved {
                     Expect::Absent
                 } else {
-                    expect_of(&r.old, r.old_is_link())
+                    expect_of(&r.old, old_link)
                 },
-                link: r.new_is_link(),
+                link: new_link,
                 // A file edited in place keeps its own permission bits (a
                 // read-only file stays read-only); added and moved files get
                 // the mode git would give them.
-                mode: if r.old_is_link() || r.new_is_link() {
+                mode: if old_link || new_link {
                     // A link has no bits; a file replacing one gets git's.
                     r.new_mode.map(|m| m & 0o777)
+                } else if r.new_is_link() {
+                    // A link written as a file: git's bits for a file.
+                    Some(0o644)
                 } else if r.old_path.is_some() && !moved {
                     if r.mode_changes() {
                         exec_bits(&targets.resolve_checked(new_path)?, r.new_mode)
@@ -74,7 +81,7 @@ pub(crate) fn worktree_changes<'a>(
         {
             deletes.push(FileChange::Delete {
                 path: resolve(old_path)?,
-                expect: expect_of(&r.old, r.old_is_link()),
+                expect: expect_of(&r.old, old_link),
             });
         }
     }

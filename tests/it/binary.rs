@@ -1,13 +1,15 @@
 //! Binary files against real `git apply`: in a temporary repository,
 //! binary files (random bytes with NULs; empty, small and over 64 KiB, so
 //! git writes both `literal` and `delta` hunks) are added, changed,
-//! rewritten, deleted and renamed together with text files; the
+//! rewritten, deleted and renamed together with text files, and turned
+//! into a symbolic link and back (typechanges); the
 //! `git diff --binary` (with and without rename detection) and
 //! `git format-patch` of that change are applied by our binary and by
 //! `git apply` to copies of the tree, plain and with `--index`: trees and
 //! index entries must be the same byte for byte. A second run writes
-//! nothing; `-R` restores the tree and the index; a binary file that is
-//! not the patch's old side is refused with nothing written.
+//! nothing; `-R` restores the tree and the index; a failure at any write
+//! step leaves tree and index all before or all after; a binary file that
+//! is not the patch's old side is refused with nothing written.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -46,6 +48,8 @@ fn base(root: &Path) {
     fs::write(root.join("moved.bin"), bytes(5, 80_000)).unwrap();
     fs::write(root.join("tobin.txt"), "plain text\nsecond line\n").unwrap();
     fs::write(root.join("frombin.dat"), bytes(6, 500)).unwrap();
+    fs::write(root.join("binlink.bin"), bytes(15, 3_000)).unwrap();
+    std::os::unix::fs::symlink("small.bin", root.join("linkbin")).unwrap();
     let text: String = (1..=40).map(|i| format!("line {i}\n")).collect();
     fs::write(root.join("notes.txt"), text).unwrap();
     git(root, &["init", "-q"]);
@@ -71,6 +75,11 @@ fn change(root: &Path) {
     tobin.extend_from_slice(&bytes(14, 30));
     fs::write(root.join("tobin.txt"), tobin).unwrap();
     fs::write(root.join("frombin.dat"), "now text\n").unwrap();
+    // Typechanges: a binary file becomes a link, a link a binary file.
+    fs::remove_file(root.join("binlink.bin")).unwrap();
+    std::os::unix::fs::symlink("img/big.bin", root.join("binlink.bin")).unwrap();
+    fs::remove_file(root.join("linkbin")).unwrap();
+    fs::write(root.join("linkbin"), bytes(16, 70_000)).unwrap();
     let text: String = (1..=40)
         .map(|i| match i {
             5 => "line five\n".to_string(),
@@ -112,6 +121,10 @@ fn patches(dir: &Path) -> (PathBuf, Vec<(&'static str, String)>) {
             .contains("rename from moved.bin\nrename to renamed.bin\n")
     );
     assert!(out[2].1.contains("rename to renamed.bin\n"));
+    for (name, text) in &out {
+        let typechange = "diff --git a/binlink.bin b/binlink.bin\ndeleted file mode 100644\n";
+        assert!(text.contains(typechange), "{name}: no binary typechange");
+    }
     for (name, text) in &out {
         assert!(text.contains("\ndelta "), "{name}: no delta hunk\n");
         assert!(text.contains("\nliteral "), "{name}: no literal hunk\n");
@@ -195,6 +208,25 @@ fn check_and_cached_follow_git_apply() {
 }
 
 #[test]
+fn a_failure_at_any_write_step_leaves_tree_and_index_before_or_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, _) = patches(dir.path());
+    // The typechanges, a changed and a new binary file, and a text file: the
+    // whole patch's large files would make each of the hundred runs slow.
+    let paths = [
+        "binlink.bin",
+        "linkbin",
+        "small.bin",
+        "new.bin",
+        "notes.txt",
+    ];
+    let args = [&["diff", "--binary", "HEAD~1", "HEAD", "--"][..], &paths].concat();
+    let patch = dir.path().join("some.patch");
+    fs::write(&patch, git(&dir.path().join("work"), &args)).unwrap();
+    support::faults_leave_before_or_after(dir.path(), &root, &patch.display().to_string());
+}
+
+#[test]
 fn a_changed_binary_file_is_refused_and_nothing_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let (root, patches) = patches(dir.path());
@@ -275,4 +307,29 @@ fn emit_unified_writes_binary_files_as_git_binary_patches() {
     git(&theirs, &["apply", "--index", &patch.display().to_string()]);
     assert_eq!(snapshot(&ours), snapshot(&theirs));
     assert_eq!(support::staged(&ours), support::staged(&theirs));
+}
+
+#[test]
+fn stat_numstat_and_summary_show_binary_files_as_git_apply_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, patches) = patches(dir.path());
+    for (i, (name, text)) in patches.iter().enumerate() {
+        let patch = dir.path().join(format!("{i}.patch"));
+        fs::write(&patch, text).unwrap();
+        let patch = patch.display().to_string();
+        for option in ["--stat", "--numstat", "--summary"] {
+            let out = run_bin(&root, &[option, &patch], None);
+            assert!(out.status.success(), "{name}: {}", support::stderr(&out));
+            // git's summary gives a rename's similarity, which is not kept.
+            let renames = |text: &str| -> String {
+                let kept = text.lines().filter(|l| !l.starts_with(" rename "));
+                kept.map(|l| format!("{l}\n")).collect()
+            };
+            assert_eq!(
+                renames(&String::from_utf8_lossy(&out.stdout)),
+                renames(&git(&root, &["apply", option, &patch])),
+                "{name} {option}"
+            );
+        }
+    }
 }

@@ -287,3 +287,38 @@ fn a_successful_run_removes_a_stale_report_given_with_report() {
     assert_eq!(out.status.code(), Some(0));
     assert!(!base.with_extension("json").exists() && !base.with_extension("md").exists());
 }
+
+#[test]
+fn stat_scales_the_graph_and_cuts_long_names_as_git_apply_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("t");
+    let long = "src/a/rather/deeply/nested/directory/holding/the_module_file.rs";
+    fs::create_dir_all(root.join(long).parent().unwrap()).unwrap();
+    let text =
+        |n: usize, word: &str| -> String { (0..n).map(|i| format!("{word} {i}\n")).collect() };
+    fs::write(root.join(long), text(10, "x")).unwrap();
+    fs::write(root.join("big.txt"), text(300, "b")).unwrap();
+    fs::write(root.join("sp äce.txt"), "one\n").unwrap();
+    support::git(&root, &["init", "-q"]);
+    support::git(&root, &["add", "-A"]);
+    support::git(&root, &["commit", "-qm", "base"]);
+    fs::write(root.join(long), text(12, "y")).unwrap();
+    fs::write(root.join("big.txt"), text(120, "c")).unwrap();
+    fs::write(root.join("sp äce.txt"), "two\n").unwrap();
+    fs::write(root.join("new.txt"), text(40, "n")).unwrap();
+    support::git(&root, &["add", "-A"]);
+    let patch = dir.path().join("p.diff");
+    fs::write(&patch, support::git(&root, &["diff", "--cached"])).unwrap();
+    // Back to the base (the added file goes too).
+    support::git(&root, &["reset", "-q", "--hard"]);
+    let patch = patch.display().to_string();
+    for option in ["--stat", "--numstat", "--summary"] {
+        let out = run_bin(&root, &[option, &patch], None);
+        assert!(out.status.success(), "{}", support::stderr(&out));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            support::git(&root, &["apply", option, &patch]),
+            "{option}"
+        );
+    }
+}

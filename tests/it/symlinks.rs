@@ -160,6 +160,64 @@ fn cached_and_check_follow_git_apply() {
 }
 
 #[test]
+fn stat_numstat_and_summary_show_typechanges_as_git_apply_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, diffs) = diffs(dir.path());
+    for (i, (name, diff)) in diffs.iter().take(2).enumerate() {
+        let patch = dir.path().join(format!("{i}.diff"));
+        fs::write(&patch, diff).unwrap();
+        let patch = patch.display().to_string();
+        for option in ["--stat", "--numstat", "--summary"] {
+            let out = run_bin(&root, &[option, &patch], None);
+            assert!(out.status.success(), "{name}: {}", support::stderr(&out));
+            // git's summary gives a rename's similarity, which is not kept.
+            let renames = |text: &str| -> String {
+                let kept = text.lines().filter(|l| !l.starts_with(" rename "));
+                kept.map(|l| format!("{l}\n")).collect()
+            };
+            assert_eq!(
+                renames(&String::from_utf8_lossy(&out.stdout)),
+                renames(&git(&root, &["apply", option, &patch])),
+                "{name} {option}"
+            );
+        }
+    }
+}
+
+#[test]
+fn emit_unified_writes_links_modes_and_typechanges_as_git_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, diffs) = diffs(dir.path());
+    let patch = dir.path().join("all.diff");
+    fs::write(&patch, &diffs[0].1).unwrap();
+    let patch = patch.display().to_string();
+    let out = run_bin(&root, &["--emit-unified", &patch], None);
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let emitted = String::from_utf8(out.stdout).unwrap();
+    assert!(emitted.contains("new file mode 120000\n"), "{emitted}");
+    assert!(
+        emitted.contains("old mode 100644\nnew mode 100755\n"),
+        "{emitted}"
+    );
+    let completed = dir.path().join("completed.diff");
+    fs::write(&completed, &emitted).unwrap();
+    let (ours, theirs) = (dir.path().join("ours"), dir.path().join("theirs"));
+    support::copy_repo(&root, &ours);
+    support::copy_repo(&root, &theirs);
+    git(
+        &ours,
+        &["apply", "--index", &completed.display().to_string()],
+    );
+    git(&theirs, &["apply", "--index", &patch]);
+    assert_eq!(snapshot(&ours), snapshot(&theirs), "{emitted}");
+    assert_eq!(
+        support::staged(&ours),
+        support::staged(&theirs),
+        "{emitted}"
+    );
+}
+
+#[test]
 fn a_link_is_matched_exactly_and_never_written_through() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("t");
@@ -232,76 +290,117 @@ fn a_failure_at_any_write_step_leaves_the_links_as_they_were() {
     let (root, diffs) = diffs(dir.path());
     let patch = dir.path().join("all.diff");
     fs::write(&patch, &diffs[0].1).unwrap();
-    let patch = patch.display().to_string();
-    let before = snapshot(&root);
-    let after = {
-        let done = dir.path().join("done");
-        support::copy_repo(&root, &done);
-        let out = run_bin(&done, &["--index", &patch], None);
-        assert!(out.status.success(), "{}", support::stderr(&out));
-        snapshot(&done)
-    };
-    let mut seen = (0, 0);
-    for step in 1..60 {
-        for (variable, value) in [
-            ("GIT_FUZZY_APPLY_TEST_FAIL_AT", format!("{step}")),
-            ("GIT_FUZZY_APPLY_TEST_EXIT_AT", format!("{step}")),
-        ] {
-            let tree = dir.path().join(format!("s{step}-{variable}"));
-            support::copy_repo(&root, &tree);
-            let mut command = std::process::Command::new(support::BIN);
-            command
-                .args(["--index", &patch])
-                .current_dir(&tree)
-                .env(variable, &value);
-            support::output_within(&mut command, b"", support::WATCHDOG);
-            let recovered = run_bin(&tree, &["--recover"], None);
-            assert!(
-                recovered.status.success(),
-                "{}",
-                support::stderr(&recovered)
-            );
-            let now = snapshot(&tree);
-            assert!(
-                now == before || now == after,
-                "{variable}={value}: neither before nor after:\n{now:#?}"
-            );
-            if now == before {
-                seen.0 += 1;
-            } else {
-                seen.1 += 1;
-            }
-            let status = git(&tree, &["status", "--porcelain"]);
-            assert!(
-                (now == before && status.is_empty()) || now == after,
-                "{variable}={value}: index and tree disagree: {status}"
-            );
+    support::faults_leave_before_or_after(dir.path(), &root, &patch.display().to_string());
+}
+
+/// `root` as git checks it out with `core.symlinks=false`: each link a
+/// regular file holding its target, the index still staging `120000`.
+fn links_as_files(root: &Path) {
+    git(root, &["config", "core.symlinks", "false"]);
+    for (path, entry) in snapshot(root) {
+        if matches!(entry, support::Entry::Link(_)) {
+            fs::remove_file(root.join(path)).unwrap();
         }
     }
+    git(root, &["checkout", "--", "."]);
     assert!(
-        seen.0 > 40 && seen.1 > 2,
-        "the faults reached too few steps: {seen:?}"
+        !snapshot(root)
+            .values()
+            .any(|e| matches!(e, support::Entry::Link(_)))
+    );
+}
+
+/// Runs `args` and the patch `patch` in `tree`, asserting success.
+fn ok(tree: &Path, args: &[&str], patch: &str, name: &str) {
+    let out = run_bin(tree, &[args, &[patch]].concat(), None);
+    assert!(
+        out.status.success(),
+        "{name} {args:?}: {}",
+        support::stderr(&out)
     );
 }
 
 #[test]
-fn core_symlinks_false_is_refused_clearly() {
+fn core_symlinks_false_writes_links_as_files_as_git_does() {
     let dir = tempfile::tempdir().unwrap();
     let (root, diffs) = diffs(dir.path());
-    git(&root, &["config", "core.symlinks", "false"]);
-    let patch = dir.path().join("new.diff");
-    let newlink = diffs
-        .iter()
-        .find(|(name, _)| name.starts_with("a/newlink"))
-        .unwrap();
-    fs::write(&patch, &newlink.1).unwrap();
+    links_as_files(&root);
+    let (before, before_index) = (snapshot(&root), support::staged(&root));
+    for (i, (name, diff)) in diffs.iter().enumerate() {
+        let patch = dir.path().join(format!("{i}.diff"));
+        fs::write(&patch, diff).unwrap();
+        let patch = patch.display().to_string();
+        let at = |what: &str| dir.path().join(format!("{what}{i}"));
+        let (ours, worktree, theirs) = (at("ours"), at("worktree"), at("theirs"));
+        for tree in [&ours, &worktree, &theirs] {
+            support::copy_repo(&root, tree);
+        }
+        git(&theirs, &["apply", "--index", &patch]);
+        let (tree, index) = (snapshot(&theirs), support::staged(&theirs));
+        // --index: tree and index as git's; again: nothing written; -R: back.
+        ok(&ours, &["--index"], &patch, name);
+        assert_eq!(snapshot(&ours), tree, "{name}: trees differ\n{diff}");
+        assert_eq!(support::staged(&ours), index, "{name}: indexes differ");
+        let inodes = support::inodes(&ours);
+        ok(&ours, &["--index"], &patch, name);
+        assert_eq!(inodes, support::inodes(&ours), "{name}: a second run wrote");
+        ok(&ours, &["-R", "--index"], &patch, name);
+        assert_eq!(snapshot(&ours), before, "{name}: -R, tree");
+        assert_eq!(support::staged(&ours), before_index, "{name}: -R, index");
+        assert_eq!(git(&ours, &["status", "--porcelain"]), "", "{name}");
+        // The working tree alone: the tree git's --index gives (plain `git
+        // apply` refuses a link it finds as a file: "wrong type"), the
+        // index untouched; a second run and -R go by the files' bytes.
+        ok(&worktree, &[], &patch, name);
+        assert_eq!(snapshot(&worktree), tree, "{name}: worktree only");
+        assert_eq!(support::staged(&worktree), before_index, "{name}");
+        let inodes = support::inodes(&worktree);
+        ok(&worktree, &[], &patch, name);
+        assert_eq!(
+            inodes,
+            support::inodes(&worktree),
+            "{name}: a second run wrote"
+        );
+        ok(&worktree, &["-R"], &patch, name);
+        assert_eq!(snapshot(&worktree), before, "{name}: -R, worktree only");
+        for tree in [&ours, &worktree, &theirs] {
+            fs::remove_dir_all(tree).unwrap();
+        }
+    }
+    let patch = dir.path().join("0.diff").display().to_string();
+    support::check_and_cached_as_git_apply(dir.path(), &root, &patch);
+}
+
+#[test]
+fn core_symlinks_false_leaves_plain_patches_and_real_links_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, diffs) = diffs(dir.path());
+    links_as_files(&root);
+    let patch = dir.path().join("all.diff");
+    fs::write(&patch, &diffs[0].1).unwrap();
     let before = snapshot(&root);
-    let out = run_bin(&root, &[&patch.display().to_string()], None);
+    // A plain diff of a link checked out as a file edits neither it nor
+    // the file it names.
+    let plain = "--- a/tomod\n+++ b/tomod\n@@ -1 +1 @@\n-file.txt\n\\ No newline at end of file\n+other.txt\n\\ No newline at end of file\n";
+    let out = run_bin(&root, &["-"], Some(plain.as_bytes()));
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        support::stderr(&out).contains("core.symlinks is false"),
+        support::stderr(&out).contains("symbolic link is staged"),
         "{}",
         support::stderr(&out)
     );
-    assert_eq!(snapshot(&root), before);
+    // A real link where git would have written a file is refused, not
+    // replaced by one.
+    fs::remove_file(root.join("tomod")).unwrap();
+    symlink("file.txt", root.join("tomod")).unwrap();
+    let out = run_bin(&root, &[&patch.display().to_string()], None);
+    assert_eq!(out.status.code(), Some(1));
+    let err = support::stderr(&out);
+    assert!(
+        err.contains("core.symlinks is false") && err.contains("tomod"),
+        "{err}"
+    );
+    fs::remove_file(root.join("tomod")).unwrap();
+    fs::write(root.join("tomod"), "file.txt").unwrap();
+    assert_eq!(snapshot(&root), before, "a refused run wrote");
 }

@@ -224,3 +224,63 @@ pub fn check_and_cached_as_git_apply(dir: &Path, root: &Path, patch: &str) {
     assert_eq!(snapshot(&ours), tree, "--cached touched the working tree");
     assert_eq!(staged(&ours), staged(&theirs));
 }
+
+/// Runs `patch` (a file's path) with `--index` on copies of the
+/// repository `root` made under `dir`, failing (or exiting) at every write
+/// step in turn, then `--recover`: each tree must be as before or as after
+/// a clean run, and its index must agree with it.
+pub fn faults_leave_before_or_after(dir: &Path, root: &Path, patch: &str) {
+    let (before, before_index) = (snapshot(root), staged(root));
+    let done = dir.join("done");
+    copy_repo(root, &done);
+    let out = run_bin(&done, &["--index", patch], None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (after, after_index) = (snapshot(&done), staged(&done));
+    let mut seen = (0, 0);
+    for step in 1..60 {
+        for (variable, value) in [
+            ("GIT_FUZZY_APPLY_TEST_FAIL_AT", format!("{step}")),
+            ("GIT_FUZZY_APPLY_TEST_EXIT_AT", format!("{step}")),
+        ] {
+            let tree = dir.join(format!("s{step}-{variable}"));
+            copy_repo(root, &tree);
+            let mut command = Command::new(BIN);
+            command
+                .args(["--index", patch])
+                .current_dir(&tree)
+                .env(variable, &value);
+            output_within(&mut command, b"", WATCHDOG);
+            let recovered = run_bin(&tree, &["--recover"], None);
+            assert!(recovered.status.success(), "{}", stderr(&recovered));
+            let now = snapshot(&tree);
+            let odd: Vec<&PathBuf> = now
+                .iter()
+                .filter(|(p, e)| before.get(*p) != Some(e) && after.get(*p) != Some(e))
+                .map(|(p, _)| p)
+                .collect();
+            assert!(
+                now == before || now == after,
+                "{variable}={value}: neither before nor after (paths like neither: {odd:?})"
+            );
+            let index = staged(&tree);
+            if now == before {
+                seen.0 += 1;
+                assert_eq!(index, before_index, "{variable}={value}: index");
+                assert_eq!(
+                    git(&tree, &["status", "--porcelain"]),
+                    "",
+                    "{variable}={value}"
+                );
+            } else {
+                seen.1 += 1;
+                assert_eq!(index, after_index, "{variable}={value}: index");
+            }
+        }
+        fs::remove_dir_all(dir.join(format!("s{step}-GIT_FUZZY_APPLY_TEST_FAIL_AT"))).ok();
+        fs::remove_dir_all(dir.join(format!("s{step}-GIT_FUZZY_APPLY_TEST_EXIT_AT"))).ok();
+    }
+    assert!(
+        seen.0 > 40 && seen.1 > 2,
+        "the faults reached too few steps: {seen:?}"
+    );
+}
