@@ -267,6 +267,15 @@ pub struct Hunk {
     /// indentation says which block the lines it stands for lie in).
     #[serde(skip)]
     pub elision_above: Option<String>,
+    /// A SEARCH/REPLACE block of a Roo or Cline tool call whose markers
+    /// were written XML-escaped (`&lt;&lt;&lt;&lt;&lt;&lt;&lt; SEARCH`): the
+    /// block read with `&lt;`, `&gt;`, `&amp;`, `&quot;`, `&apos;`,
+    /// `&#39;` decoded, when that differs from the block as written
+    /// (`lines`). The file decides between the two readings, all of a
+    /// file's blocks read one way; where both place with different
+    /// results the blocks are refused (see `docs/formats.md`).
+    #[serde(skip)]
+    pub unescaped: Option<Box<Hunk>>,
 }
 
 /// Elision lines in a SEARCH/REPLACE block: lines that stand for unchanged
@@ -297,6 +306,28 @@ pub struct Elision {
 }
 
 impl Hunk {
+    /// The hunk itself, or (`decoded`) its decoded reading
+    /// ([`Hunk::unescaped`]) when it has one.
+    pub(crate) fn read_as(&self, decoded: bool) -> &Hunk {
+        match self.unescaped.as_deref() {
+            Some(d) if decoded => d,
+            _ => self,
+        }
+    }
+
+    /// Runs `f` on the hunk and then on its decoded reading
+    /// ([`Hunk::unescaped`]), if it has one; stops at the first error.
+    pub(crate) fn each_reading<E>(
+        &mut self,
+        mut f: impl FnMut(&mut Hunk) -> Result<(), E>,
+    ) -> Result<(), E> {
+        f(self)?;
+        match self.unescaped.as_deref_mut() {
+            Some(decoded) => f(decoded),
+            None => Ok(()),
+        }
+    }
+
     /// The lines that must be found in the file, in order.
     ///
     /// ```

@@ -10,6 +10,7 @@ mod done_in_order;
 pub(crate) mod edits;
 mod elision;
 mod eof_blank;
+mod escaped;
 mod file;
 mod hunks;
 mod link;
