@@ -263,6 +263,13 @@ pub struct Hunk {
     /// end of the file; see `docs/formats.md`).
     #[serde(skip)]
     pub trailing_blank_search: bool,
+    /// A Roo block under `:start_line:` whose first SEARCH line begins with
+    /// `| ` (spaces before it allowed) and no other line with a gutter:
+    /// what is left of a `N | ` line-number prefix whose number was
+    /// dropped. Where the block stands nowhere as written, it is read
+    /// without that `| ` (see `docs/formats.md`).
+    #[serde(skip)]
+    pub gutter_residue: bool,
     /// For a piece after an elision line: that line as written (its
     /// indentation says which block the lines it stands for lie in).
     #[serde(skip)]

@@ -29,6 +29,7 @@ mod numbering;
 mod paths;
 mod roo;
 mod search_replace;
+pub(crate) use numbering::strip_gutter_residue;
 pub(crate) use search_replace::diff_lines;
 mod sr_block;
 mod unified;

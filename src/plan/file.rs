@@ -18,7 +18,7 @@ use super::sequence::{InOrder, merge_in_order, place_in_order};
 use super::transform::Unit;
 use super::{
     ApplyOptions, FileResult, LinkPlanner, NewContent, Planned, PlannedFile, done, elision,
-    escaped, pin_check,
+    escaped, gutter, pin_check,
 };
 
 /// Plans one [`Unit`]: the links' planner (`links`, handed in by the
@@ -375,7 +375,8 @@ pub(super) fn update(
     }
     let pre_image = file.blob_ids.as_ref();
     let pinned = Pins::new(pins.clone());
-    let read = escaped::locate(&source, &file.hunks, options, &pinned, pre_image);
+    let hunks = gutter::read(&source, &file.hunks);
+    let read = escaped::locate(&source, &hunks, options, &pinned, pre_image);
     let (base, hunks, mut results) = (read.base, read.found, read.results);
     let in_order = place_in_order(&source, &hunks, &mut results, &options.matching, &pinned);
     // Which candidates `--at FILE:N` would settle, for the report's hints.

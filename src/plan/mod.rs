@@ -12,6 +12,7 @@ mod elision;
 mod eof_blank;
 mod escaped;
 mod file;
+mod gutter;
 mod hunks;
 mod link;
 mod options;

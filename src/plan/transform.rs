@@ -71,6 +71,7 @@ pub(super) fn transform(
                 .or_else(|| unplaceable_reversal(file, targets))
                 .or_else(|| cut_removed_line(file))
                 .or_else(|| emptying_reversal(file, targets))
+                .or_else(|| super::gutter::unreversible(file))
             {
                 return Err(problem);
             }

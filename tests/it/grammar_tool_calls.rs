@@ -1,5 +1,5 @@
-//! Grammar property for habits of replies written as Roo and Cline tool
-//! calls (issue #19, `docs/formats.md`):
+//! Grammar property for two habits of replies written as Roo and Cline
+//! tool calls (issue #19, `docs/formats.md`):
 //!
 //! - **XML-escaped markers** (`&lt;&lt;&lt;&lt;&lt;&lt;&lt; SEARCH`), with
 //!   the text escaped too or written as it is, on files holding `<`, `&`,
@@ -7,6 +7,9 @@
 //!   result is the intended file or a refusal, never another file; and
 //!   where nothing in the file can be mistaken for the escaping, the
 //!   intended file.
+//! - **The gutter residue** (`| ` left on the first SEARCH line of a Roo
+//!   block under `:start_line:`, copied into REPLACE where that line is
+//!   kept), on files of plain lines: the intended file.
 
 use crate::grammar::{apply, distinct, gives, hunks, join};
 use proptest::prelude::*;
@@ -28,6 +31,11 @@ fn xml_line() -> impl Strategy<Value = String> + Clone {
         3 => ("[ ]{0,4}", "[a-z][a-z0-9_(){}=;:,.<>&\"' ]{6,24}")
             .prop_map(|(i, s)| format!("{i}{}", s.trim_end())),
     ]
+}
+
+/// Plain lines (no marker look-alike, no `|`, no character to escape).
+fn plain_line() -> impl Strategy<Value = String> + Clone {
+    ("[ ]{0,4}", "[a-z][a-z0-9_(){}=;:,. ]{6,24}").prop_map(|(i, s)| format!("{i}{}", s.trim_end()))
 }
 
 /// A file of distinct lines of `line`, and an edit of it.
@@ -137,5 +145,41 @@ proptest! {
         if one_reading || (escape_text && !old.contains('&') && search_escaped) {
             gives(&patch, &old, &new)?;
         }
+    }
+
+    #[test]
+    fn roo_gutter_residue_on_the_first_search_line(
+        (old, new) in file_and_edit(plain_line()),
+        pad in "[ ]{0,3}",
+    ) {
+        prop_assume!(old != new);
+        let hs = hunks(&old, &new, 3);
+        prop_assume!(searches_hold_text(&hs));
+        let mut blocks = String::new();
+        for (header, body) in &hs {
+            let (search, replace) = sections(body);
+            // `@@ -N,M +…`: the block's first SEARCH line is line N.
+            let start: usize = header[4..]
+                .split([',', ' '])
+                .next()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(1);
+            blocks.push_str(&format!("<<<<<<< SEARCH\n:start_line:{start}\n-------\n"));
+            let first = search.first().copied().unwrap_or_default();
+            let residue = |l: &str| format!("{pad}| {l}");
+            for (k, l) in search.iter().enumerate() {
+                let l = if k == 0 && !l.trim().is_empty() { residue(l) } else { l.to_string() };
+                blocks.push_str(&format!("{l}\n"));
+            }
+            blocks.push_str("=======\n");
+            for l in &replace {
+                // The first line kept unchanged is copied with its residue.
+                let l = if *l == first && !l.trim().is_empty() { residue(l) } else { l.to_string() };
+                blocks.push_str(&format!("{l}\n"));
+            }
+            blocks.push_str(">>>>>>> REPLACE\n\n");
+        }
+        let patch = call(false, &blocks);
+        gives(&patch, &old, &new)?;
     }
 }
