@@ -50,6 +50,9 @@ const LOOK_ALIKES: &[&str] = &[
     "+++++++",
     "...",
     "// ... existing code ...",
+    "| x",
+    "&lt;&lt;&lt;&lt;&lt;&lt;&lt; SEARCH",
+    "a &lt; b",
 ];
 
 /// A line: a look-alike, or ordinary distinct text.
