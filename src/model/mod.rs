@@ -263,10 +263,26 @@ pub struct Hunk {
     /// end of the file; see `docs/formats.md`).
     #[serde(skip)]
     pub trailing_blank_search: bool,
+    /// A Roo block under `:start_line:` whose first SEARCH line begins with
+    /// `| ` (spaces before it allowed) and no other line with a gutter:
+    /// what is left of a `N | ` line-number prefix whose number was
+    /// dropped. Where the block stands nowhere as written, it is read
+    /// without that `| ` (see `docs/formats.md`).
+    #[serde(skip)]
+    pub gutter_residue: bool,
     /// For a piece after an elision line: that line as written (its
     /// indentation says which block the lines it stands for lie in).
     #[serde(skip)]
     pub elision_above: Option<String>,
+    /// A SEARCH/REPLACE block of a Roo or Cline tool call whose markers
+    /// were written XML-escaped (`&lt;&lt;&lt;&lt;&lt;&lt;&lt; SEARCH`): the
+    /// block read with `&lt;`, `&gt;`, `&amp;`, `&quot;`, `&apos;`,
+    /// `&#39;` decoded, when that differs from the block as written
+    /// (`lines`). The file decides between the two readings, all of a
+    /// file's blocks read one way; where both place with different
+    /// results the blocks are refused (see `docs/formats.md`).
+    #[serde(skip)]
+    pub unescaped: Option<Box<Hunk>>,
 }
 
 /// Elision lines in a SEARCH/REPLACE block: lines that stand for unchanged
@@ -297,6 +313,28 @@ pub struct Elision {
 }
 
 impl Hunk {
+    /// The hunk itself, or (`decoded`) its decoded reading
+    /// ([`Hunk::unescaped`]) when it has one.
+    pub(crate) fn read_as(&self, decoded: bool) -> &Hunk {
+        match self.unescaped.as_deref() {
+            Some(d) if decoded => d,
+            _ => self,
+        }
+    }
+
+    /// Runs `f` on the hunk and then on its decoded reading
+    /// ([`Hunk::unescaped`]), if it has one; stops at the first error.
+    pub(crate) fn each_reading<E>(
+        &mut self,
+        mut f: impl FnMut(&mut Hunk) -> Result<(), E>,
+    ) -> Result<(), E> {
+        f(self)?;
+        match self.unescaped.as_deref_mut() {
+            Some(decoded) => f(decoded),
+            None => Ok(()),
+        }
+    }
+
     /// The lines that must be found in the file, in order.
     ///
     /// ```

@@ -29,9 +29,11 @@ mod numbering;
 mod paths;
 mod roo;
 mod search_replace;
+pub(crate) use numbering::strip_gutter_residue;
 pub(crate) use search_replace::diff_lines;
 mod sr_block;
 mod unified;
+pub(crate) mod xml_escape;
 
 use crate::error::ParseError;
 use crate::model::{FileOp, LineKind, Patch, PatchFormat};
@@ -268,22 +270,29 @@ pub fn parse_patch_text(text: &PatchText, options: &ParseOptions) -> Result<Patc
         // BOM, so they go from its hunks.
         let whole = file.copy_from.is_none() && file.op != FileOp::Update;
         for hunk in &mut file.hunks {
-            if !whole {
-                drop_line_end_crs(hunk);
-                if let Some(Ok(pieces)) = hunk.elision.as_deref_mut().map(|e| &mut e.pieces) {
-                    pieces.iter_mut().for_each(drop_line_end_crs);
+            // A block's decoded reading (XML-escaped markers) is finished
+            // as the block is.
+            hunk.each_reading(|reading| {
+                if !whole {
+                    drop_line_end_crs(reading);
+                    let elision = reading.elision.as_deref_mut();
+                    if let Some(Ok(pieces)) = elision.map(|e| &mut e.pieces) {
+                        pieces.iter_mut().for_each(drop_line_end_crs);
+                    }
+                    drop_file_bom(reading, &file.path)?;
                 }
-            }
-            if !whole {
-                drop_file_bom(hunk, &file.path)?;
-            }
+                Ok::<(), ParseError>(())
+            })?;
         }
     }
     for hunk in files.iter_mut().flat_map(|f| f.hunks.iter_mut()) {
-        crate::model::pack_lone_texts(&mut hunk.lines);
-        if let Some(written) = &mut hunk.as_written {
-            crate::model::pack_lone_texts(written);
-        }
+        let Ok(()) = hunk.each_reading(|reading| {
+            crate::model::pack_lone_texts(&mut reading.lines);
+            if let Some(written) = &mut reading.as_written {
+                crate::model::pack_lone_texts(written);
+            }
+            Ok::<(), std::convert::Infallible>(())
+        });
     }
     if files.is_empty() {
         return Err(ParseError::NoEdits);

@@ -112,6 +112,47 @@ pub(crate) fn strip_numbered_after_first(
     ))
 }
 
+/// The text after the residue of Roo's `N | ` gutter left on a line whose
+/// number was dropped: `| text` or `   | text` (spaces, a `|`, one space).
+fn after_gutter_residue(line: &str) -> Option<&str> {
+    let rest = line.trim_start_matches(' ').strip_prefix("| ")?;
+    (!rest.trim().is_empty()).then_some(rest)
+}
+
+/// Takes off the residue of Roo's `N | ` gutter that the first SEARCH line
+/// of a block under `:start_line:` kept once its number was dropped (`| `
+/// before the text, spaces before it allowed), when no other SEARCH line
+/// carries a gutter (neither `|` first nor a line-number prefix) and every
+/// REPLACE line that starts with `|` is that first line unchanged (it is
+/// stripped alike). Returns the sections stripped; `None` for any other
+/// shape (a `|` written first on another line is content: a Markdown
+/// table, a shell pipeline, a Haskell guard).
+pub(crate) fn strip_gutter_residue(
+    search: &[String],
+    replace: &[String],
+) -> Option<(Vec<String>, Vec<String>)> {
+    let (first, rest) = search.split_first()?;
+    let text = after_gutter_residue(first)?;
+    let clean = |l: &String| !l.trim_start().starts_with('|') && split_numbered(l).is_none();
+    if !rest.iter().all(clean) {
+        return None;
+    }
+    let mut replaced = Vec::with_capacity(replace.len());
+    for l in replace {
+        if l == first {
+            replaced.push(text.to_string());
+        } else if l.trim_start().starts_with('|') {
+            return None;
+        } else {
+            replaced.push(l.clone());
+        }
+    }
+    let stripped = std::iter::once(text.to_string())
+        .chain(rest.iter().cloned())
+        .collect();
+    Some((stripped, replaced))
+}
+
 /// Strips from the lines of a REPLACE section the prefixes that continue the
 /// SEARCH section's `numbering`: same separator, and a number above the last
 /// one stripped by at most the lines since it (a new line may carry the
@@ -227,6 +268,28 @@ mod tests {
         assert!(strip_numbered_after_first(&search, 8).is_none());
         let numbered = lines(&["5 | a", "6 | b"]);
         assert!(strip_numbered_after_first(&numbered, 4).is_none());
+    }
+
+    #[test]
+    fn gutter_residue_on_the_first_search_line() {
+        let lines = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let search = lines(&["  | def f():", "    x = 1", ""]);
+        let (s, r) = strip_gutter_residue(&search, &lines(&["  | def f():", "    x = 2"])).unwrap();
+        assert_eq!(s, ["def f():", "    x = 1", ""]);
+        assert_eq!(r, ["def f():", "    x = 2"]);
+        let clean = lines(&["def g():", "    x = 2"]);
+        assert!(strip_gutter_residue(&search, &clean).is_some());
+        // Another line with a `|` first, in either section, or numbered: no.
+        let piped = lines(&["| a", "| b"]);
+        assert!(strip_gutter_residue(&piped, &clean).is_none());
+        let numbered = lines(&["| a", "5 | b"]);
+        assert!(strip_gutter_residue(&numbered, &clean).is_none());
+        let changed = lines(&["| def f(y):", "    x = 2"]);
+        assert!(strip_gutter_residue(&search, &changed).is_none());
+        // `|x`, a blank after the residue, or nothing first: no.
+        for first in ["|def f():", "| ", "def f():"] {
+            assert!(strip_gutter_residue(&lines(&[first, "b"]), &clean).is_none());
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@ use super::search_replace::{
     block_hunk, is_divider, is_replace, is_search, parse_block, push_hunk, stray_divider_habit,
 };
 use crate::error::ParseError;
-use crate::model::FilePatch;
+use crate::model::{FilePatch, Hunk};
 
 /// The tool calls read: Roo's `<apply_diff>` (both forms) and Cline's
 /// `<replace_in_file>` (the one-file form only).
@@ -303,11 +303,20 @@ fn blocks_in(
 ) -> Result<(), ParseError> {
     let mut j = 0;
     let mut any = false;
+    // Markers written XML-escaped: the blocks as written and decoded.
+    let escaped = super::xml_escape::readings(sub);
+    let (sub, decoded) = match &escaped {
+        Some((written, decoded)) => (written, Some(decoded)),
+        None => (sub, None),
+    };
     let strays = stray_divider_habit(sub);
     while let Some(l) = sub.line(j) {
         if is_search(l) {
             let (block, next) = parse_block(sub, j, strays)?;
-            let (hunk, create) = block_hunk(sub, block, hint)?;
+            let (mut hunk, create) = block_hunk(sub, block, hint)?;
+            if let Some(decoded) = decoded {
+                hunk.unescaped = decoded_reading(decoded, (j, next), hint, &hunk, strays)?;
+            }
             push_hunk(files, path.to_string(), hunk, create, None);
             any = true;
             j = next;
@@ -324,6 +333,30 @@ fn blocks_in(
         return Err(malformed(at, "`<diff>` holds no `<<<<<<< SEARCH` block"));
     }
     Ok(())
+}
+
+/// The block at line `j` of a `<diff>` whose markers are XML-escaped, read
+/// with its character references decoded (`decoded`: the `<diff>`'s lines
+/// decoded): `None` when that is the block as written (`hunk`). The two
+/// readings have the same markers on the same lines (every line that
+/// decodes to a marker is one in both), so the block ends where it ends as
+/// written (`next`).
+fn decoded_reading(
+    decoded: &Src,
+    (j, next): (usize, usize),
+    hint: Option<usize>,
+    hunk: &Hunk,
+    strays: bool,
+) -> Result<Option<Box<Hunk>>, ParseError> {
+    let (block, end) = parse_block(decoded, j, strays)?;
+    if end != next {
+        return Err(malformed(
+            decoded.orig(j),
+            "the XML-escaped block reads otherwise once `&lt;`, `&gt;` and `&amp;` are decoded",
+        ));
+    }
+    let (plain, _) = block_hunk(decoded, block, hint)?;
+    Ok((plain != *hunk).then(|| Box::new(plain)))
 }
 
 #[cfg(test)]

@@ -7,7 +7,9 @@
 use super::cleanup::Src;
 use super::elision;
 use super::malformed;
-use super::numbering::{strip_following, strip_numbered_after_first, strip_numbered_section};
+use super::numbering::{
+    strip_following, strip_gutter_residue, strip_numbered_after_first, strip_numbered_section,
+};
 use crate::error::ParseError;
 use crate::model::{FileOp, FilePatch, Hunk, HunkLine, LineKind, PatchFormat};
 use similar::{Algorithm, DiffOp, capture_diff_slices};
@@ -77,6 +79,11 @@ pub(crate) fn block_hunk(
         }
         Box::new(e)
     });
+    // Under `:start_line:`, a first SEARCH line that kept the `| ` of its
+    // `N | ` prefix: read without it where the block stands nowhere.
+    hunk.gutter_residue = block.start_line.is_some()
+        && !stripped
+        && strip_gutter_residue(&search, &replace).is_some();
     let blank = |l: Option<&String>| l.is_some_and(|l| l.trim().is_empty());
     hunk.trailing_blank_search = blank(search.last())
         && search.len() > 1

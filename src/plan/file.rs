@@ -18,7 +18,7 @@ use super::sequence::{InOrder, merge_in_order, place_in_order};
 use super::transform::Unit;
 use super::{
     ApplyOptions, FileResult, LinkPlanner, NewContent, Planned, PlannedFile, done, elision,
-    pin_check,
+    escaped, gutter, pin_check,
 };
 
 /// Plans one [`Unit`]: the links' planner (`links`, handed in by the
@@ -163,7 +163,9 @@ fn plan_one_inner(
         (FileOp::Add, None) if file.copy_from.is_some() => copy(file, targets, options, report),
         (FileOp::Add, None) => Ok(Some(create(file, report))),
         (FileOp::Update, None) if file.create_if_missing => {
-            if let Some(problem) = named_elsewhere(&file, targets) {
+            if let Some(problem) =
+                named_elsewhere(&file, targets).or_else(|| escaped::undecided_creation(&file))
+            {
                 return Err(problem);
             }
             Ok(Some(create(file, report)))
@@ -376,7 +378,9 @@ pub(super) fn update(
     }
     let pre_image = file.blob_ids.as_ref();
     let pinned = Pins::new(pins.clone());
-    let (hunks, mut results) = elision::locate(&source, &file.hunks, options, &pinned, pre_image);
+    let hunks = gutter::read(&source, &file.hunks);
+    let read = escaped::locate(&source, &hunks, options, &pinned, pre_image);
+    let (base, hunks, mut results) = (read.base, read.found, read.results);
     let in_order = place_in_order(&source, &hunks, &mut results, &options.matching, &pinned);
     // Which candidates `--at FILE:N` would settle, for the report's hints.
     let course = OnceCell::new();
@@ -385,7 +389,7 @@ pub(super) fn update(
             Vec::new()
         } else {
             let run = (options, pins.as_slice(), pre_image);
-            pin_check::settling(&source, &file.hunks, (i, hunk), failure, run, &course)
+            pin_check::settling(&source, &base, (i, hunk), failure, run, &course)
         }
     };
     let located = record_hunks(&hunks, results, &source, report, settles);

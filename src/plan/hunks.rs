@@ -3,7 +3,7 @@
 //! quoted and capped), and where its result lies in the patched file. The
 //! file's planning (`file.rs`) decides; this module only writes it down.
 
-use crate::locate::{Failure, HunkStatus, Located, NearMatch};
+use crate::locate::{Failure, HunkStatus, Located, NearMatch, Reason};
 use crate::model::{Hunk, LineKind};
 use crate::outcome::{
     CandidateView, FileReport, HunkFailure, HunkOutcome, HunkReport, LineRange, quote,
@@ -62,9 +62,19 @@ fn hunk_failure(
                 .collect(),
         })
         .collect();
+    let mut message = failure.message;
+    if matches!(
+        failure.reason,
+        Reason::ContextNotFound | Reason::StaleRemovedLine
+    ) && let Some(first) = gutter_residue(hunk)
+    {
+        message.push_str(&format!(
+            " (its first line `{first}` begins with `|`, perhaps what is left of a `N | ` line-number prefix: write the line as the file has it)"
+        ));
+    }
     HunkFailure {
         code: failure.reason,
-        message: quote::message(failure.message),
+        message: quote::message(message),
         expected: expected(hunk),
         candidates: failure.candidates,
         at_settles,
@@ -72,6 +82,16 @@ fn hunk_failure(
         near_match: failure.near.map(capped_near),
         hunk_text: hunk_text(hunk),
     }
+}
+
+/// The first old line of a hunk when it begins with `|` (after spaces) and
+/// no other old line does: the shape of a line that kept the `|` of a
+/// numbered view's `N | ` prefix (`docs/formats.md`).
+fn gutter_residue(hunk: &Hunk) -> Option<&str> {
+    let mut old = hunk.old_lines().map(|l| l.text.as_str());
+    let first = old.next()?;
+    let piped = |t: &str| t.trim_start_matches(' ').starts_with('|');
+    (piped(first) && !old.any(piped)).then_some(first)
 }
 
 /// Adds the lines the applied hunks add and remove to the file's counts.

@@ -71,6 +71,7 @@ pub(super) fn transform(
                 .or_else(|| unplaceable_reversal(file, targets))
                 .or_else(|| cut_removed_line(file))
                 .or_else(|| emptying_reversal(file, targets))
+                .or_else(|| super::gutter::unreversible(file))
             {
                 return Err(problem);
             }
@@ -131,10 +132,16 @@ fn unplaceable_reversal(file: &FilePatch, targets: &dyn Targets) -> Option<Probl
             && !h.lines.is_empty()
             && h.lines.iter().all(|l| l.kind == LineKind::Remove)
     })?;
+    // As written, or with a block's XML-escaped text decoded.
+    let holds = |content: &[u8], d: bool| {
+        holds_exactly(
+            content,
+            hunk.read_as(d).lines.iter().map(|l| l.text.as_str()),
+        )
+    };
     if let Ok(Some(content)) = targets.read(&file.path)
         && (content.is_empty()
-            || (file.hunks.len() == 1
-                && holds_exactly(&content, hunk.lines.iter().map(|l| l.text.as_str()))))
+            || (file.hunks.len() == 1 && (holds(&content, false) || holds(&content, true))))
     {
         // Empty, the whole file is the only place; holding exactly the
         // lines, the reversal stands already (a re-run of `-R`).
@@ -172,8 +179,12 @@ fn emptying_reversal(file: &FilePatch, targets: &dyn Targets) -> Option<Problem>
     let Ok(Some(content)) = targets.read(&file.path) else {
         return None;
     };
-    let added = file.hunks.iter().flat_map(|h| &h.lines);
-    (!content.is_empty() && holds_exactly(&content, added.map(|l| l.text.as_str()))).then(|| {
+    // As written, or with the blocks' XML-escaped text decoded.
+    let holds = |d: bool| {
+        let added = file.hunks.iter().flat_map(|h| &h.read_as(d).lines);
+        holds_exactly(&content, added.map(|l| l.text.as_str()))
+    };
+    (!content.is_empty() && (holds(false) || holds(true))).then(|| {
         Problem::new(
             ProblemCode::MalformedPatch,
             format!(
@@ -362,7 +373,15 @@ fn reverse_file(file: &mut FilePatch) {
     file.written_as_new = false;
     reverse_hints(&mut file.hunks);
     for hunk in &mut file.hunks {
-        reverse_hunk(hunk);
+        // A block's decoded reading has as many old and new lines as the
+        // block (decoding joins no lines): its hints reverse alike.
+        let (hint, new_start) = (hunk.line_hint, hunk.new_start);
+        let Ok(()) = hunk.each_reading(|reading| {
+            (reading.line_hint, reading.new_start) = (hint, new_start);
+            reading.end_hint = None;
+            reverse_hunk(reading);
+            Ok::<(), std::convert::Infallible>(())
+        });
     }
 }
 

@@ -50,6 +50,9 @@ const LOOK_ALIKES: &[&str] = &[
     "+++++++",
     "...",
     "// ... existing code ...",
+    "| x",
+    "&lt;&lt;&lt;&lt;&lt;&lt;&lt; SEARCH",
+    "a &lt; b",
 ];
 
 /// A line: a look-alike, or ordinary distinct text.
@@ -64,7 +67,7 @@ fn line() -> impl Strategy<Value = String> {
 /// Keeps the first of equal lines (compared trimmed and lowercased), so
 /// that an intended place exists and is unique: a repeated look-alike would
 /// make the edit ambiguous, which is not what is tested here.
-fn distinct(lines: Vec<String>) -> Vec<String> {
+pub(crate) fn distinct(lines: Vec<String>) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
     lines
         .into_iter()
@@ -94,12 +97,12 @@ fn edited(lines: Vec<String>) -> impl Strategy<Value = (Vec<String>, Vec<String>
     })
 }
 
-fn join(lines: &[String]) -> String {
+pub(crate) fn join(lines: &[String]) -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()
 }
 
 /// The hunks of a diff with `radius` context lines: header and body lines.
-fn hunks(old: &str, new: &str, radius: usize) -> Vec<(String, Vec<String>)> {
+pub(crate) fn hunks(old: &str, new: &str, radius: usize) -> Vec<(String, Vec<String>)> {
     let diff = TextDiff::from_lines(old, new)
         .unified_diff()
         .context_radius(radius)
@@ -116,14 +119,14 @@ fn hunks(old: &str, new: &str, radius: usize) -> Vec<(String, Vec<String>)> {
     out
 }
 
-fn apply(patch: &str, old: &str) -> Result<String, String> {
+pub(crate) fn apply(patch: &str, old: &str) -> Result<String, String> {
     apply_to_text(patch.as_bytes(), old.as_bytes(), &ApplyOptions::default())
         .map(|b| String::from_utf8(b).expect("UTF-8 result"))
         .map_err(|e| e.to_string())
 }
 
 /// Checks that `patch` applied to `old` gives `new`.
-fn gives(patch: &str, old: &str, new: &str) -> Result<(), TestCaseError> {
+pub(crate) fn gives(patch: &str, old: &str, new: &str) -> Result<(), TestCaseError> {
     match apply(patch, old) {
         Ok(got) => prop_assert_eq!(got, new, "patch:\n{}", patch),
         Err(e) => prop_assert!(false, "refused: {e}\n--- old\n{old}--- patch\n{patch}"),

@@ -36,6 +36,7 @@ mod fixtures;
 mod gen_docs;
 mod git;
 mod grammar;
+mod grammar_tool_calls;
 mod hook;
 mod hostile;
 mod in_order;
