@@ -239,9 +239,10 @@ fn check_run(
     root: &Path,
     before: &State,
     result: &Result<Outcome, RunError>,
+    planned: &BTreeSet<String>,
 ) -> State {
     assert_eq!(
-        leftovers(root),
+        leftovers(root, planned),
         Vec::<String>::new(),
         "left behind: {result:?}"
     );
@@ -280,10 +281,10 @@ fn check_fault(
     setup: &Setup,
     patch: &[u8],
     fault: u8,
-    expected: (&State, &State),
+    expected: (&State, &State, &BTreeSet<String>),
     steps: usize,
 ) {
-    let (before, after) = expected;
+    let (before, after, planned) = expected;
     let n = usize::from(fault & 0x3F) % steps + 1;
     in_process::program(if fault & 0x80 != 0 {
         Faults::From(n)
@@ -338,13 +339,13 @@ fn check_fault(
             }
         }
     }
-    let ours_left = leftovers(root)
+    let ours_left = leftovers(root, planned)
         .iter()
         .any(|l| l.contains(".fuzzy-apply-") && !l.contains("journal"));
     assert!(
         !ours_left || kept,
         "{what}: staged files or backups without a journal: {:?}",
-        leftovers(root)
+        leftovers(root, planned)
     );
     let mine = if kept && fault & 0x40 != 0 {
         user_edits(root, &before.tree, &now.tree)
@@ -361,7 +362,7 @@ fn check_fault(
         )) => left_alone.iter().filter_map(|l| l.kept.clone()).collect(),
         _ => Vec::new(),
     };
-    let left: Vec<String> = leftovers(root)
+    let left: Vec<String> = leftovers(root, planned)
         .into_iter()
         .filter(|l| !named.contains(&root.join(l)))
         .collect();
@@ -450,11 +451,17 @@ fuzz_target!(|data: &[u8]| {
         Some(&b"outside\n"[..]),
         "a file outside the tree was written"
     );
-    let after = check_run(&setup, &root, &before, &result);
+    // A file the patch makes may bear a name like the tool's own.
+    let planned = match &result {
+        Ok(o) if o.written => paths_new(o),
+        _ => BTreeSet::new(),
+    };
+    let after = check_run(&setup, &root, &before, &result, &planned);
     if flags & 0x40 == 0 || steps == 0 {
         return;
     }
     let faulty = scratch.path().join("faulty");
     copy_dir(&pristine, &faulty);
-    check_fault(&faulty, &setup, patch, *fault, (&before, &after), steps);
+    let expected = (&before, &after, &planned);
+    check_fault(&faulty, &setup, patch, *fault, expected, steps);
 });

@@ -36,7 +36,15 @@ pub(crate) struct State {
 /// True for the files the tool makes and removes: staged files, backups,
 /// journals (and their temporary files), run locks.
 pub(crate) fn ours(name: &str) -> bool {
-    name.starts_with(".fuzzy-apply-") || name.starts_with(".git-fuzzy-apply.")
+    [
+        ".fuzzy-apply-new-",
+        ".fuzzy-apply-old-",
+        ".fuzzy-apply-journal-",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
+        || name == ".git-fuzzy-apply.journal"
+        || name == ".git-fuzzy-apply.lock"
 }
 
 /// Every file, link and empty directory under `root` (not following links,
@@ -92,12 +100,14 @@ pub(crate) fn walk(root: &Path) -> BTreeMap<PathBuf, Entry> {
     out
 }
 
-/// What the tool left that it should not have: its files in the tree, its
-/// journal, lock and temporary journals in `.git`, git's `index.lock`.
-pub(crate) fn leftovers(root: &Path) -> Vec<String> {
+/// What the tool left that it should not have: its files in the tree (but
+/// those the patch itself makes, `planned`), its journal, lock and
+/// temporary journals in `.git`, git's `index.lock`.
+pub(crate) fn leftovers(root: &Path, planned: &BTreeSet<String>) -> Vec<String> {
     let mut left: Vec<String> = walk(root)
         .into_keys()
         .filter(|p| p.file_name().is_some_and(|n| ours(&n.to_string_lossy())))
+        .filter(|p| !planned.contains(&*p.to_string_lossy()))
         .map(|p| p.display().to_string())
         .collect();
     let git = root.join(".git");
