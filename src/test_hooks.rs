@@ -129,7 +129,7 @@ pub(crate) use on::{checkpoint, fail};
 pub(crate) use on::{FailWhile, fail_while};
 
 #[cfg(feature = "test-hooks")]
-pub use on::in_process;
+pub mod in_process;
 
 #[cfg(any(test, feature = "test-hooks"))]
 mod on {
@@ -141,7 +141,7 @@ mod on {
 
     /// Which write steps fail.
     #[derive(Debug, Clone, Copy)]
-    enum Failing {
+    pub(super) enum Failing {
         /// Only the `N`th.
         At(usize),
         /// The `N`th and every later one.
@@ -206,16 +206,16 @@ mod on {
     }
 
     /// The write steps counted so far: since the process started under
-    /// `GIT_FUZZY_APPLY_TEST_FAIL_AT`, since the last [`in_process::program`]
+    /// `GIT_FUZZY_APPLY_TEST_FAIL_AT`, since the last `in_process::program`
     /// otherwise.
-    static STEPS: AtomicUsize = AtomicUsize::new(0);
+    pub(super) static STEPS: AtomicUsize = AtomicUsize::new(0);
 
     /// The faults programmed in process, which take the place of the
     /// environment's while set (`Some(None)`: none, but steps are counted).
-    static PROGRAMMED: Mutex<Option<Option<Failing>>> = Mutex::new(None);
+    pub(super) static PROGRAMMED: Mutex<Option<Option<Failing>>> = Mutex::new(None);
 
-    /// The steps failed since the last [`in_process::program`], by name and path.
-    static FAILED: Mutex<Vec<(&'static str, PathBuf)>> = Mutex::new(Vec::new());
+    /// The steps failed since the last `in_process::program`, by name and path.
+    pub(super) static FAILED: Mutex<Vec<(&'static str, PathBuf)>> = Mutex::new(Vec::new());
 
     /// Before the write step `step` on `path`: an error when a test makes
     /// it fail, else nothing.
@@ -252,75 +252,6 @@ mod on {
             );
         }
         Err(io::Error::from_raw_os_error(libc::ENOSPC))
-    }
-
-    /// Faults injected from inside the process, for a program that runs the
-    /// library many times in one process (the fuzz target `cli_git`), where
-    /// the environment, read once, cannot change between runs. Only with
-    /// the `test-hooks` feature. The setting is the whole process's: the
-    /// library's threads share it, so a program that wants the `N`th step
-    /// to be the same step each time runs with one rayon thread.
-    ///
-    /// ```
-    /// use git_fuzzy_apply::in_process::{self, Faults};
-    /// use git_fuzzy_apply::{run, Invocation};
-    ///
-    /// let dir = tempfile::tempdir().unwrap();
-    /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
-    /// let patch = b"--- a/a.txt\n+++ b/a.txt\n@@\n-one\n+two\n";
-    /// // The disk fails at the first write step (taking the run lock).
-    /// in_process::program(Faults::At(1));
-    /// assert!(run(dir.path(), patch, &Invocation::default()).is_err());
-    /// assert_eq!(in_process::failed_steps()[0].0, "run lock create");
-    /// in_process::release();
-    /// assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "one\n");
-    /// ```
-    #[cfg(feature = "test-hooks")]
-    pub mod in_process {
-        use super::{FAILED, Failing, Ordering, PROGRAMMED, STEPS};
-        use std::path::PathBuf;
-
-        /// Which write steps fail, counted from the last [`program`].
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum Faults {
-            /// None: the steps are only counted.
-            None,
-            /// Only the `N`th (from 1): a disk full for one step.
-            At(usize),
-            /// The `N`th and every later one: a disk that stays full, so
-            /// that undoing fails too.
-            From(usize),
-        }
-
-        /// Sets which write steps fail from now on, in place of
-        /// `GIT_FUZZY_APPLY_TEST_FAIL_AT`, and starts counting the steps
-        /// (and the failed ones) afresh.
-        pub fn program(faults: Faults) {
-            let mut programmed = PROGRAMMED.lock().unwrap_or_else(|e| e.into_inner());
-            *programmed = Some(match faults {
-                Faults::None => None,
-                Faults::At(n) => Some(Failing::At(n)),
-                Faults::From(n) => Some(Failing::From(n)),
-            });
-            STEPS.store(0, Ordering::SeqCst);
-            FAILED.lock().unwrap_or_else(|e| e.into_inner()).clear();
-        }
-
-        /// Ends what [`program`] set: the environment decides again.
-        pub fn release() {
-            *PROGRAMMED.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        }
-
-        /// The write steps passed (failed or not) since the last [`program`].
-        pub fn write_steps() -> usize {
-            STEPS.load(Ordering::SeqCst)
-        }
-
-        /// The steps failed since the last [`program`]: each one's name (as
-        /// `tests/it/faults/sweep.rs` lists them) and path.
-        pub fn failed_steps() -> Vec<(&'static str, PathBuf)> {
-            FAILED.lock().unwrap_or_else(|e| e.into_inner()).clone()
-        }
     }
 
     #[cfg(test)]
