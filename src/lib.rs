@@ -69,6 +69,8 @@ pub use run::{
     run_patch_text, run_with_progress,
 };
 pub use signals::clean_up_on_signals;
+#[cfg(feature = "test-hooks")]
+pub use test_hooks::in_process;
 pub use write::{CommitError, FinishError};
 
 /// Why [`apply_to_text`] did not produce a result.

@@ -128,17 +128,20 @@ pub(crate) use on::{checkpoint, fail};
 #[cfg(test)]
 pub(crate) use on::{FailWhile, fail_while};
 
+#[cfg(feature = "test-hooks")]
+pub mod in_process;
+
 #[cfg(any(test, feature = "test-hooks"))]
 mod on {
     use super::Step;
     use std::io;
     use std::path::{Path, PathBuf};
-    use std::sync::OnceLock;
     use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Mutex, OnceLock};
 
     /// Which write steps fail.
     #[derive(Debug, Clone, Copy)]
-    enum Failing {
+    pub(super) enum Failing {
         /// Only the `N`th.
         At(usize),
         /// The `N`th and every later one.
@@ -202,31 +205,53 @@ mod on {
         }
     }
 
+    /// The write steps counted so far: since the process started under
+    /// `GIT_FUZZY_APPLY_TEST_FAIL_AT`, since the last `in_process::program`
+    /// otherwise.
+    pub(super) static STEPS: AtomicUsize = AtomicUsize::new(0);
+
+    /// The faults programmed in process, which take the place of the
+    /// environment's while set (`Some(None)`: none, but steps are counted).
+    pub(super) static PROGRAMMED: Mutex<Option<Option<Failing>>> = Mutex::new(None);
+
+    /// The steps failed since the last `in_process::program`, by name and path.
+    pub(super) static FAILED: Mutex<Vec<(&'static str, PathBuf)>> = Mutex::new(Vec::new());
+
     /// Before the write step `step` on `path`: an error when a test makes
     /// it fail, else nothing.
     pub(crate) fn fail(step: Step, path: &Path) -> io::Result<()> {
-        static STEPS: AtomicUsize = AtomicUsize::new(0);
         #[cfg(test)]
         if rules::matches(step, path) {
             return Err(io::Error::from_raw_os_error(libc::ENOSPC));
         }
-        let Some(failing) = hooks().failing else {
-            return Ok(());
+        let programmed = *PROGRAMMED.lock().unwrap_or_else(|e| e.into_inner());
+        let failing = match programmed {
+            Some(failing) => failing,
+            None if hooks().failing.is_none() => return Ok(()),
+            None => hooks().failing,
         };
         let n = STEPS.fetch_add(1, Ordering::SeqCst) + 1;
         let fails = match failing {
-            Failing::At(at) => n == at,
-            Failing::From(from) => n >= from,
+            Some(Failing::At(at)) => n == at,
+            Some(Failing::From(from)) => n >= from,
+            None => false,
         };
-        if fails {
+        if !fails {
+            return Ok(());
+        }
+        if programmed.is_some() {
+            // The program asking reads them with `in_process::failed_steps`:
+            // nothing is printed into its output.
+            let mut failed = FAILED.lock().unwrap_or_else(|e| e.into_inner());
+            failed.push((step.name(), path.to_path_buf()));
+        } else {
             eprintln!(
                 "git-fuzzy-apply: test fault at write step {n} ({}: {})",
                 step.name(),
                 path.display()
             );
-            return Err(io::Error::from_raw_os_error(libc::ENOSPC));
         }
-        Ok(())
+        Err(io::Error::from_raw_os_error(libc::ENOSPC))
     }
 
     #[cfg(test)]

@@ -142,6 +142,11 @@ pub enum RunError {
         /// as they are, not put back.
         left_alone: Vec<LeftAlone>,
     },
+    /// Staging failed with `--cached`, where nothing but the index is
+    /// written: the index was left as it was (`.rej` files of `--reject`
+    /// aside, nothing else was written).
+    #[error("{0}; the index was left as it was")]
+    NotStaged(Box<RunError>),
     /// Staging failed after the working tree was written, and putting the
     /// working tree back failed too; the journal is kept for recovery.
     #[error(
@@ -179,6 +184,7 @@ impl RunError {
             RunError::Git(_) => ProblemCode::GitError,
             RunError::Journal(JournalError::Busy { .. }) => ProblemCode::Locked,
             RunError::Journal(_) | RunError::Unfinished { .. } => ProblemCode::InterruptedRun,
+            RunError::NotStaged(first) => first.code(),
         }
     }
 }

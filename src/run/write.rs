@@ -97,7 +97,8 @@ pub(super) fn write_results(
                 undo,
             },
         }),
-        (Err(e), None) => Err(e),
+        // `--cached`: the index lock is released unwritten.
+        (Err(e), None) => Err(RunError::NotStaged(Box::new(e))),
     }
 }
 

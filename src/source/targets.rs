@@ -492,8 +492,12 @@ fn locked<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// The files this tool keeps at the top of a tree outside a repository
+/// (its journal and run lock): a patch path may not name them, in any tree.
+const OWN_FILES: [&str; 2] = [".git-fuzzy-apply.journal", ".git-fuzzy-apply.lock"];
+
 /// Joins a patch path to `root`, refusing empty paths, NUL, absolute paths,
-/// `..` and any `.git` component.
+/// `..`, any `.git` component and the tool's own files at the top.
 pub(crate) fn join_inside(root: &Path, rel: &str) -> Result<PathBuf, String> {
     if rel.is_empty() || rel.contains('\0') {
         return Err(format!("{rel:?}: not a usable path"));
@@ -508,6 +512,13 @@ pub(crate) fn join_inside(root: &Path, rel: &str) -> Result<PathBuf, String> {
         match part {
             Component::Normal(p) if p.eq_ignore_ascii_case(".git") => {
                 return Err(format!("{rel}: the patch may not touch .git/"));
+            }
+            Component::Normal(p)
+                if out == root && OWN_FILES.iter().any(|f| p.eq_ignore_ascii_case(f)) =>
+            {
+                return Err(format!(
+                    "{rel}: git-fuzzy-apply keeps its journal and run lock at this path outside a repository: the patch may not touch it"
+                ));
             }
             Component::Normal(p) => out.push(p),
             Component::CurDir => {}
@@ -545,6 +556,9 @@ mod tests {
         assert!(join_inside(root, "/etc/passwd").is_err());
         assert!(join_inside(root, "a/.git/config").is_err());
         assert!(join_inside(root, ".GIT/config").is_err());
+        assert!(join_inside(root, ".git-fuzzy-apply.journal").is_err());
+        assert!(join_inside(root, "./.git-fuzzy-apply.lock").is_err());
+        assert!(join_inside(root, "sub/.git-fuzzy-apply.lock").is_ok());
         assert!(join_inside(root, "").is_err());
         assert_eq!(
             join_inside(root, "./a/b.txt").unwrap(),
