@@ -31,6 +31,7 @@ mod accept;
 mod addition;
 mod applied;
 mod around;
+mod as_written;
 mod at_number;
 mod blank_edge;
 mod choose;
@@ -61,6 +62,7 @@ mod twins;
 mod unique;
 
 pub(crate) use around::{added_lines, old_side_holds};
+pub(crate) use as_written::locate_file;
 pub(crate) use choose::HINT_WINDOW;
 pub(crate) use outcome::{Failure, HunkStatus, Located};
 pub use outcome::{MatchOptions, NearMatch, Normalization, Reason, Tier};
@@ -77,49 +79,11 @@ use keys::{FileKeys, OldLine};
 use numbered::{AdditionEvidence, insert_numbered_additions_again};
 use scope::Anchors;
 use search::{Candidate, Slack, contiguous, similar, structural};
-use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::ops::Range;
 
 /// At most this many candidate lines of an ambiguous hunk are reported.
 pub(crate) const MAX_CANDIDATES: usize = 100;
-
-/// Locates the hunks of one file, trying first the lines of hunks whose
-/// line-number prefixes were stripped exactly as written (when they all
-/// place, the old sides of those read where they stand, the file really
-/// has those numbers). Returns the hunks used.
-pub(crate) fn locate_file<'h>(
-    source: &SourceText,
-    hunks: &'h [Hunk],
-    options: &MatchOptions,
-    pins: &Pins,
-) -> (Cow<'h, [Hunk]>, Vec<Result<Located, Failure>>) {
-    if hunks.iter().any(|h| h.as_written.is_some()) {
-        let written: Vec<Hunk> = hunks
-            .iter()
-            .map(|h| Hunk {
-                lines: h.as_written.clone().unwrap_or_else(|| h.lines.clone()),
-                as_written: None,
-                ..h.clone()
-            })
-            .collect();
-        let results = locate_hunks(source, &written, options, pins);
-        // Only an old side read as written shows the file has those
-        // numbers: a new side standing is the same in both readings, and
-        // the numbers taken off may show that it changes only whitespace.
-        let placed = hunks.iter().zip(&results).all(|(h, r)| match r {
-            Ok(l) => h.as_written.is_none() || l.status != HunkStatus::AlreadyApplied,
-            Err(_) => false,
-        });
-        if placed {
-            return (Cow::Owned(written), results);
-        }
-    }
-    (
-        Cow::Borrowed(hunks),
-        locate_hunks(source, hunks, options, pins),
-    )
-}
 
 /// Locates every hunk of one file. Results are in hunk order. `pins` are
 /// 0-based lines the user pinned ambiguous hunks to (`--at FILE:LINE`).

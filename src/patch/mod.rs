@@ -25,7 +25,7 @@ mod detect;
 pub(crate) mod elision;
 mod fence;
 mod hunk;
-mod numbering;
+pub(crate) mod numbering;
 mod paths;
 mod roo;
 mod search_replace;

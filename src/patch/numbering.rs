@@ -42,6 +42,13 @@ pub(crate) fn split_line_number(s: &str) -> Option<(usize, &str)> {
     split_numbered(s).map(|(n, _, rest)| (n, rest))
 }
 
+/// The gutter of a line copied from a numbered file view: its number and
+/// separator (`42 | code` gives `(42, '|')`). A file line with the same
+/// gutter as a patch line shows that the file itself holds the number.
+pub(crate) fn gutter(s: &str) -> Option<(usize, char)> {
+    split_numbered(s).map(|(n, sep, _)| (n, sep))
+}
+
 /// Checks that the numbers of the non-empty lines (given with their indexes) are
 /// consecutive, counting empty lines in between as possibly numberless.
 fn consecutive(numbers: &[(usize, usize)]) -> bool {
