@@ -284,6 +284,14 @@ impl Ladder<'_, '_, '_> {
         {
             return Err(failure);
         }
+        if new_side.is_none()
+            && let Some(result) =
+                scope::done_at_end_of_file(self.keys, at, self.hints, &cand, || {
+                    self.new_side_at(None)
+                })
+        {
+            return result;
+        }
         match new_side {
             Some(found) => done_or_ambiguous(self.index, found, (tier, &cand)),
             None if tier > Tier::Resilient => {

@@ -312,6 +312,67 @@ pub(super) fn end_of_file_rival(
     (first != chosen.start).then_some(first)
 }
 
+/// The line (0-based) past the file's last non-blank line: the end place
+/// `*** End of File` names (trailing blank lines do not move it).
+fn end_place(keys: &FileKeys) -> usize {
+    (0..keys.len())
+        .rev()
+        .find(|&i| !keys.line(i).trim_ascii().is_empty())
+        .map_or(0, |i| i + 1)
+}
+
+/// Rule 14 against the applied state: a hunk marked `*** End of File`
+/// placed at `cand`, short of the end of the file, whose new side stands
+/// at the end place instead (`found`: where it stands, as rule 7 reads
+/// it). Run again, the chunk's old side no longer stands at the end, and
+/// a twin of it elsewhere is the only place the tiers find; the mark names
+/// the end, where the chunk stands applied. Done there when the applied
+/// state tells (rule 7: an added line with a word, or a framed deletion),
+/// `ambiguous` when it stands there but does not (blank or bracket-only
+/// added lines, a deletion with context on one side: stale mark or done?);
+/// `None` when the mark or the end place does not apply.
+pub(super) fn done_at_end_of_file(
+    keys: &FileKeys,
+    (hunk, index): (&Hunk, usize),
+    hints: &super::choose::Hints,
+    cand: &Candidate,
+    found: impl FnOnce() -> Option<super::applied::NewSideFound>,
+) -> Option<Result<super::Located, super::Failure>> {
+    let end = end_place(keys);
+    if !hints.at_eof || cand.end >= end || hints.pins.contains(cand.start) {
+        return None;
+    }
+    let at = match found().filter(|f| f.loc.end >= end) {
+        Some(f) if f.others.is_empty() && !f.unsure => return Some(Ok(f.loc)),
+        Some(f) => f.loc.start,
+        None => new_side_at_end(keys, hunk, end)?,
+    };
+    let why = format!(
+        "the hunk is marked `*** End of File` and its new lines end the file (from line {}), but they do not show that the change was made there (no added line with a word, or one standing at another indentation than its context gives it): they could have stood there before; its old lines stand at line {}: already applied, or to be applied there?",
+        at + 1,
+        cand.start + 1
+    );
+    let starts = [cand.start.min(at), cand.start.max(at)];
+    Some(Err(super::ambiguous(index, &starts, None, Some(why))))
+}
+
+/// Where the hunk's new side, holding a word, stands but for whitespace
+/// with its last line at the end place `end` (the first line, 0-based).
+fn new_side_at_end(keys: &FileKeys, hunk: &Hunk, end: usize) -> Option<usize> {
+    let new = keys.new_side(hunk);
+    if !new
+        .iter()
+        .any(|l| l.text.chars().any(char::is_alphanumeric))
+    {
+        return None;
+    }
+    let from = end.checked_sub(new.len())?;
+    super::search::contiguous(keys, &new, Tier::Resilient, from..end)
+        .into_iter()
+        .find(|c| c.end >= end)
+        .map(|c| c.start)
+}
+
 /// The lines (0-based, ascending, distinct) where a Codex anchor stands,
 /// each with the end of its scope (the block it opens, or the rest of the
 /// file). A range of a list the file's chunks share: under an anchor that
