@@ -323,28 +323,28 @@ fn end_place(keys: &FileKeys) -> usize {
 
 /// Rule 14 against the applied state: a hunk marked `*** End of File`
 /// placed at `cand`, short of the end of the file, whose new side stands
-/// at the end place instead (`found`: where it stands, as rule 7 reads
-/// it). Run again, the chunk's old side no longer stands at the end, and
-/// a twin of it elsewhere is the only place the tiers find; the mark names
-/// the end, where the chunk stands applied. Done there when the applied
-/// state tells (rule 7: an added line with a word, or a framed deletion),
-/// `ambiguous` when it stands there but does not (blank or bracket-only
-/// added lines, a deletion with context on one side: stale mark or done?);
-/// `None` when the mark or the end place does not apply.
+/// at the end place instead (`found`: whether the applied state tells,
+/// and where it stands, as rule 7 reads it). Run again, the chunk's old
+/// side no longer stands at the end, and a twin of it elsewhere is the
+/// only place the tiers find; the mark names the end, where the chunk
+/// stands applied. Done there when the applied state tells (rule 7: an
+/// added line with a word, or a framed deletion), `ambiguous` when it
+/// stands there but does not (blank or bracket-only added lines, a
+/// deletion with context on one side: stale mark or done?); `None` when
+/// the candidate reaches the end place or the new side does not.
 pub(super) fn done_at_end_of_file(
     keys: &FileKeys,
     (hunk, index): (&Hunk, usize),
-    hints: &super::choose::Hints,
     cand: &Candidate,
-    found: impl FnOnce() -> Option<super::applied::NewSideFound>,
+    found: impl FnOnce() -> Option<(bool, super::Located)>,
 ) -> Option<Result<super::Located, super::Failure>> {
     let end = end_place(keys);
-    if !hints.at_eof || cand.end >= end || hints.pins.contains(cand.start) {
+    if cand.end >= end {
         return None;
     }
-    let at = match found().filter(|f| f.loc.end >= end) {
-        Some(f) if f.others.is_empty() && !f.unsure => return Some(Ok(f.loc)),
-        Some(f) => f.loc.start,
+    let at = match found().filter(|(_, loc)| loc.end >= end) {
+        Some((true, loc)) => return Some(Ok(loc)),
+        Some((false, loc)) => loc.start,
         None => new_side_at_end(keys, hunk, end)?,
     };
     let why = format!(
