@@ -284,6 +284,17 @@ impl Ladder<'_, '_, '_> {
         {
             return Err(failure);
         }
+        let hints = self.hints;
+        if new_side.is_none()
+            && hints.at_eof
+            && !hints.pins.contains(cand.start)
+            && let Some(result) = scope::done_at_end_of_file(self.keys, at, &cand, || {
+                let found = self.new_side_at(None)?;
+                Some((found.others.is_empty() && !found.unsure, found.loc))
+            })
+        {
+            return result;
+        }
         match new_side {
             Some(found) => done_or_ambiguous(self.index, found, (tier, &cand)),
             None if tier > Tier::Resilient => {

@@ -3,8 +3,9 @@
 //!
 //! An anchor such as `@@ class B:` or `@@ fn run(&self) {` names the block
 //! the hunk lies in. Its scope is the lines after it indented deeper than
-//! it, up to the first non-blank line at its indentation or less; the hunk
-//! (and an inner anchor) must start inside it. See `docs/matching.md`,
+//! it, up to the first non-blank line at its indentation or less (under a
+//! key such as `build:`, its next sibling key; under a `[section]` header,
+//! the next header); the hunk (and an inner anchor) must start inside it. See `docs/matching.md`,
 //! "Choosing among candidates" (Codex anchors).
 
 use super::Tier;
@@ -58,6 +59,27 @@ fn is_label(body: &[u8]) -> bool {
     })
 }
 
+/// A key (`web:`, `build: deps`, `image: nginx`): a word and a colon,
+/// then nothing or whitespace. A YAML mapping key or a Makefile target:
+/// the keys at its own indentation are its siblings, so a label there
+/// (`api:`, `test:`) starts the next block rather than nothing.
+fn is_key(body: &[u8]) -> bool {
+    let word = body
+        .iter()
+        .take_while(|&&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+        .count();
+    word > 0
+        && body.get(word) == Some(&b':')
+        && body.get(word + 1).is_none_or(|b| b.is_ascii_whitespace())
+}
+
+/// A section header (`[server]`, `[[bin]]`, `[remote "origin"]`): its keys
+/// stand at its own column, so its block runs to the next header at its
+/// indentation or above.
+fn is_section(body: &[u8]) -> bool {
+    body.len() > 2 && body.starts_with(b"[") && body.ends_with(b"]")
+}
+
 /// The end of the block anchor line `anchor` opens: the first line
 /// (0-based) after it that starts something at its indentation or above,
 /// or `None` when the line opens no block (the first non-blank line after
@@ -71,6 +93,11 @@ fn is_label(body: &[u8]) -> bool {
 /// (`public:`) or a comment or preprocessor line (`#ifdef` and `# TODO`
 /// often stand at column 0 inside a function). Indentation that is neither (tabs against spaces)
 /// starts nothing. A block running to the end of the file ends there.
+///
+/// The anchor's own shape says more: under a key (`web:`, `build:`) a
+/// label at its indentation or above is a sibling key and ends the block;
+/// a section header (`[server]`) opens the lines after it, at its own
+/// column too, up to the next header at its indentation or above.
 pub(super) fn block_end(keys: &FileKeys, anchor: usize) -> Option<usize> {
     block_end_by(keys.len(), |i| keys.line(i), anchor)
 }
@@ -83,6 +110,12 @@ pub(crate) fn block_end_by<'a>(
 ) -> Option<usize> {
     let head = indent(line(anchor));
     let outside = |line: &[u8]| head.starts_with(indent(line));
+    if is_section(body(line(anchor))) {
+        let header = |i: &usize| outside(line(*i)) && is_section(body(line(*i)));
+        let filled = (anchor + 1..n).any(|i| !body(line(i)).is_empty());
+        return filled.then(|| (anchor + 1..n).find(header).unwrap_or(n));
+    }
+    let keyed = is_key(body(line(anchor)));
     let mut i = anchor + 1;
     while i < n {
         let text = line(i);
@@ -102,7 +135,11 @@ pub(crate) fn block_end_by<'a>(
     let starts = |i: &usize| {
         let text = line(*i);
         let b = body(text);
-        !b.is_empty() && outside(text) && !is_comment(b) && !is_closing(b) && !is_label(b)
+        !b.is_empty()
+            && outside(text)
+            && !is_comment(b)
+            && !is_closing(b)
+            && (keyed || !is_label(b))
     };
     Some((i..n).find(starts).unwrap_or(n))
 }
@@ -275,6 +312,67 @@ pub(super) fn end_of_file_rival(
     (first != chosen.start).then_some(first)
 }
 
+/// The line (0-based) past the file's last non-blank line: the end place
+/// `*** End of File` names (trailing blank lines do not move it).
+fn end_place(keys: &FileKeys) -> usize {
+    (0..keys.len())
+        .rev()
+        .find(|&i| !keys.line(i).trim_ascii().is_empty())
+        .map_or(0, |i| i + 1)
+}
+
+/// Rule 14 against the applied state: a hunk marked `*** End of File`
+/// placed at `cand`, short of the end of the file, whose new side stands
+/// at the end place instead (`found`: whether the applied state tells,
+/// and where it stands, as rule 7 reads it). Run again, the chunk's old
+/// side no longer stands at the end, and a twin of it elsewhere is the
+/// only place the tiers find; the mark names the end, where the chunk
+/// stands applied. Done there when the applied state tells (rule 7: an
+/// added line with a word, or a framed deletion), `ambiguous` when it
+/// stands there but does not (blank or bracket-only added lines, a
+/// deletion with context on one side: stale mark or done?); `None` when
+/// the candidate reaches the end place or the new side does not.
+pub(super) fn done_at_end_of_file(
+    keys: &FileKeys,
+    (hunk, index): (&Hunk, usize),
+    cand: &Candidate,
+    found: impl FnOnce() -> Option<(bool, super::Located)>,
+) -> Option<Result<super::Located, super::Failure>> {
+    let end = end_place(keys);
+    if cand.end >= end {
+        return None;
+    }
+    let at = match found().filter(|(_, loc)| loc.end >= end) {
+        Some((true, loc)) => return Some(Ok(loc)),
+        Some((false, loc)) => loc.start,
+        None => new_side_at_end(keys, hunk, end)?,
+    };
+    let why = format!(
+        "the hunk is marked `*** End of File` and its new lines end the file (from line {}), but they do not show that the change was made there (no added line with a word, or one standing at another indentation than its context gives it): they could have stood there before; its old lines stand at line {}: already applied, or to be applied there?",
+        at + 1,
+        cand.start + 1
+    );
+    let starts = [cand.start.min(at), cand.start.max(at)];
+    Some(Err(super::ambiguous(index, &starts, None, Some(why))))
+}
+
+/// Where the hunk's new side, holding a word, stands but for whitespace
+/// with its last line at the end place `end` (the first line, 0-based).
+fn new_side_at_end(keys: &FileKeys, hunk: &Hunk, end: usize) -> Option<usize> {
+    let new = keys.new_side(hunk);
+    if !new
+        .iter()
+        .any(|l| l.text.chars().any(char::is_alphanumeric))
+    {
+        return None;
+    }
+    let from = end.checked_sub(new.len())?;
+    super::search::contiguous(keys, &new, Tier::Resilient, from..end)
+        .into_iter()
+        .find(|c| c.end >= end)
+        .map(|c| c.start)
+}
+
 /// The lines (0-based, ascending, distinct) where a Codex anchor stands,
 /// each with the end of its scope (the block it opens, or the rest of the
 /// file). A range of a list the file's chunks share: under an anchor that
@@ -443,3 +541,6 @@ impl AnchorLines {
         found
     }
 }
+
+#[cfg(test)]
+mod tests;
