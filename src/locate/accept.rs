@@ -556,16 +556,8 @@ fn skipped_line_is_added(
     if added.is_empty() {
         return None;
     }
-    let used: std::collections::HashSet<usize> = cand
-        .slots
-        .iter()
-        .filter_map(|s| match s {
-            Slot::Line(j, _) => Some(*j),
-            _ => None,
-        })
-        .collect();
-    (cand.start..cand.end.min(keys.len()))
-        .filter(|k| !used.contains(k))
+    cand.skipped_lines()
+        .take_while(|&k| k < keys.len())
         .find(|&k| added.contains(keys.fuzzy(k).as_ref()))
 }
 

@@ -374,12 +374,12 @@ pub(super) fn new_side_read_leniently(
             // line the patch omitted may be skipped when an added line
             // tells: the tier that placed the hunk skipped it too.
             let skips_ok = if telling {
-                skipped_lines(c).all(|j| {
+                c.skipped_lines().all(|j| {
                     let text = keys.text(j);
                     !removed.iter().any(|r| same_but_whitespace(&text, r))
                 })
             } else {
-                skipped_lines(c).next().is_none()
+                c.skipped_lines().next().is_none()
             };
             // The matched lines nearest the junction (a context line the
             // patch invented there is dropped) must now touch.
@@ -449,7 +449,7 @@ fn untold_site_pointed(
         .filter(|c| {
             (c.end <= cand.start || cand.end.max(cand.start + 1) <= c.start)
                 && !c.slots.contains(&Slot::Overhang)
-                && skipped_lines(c).all(|j| {
+                && c.skipped_lines().all(|j| {
                     let text = keys.text(j);
                     !removed.iter().any(|r| same_but_whitespace(&text, r))
                 })
@@ -496,7 +496,8 @@ fn read_as_placed(
             _ => {}
         }
     }
-    let skipped: Vec<String> = skipped_lines(cand)
+    let skipped: Vec<String> = cand
+        .skipped_lines()
         .map(|j| keys.text(j).into_owned())
         .collect();
     let n = keys.len();
@@ -550,21 +551,6 @@ fn read_as_placed(
         })
     };
     (0..n).filter_map(read_at).collect()
-}
-
-/// The file lines inside a candidate that no slot matched (skipped).
-fn skipped_lines(c: &Candidate) -> impl Iterator<Item = usize> + '_ {
-    let mut matched = c.slots.iter().filter_map(|s| match s {
-        Slot::Line(j, _) => Some(*j),
-        _ => None,
-    });
-    let mut next = matched.next();
-    (c.start..c.end).filter(move |&j| {
-        while next.is_some_and(|m| m < j) {
-            next = matched.next();
-        }
-        next != Some(j)
-    })
 }
 
 /// True when a deletion's removed lines have a context line holding a word

@@ -50,6 +50,22 @@ pub(super) struct Candidate {
 }
 
 impl Candidate {
+    /// The file lines inside the match that no slot matched (lines the
+    /// structural tier skipped), in order.
+    pub(super) fn skipped_lines(&self) -> impl Iterator<Item = usize> + '_ {
+        let mut matched = self.slots.iter().filter_map(|s| match s {
+            Slot::Line(j, _) => Some(*j),
+            _ => None,
+        });
+        let mut next = matched.next();
+        (self.start..self.end).filter(move |&j| {
+            while next.is_some_and(|m| m < j) {
+                next = matched.next();
+            }
+            next != Some(j)
+        })
+    }
+
     /// Ranking key: fewer deviations, then more exact lines, then higher similarity.
     pub(super) fn quality(&self) -> (usize, usize, u32) {
         (

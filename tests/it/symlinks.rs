@@ -166,21 +166,7 @@ fn stat_numstat_and_summary_show_typechanges_as_git_apply_does() {
     for (i, (name, diff)) in diffs.iter().take(2).enumerate() {
         let patch = dir.path().join(format!("{i}.diff"));
         fs::write(&patch, diff).unwrap();
-        let patch = patch.display().to_string();
-        for option in ["--stat", "--numstat", "--summary"] {
-            let out = run_bin(&root, &[option, &patch], None);
-            assert!(out.status.success(), "{name}: {}", support::stderr(&out));
-            // git's summary gives a rename's similarity, which is not kept.
-            let renames = |text: &str| -> String {
-                let kept = text.lines().filter(|l| !l.starts_with(" rename "));
-                kept.map(|l| format!("{l}\n")).collect()
-            };
-            assert_eq!(
-                renames(&String::from_utf8_lossy(&out.stdout)),
-                renames(&git(&root, &["apply", option, &patch])),
-                "{name} {option}"
-            );
-        }
+        support::stat_as_git_apply(&root, &patch.display().to_string(), name);
     }
 }
 

@@ -206,6 +206,26 @@ pub fn inodes(root: &Path) -> Vec<(std::path::PathBuf, u64, i64, i64)> {
         .collect()
 }
 
+/// Runs `--stat`, `--numstat` and `--summary` with `patch` (named `name`
+/// in messages) in `root` and asserts that each prints what `git apply`
+/// prints, but for `--summary`'s rename lines (git gives a similarity the
+/// patch model does not keep).
+pub fn stat_as_git_apply(root: &Path, patch: &str, name: &str) {
+    let renames = |text: &str| -> String {
+        let kept = text.lines().filter(|l| !l.starts_with(" rename "));
+        kept.map(|l| format!("{l}\n")).collect()
+    };
+    for option in ["--stat", "--numstat", "--summary"] {
+        let out = run_bin(root, &[option, patch], None);
+        assert!(out.status.success(), "{name}: {}", stderr(&out));
+        assert_eq!(
+            renames(&String::from_utf8_lossy(&out.stdout)),
+            renames(&git(root, &["apply", option, patch])),
+            "{name} {option}"
+        );
+    }
+}
+
 /// Runs `patch` (a file's path) with `--check` and then `--cached` on a
 /// copy of the repository `root` made under `dir`, and `git apply
 /// --cached` on another: `--check` writes nothing, `--cached` leaves the
