@@ -12,9 +12,10 @@
 //! block's line starts when one of its lines is asked for, keeping the last
 //! few such blocks.
 
+use crate::locate::Memo;
 use memchr::memchr_iter;
 use std::borrow::Cow;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -49,6 +50,9 @@ pub(crate) struct SourceText<'a> {
     has_bom: bool,
     lines: Lines<'a>,
     crlf_lines: usize,
+    /// What locating hunks in these bytes learnt, for the next location
+    /// of them (`locate::memo`); shared by clones, which hold the same bytes.
+    memo: Arc<Memo>,
 }
 
 /// Where lines start: every line's offset, or how many lines start before
@@ -308,6 +312,7 @@ impl<'a> SourceText<'a> {
             has_bom: index.has_bom,
             lines,
             crlf_lines: index.crlf_lines,
+            memo: Arc::default(),
         }
     }
 
@@ -334,7 +339,13 @@ impl<'a> SourceText<'a> {
             has_bom,
             lines: Lines::Dense(Cow::Owned(starts)),
             crlf_lines,
+            memo: Arc::default(),
         }
+    }
+
+    /// What locating hunks in these bytes learnt so far (`locate::memo`).
+    pub(crate) fn memo(&self) -> &Memo {
+        &self.memo
     }
 
     /// The whole buffer, BOM included.

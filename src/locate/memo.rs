@@ -1,0 +1,363 @@
+//! What the location of a file learnt that nothing but the file and a
+//! hunk's old side decides, kept for the next location of the same file.
+//!
+//! One run may locate a file's hunks several times: a block with elision
+//! lines is located as written and then as its pieces, and each suggested
+//! `--at` line of an ambiguous hunk is tried by locating the file again
+//! with it pinned (`plan::pin_check`). Most of a location is cheap (the
+//! prefilter narrows the search to a few lines), but some of it scans the
+//! file line by line: a hunk whose lines have no needle long enough for the
+//! prefilter (`assert_eq!(`, `out,`) is aligned by the structural tier at
+//! every line, a block the similarity tier searches is scored at every
+//! line of its range, and a hunk no tier places is compared with every
+//! block of the first `--scan-limit` lines to name the closest
+//! (`diagnose`). Repeated per location, these scans made a refusal in a
+//! 200,000-line file take seconds instead of a fraction of one.
+//!
+//! Each of them is a function of the file's text, the old side's lines
+//! (kind, text, whether it ends the hunk) and the few numbers named in
+//! [`Question`]; none of them asks the pins, the hunks before or the
+//! state of the location (the prefilter decides only which lines are
+//! compared, never what matches: `tests/it/prefilter_equivalence.rs`). So
+//! the answer is kept, attached to the file's text
+//! ([`SourceText::memo`](crate::source::SourceText::memo)), and the next
+//! location of the same text takes it as it is. Only long scans are kept
+//! ([`REMEMBER_FROM`] lines or more), with at most [`REMEMBER_AT_MOST`]
+//! candidates, so that what is kept stays small beside the work it saves.
+
+use super::keys::OldLine;
+use super::outcome::Failure;
+use super::search::Candidate;
+use super::{MatchOptions, Tier};
+use crate::model::LineKind;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Scans of fewer lines than this are made again rather than kept.
+pub(super) const REMEMBER_FROM: usize = 4096;
+
+/// Searches that found more candidates than this are made again rather than
+/// kept (a bracket line standing thousands of times).
+pub(super) const REMEMBER_AT_MOST: usize = 256;
+
+/// The answers kept for one file's text (see the module's documentation).
+#[derive(Default)]
+pub(crate) struct Memo {
+    answers: Mutex<HashMap<Key, Answer>>,
+    /// A small file's keys of every line (`keys::FileKeys`), made by the
+    /// first location that compares lines with tolerance.
+    resilient: OnceLock<Arc<[String]>>,
+    fuzzy: OnceLock<Arc<[String]>>,
+}
+
+/// Which of a line's keys (`normalize::resilient_key`, `normalize::fuzzy_key`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum LineKey {
+    Resilient,
+    Fuzzy,
+}
+
+impl std::fmt::Debug for Memo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kept = self.answers.lock().map_or(0, |a| a.len());
+        f.debug_struct("Memo").field("kept", &kept).finish()
+    }
+}
+
+/// What was asked of the file about one old side, beyond its lines.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(super) enum Question {
+    /// Every place a line-by-line or structural tier matches it.
+    Tier(Tier),
+    /// The blocks of `range` the similarity tier takes, at `threshold`
+    /// (its bits).
+    Similar { range: Range<usize>, threshold: u64 },
+    /// Why no tier places it, with the hunk's line hint (0-based) and the
+    /// scan limit.
+    Diagnosis {
+        line: Option<usize>,
+        scan_limit: usize,
+    },
+    /// Where its context stands with its removed lines gone, with the
+    /// hunk's line hint.
+    StaleSites { line: Option<usize> },
+}
+
+impl Question {
+    /// The similarity tier's search of `range` with `options`' threshold.
+    pub(super) fn similar(range: Range<usize>, threshold: f64) -> Self {
+        Question::Similar {
+            range,
+            threshold: threshold.to_bits(),
+        }
+    }
+
+    /// The diagnosis of a hunk with line hint `line` under `options`.
+    pub(super) fn diagnosis(line: Option<usize>, options: &MatchOptions) -> Self {
+        Question::Diagnosis {
+            line,
+            scan_limit: options.similarity_scan_limit,
+        }
+    }
+}
+
+/// A question about one old side: each line's kind, whether it ends the
+/// hunk, and its text.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct Key {
+    question: Question,
+    old: Box<[(LineKind, bool, Box<str>)]>,
+}
+
+impl Key {
+    fn new(question: Question, old: &[OldLine]) -> Self {
+        let old = old
+            .iter()
+            .map(|l| (l.kind, l.ends_hunk, Box::from(l.text)))
+            .collect();
+        Key { question, old }
+    }
+}
+
+/// A kept answer.
+#[derive(Debug)]
+pub(super) enum Answer {
+    /// Places a tier found.
+    Candidates(Vec<Candidate>),
+    /// Line ranges (where a hunk's context stands with its removed lines
+    /// gone: `diagnose::stale_sites`).
+    Ranges(Vec<Range<usize>>),
+    /// Why no tier placed a hunk (its `hunk` is the asking hunk's, to be
+    /// set by the caller).
+    Failure(Failure),
+}
+
+/// An answer that may be kept.
+pub(super) trait Kept: Sized {
+    /// How many places or ranges it holds.
+    fn size(&self) -> usize;
+    /// The answer, kept.
+    fn to_answer(&self) -> Answer;
+    /// The answer kept, if it is one of these.
+    fn from_answer(answer: &Answer) -> Option<Self>;
+}
+
+impl Kept for Vec<Candidate> {
+    fn size(&self) -> usize {
+        self.len()
+    }
+    fn to_answer(&self) -> Answer {
+        Answer::Candidates(self.clone())
+    }
+    fn from_answer(answer: &Answer) -> Option<Self> {
+        match answer {
+            Answer::Candidates(found) => Some(found.clone()),
+            _ => None,
+        }
+    }
+}
+
+impl Kept for Vec<Range<usize>> {
+    fn size(&self) -> usize {
+        self.len()
+    }
+    fn to_answer(&self) -> Answer {
+        Answer::Ranges(self.clone())
+    }
+    fn from_answer(answer: &Answer) -> Option<Self> {
+        match answer {
+            Answer::Ranges(found) => Some(found.clone()),
+            _ => None,
+        }
+    }
+}
+
+impl Kept for Failure {
+    fn size(&self) -> usize {
+        self.candidates.len()
+    }
+    fn to_answer(&self) -> Answer {
+        Answer::Failure(self.clone())
+    }
+    fn from_answer(answer: &Answer) -> Option<Self> {
+        match answer {
+            Answer::Failure(failure) => Some(failure.clone()),
+            _ => None,
+        }
+    }
+}
+
+impl Memo {
+    /// The answer to `question` about the old side `old` in a file of
+    /// `lines` lines: the one kept, else the one `make` gives with the
+    /// number of lines it scanned, kept when they are [`REMEMBER_FROM`] or
+    /// more and it holds at most [`REMEMBER_AT_MOST`] places.
+    pub(super) fn answer<T: Kept>(
+        &self,
+        lines: usize,
+        (old, question): (&[OldLine], Question),
+        make: impl FnOnce() -> (T, usize),
+    ) -> T {
+        if lines < REMEMBER_FROM {
+            return make().0;
+        }
+        let key = Key::new(question, old);
+        let kept = (self.answers.lock().ok())
+            .and_then(|answers| answers.get(&key).and_then(T::from_answer));
+        if let Some(kept) = kept {
+            return kept;
+        }
+        let (answer, scanned) = make();
+        if scanned >= REMEMBER_FROM
+            && answer.size() <= REMEMBER_AT_MOST
+            && let Ok(mut answers) = self.answers.lock()
+        {
+            answers.insert(key, answer.to_answer());
+        }
+        answer
+    }
+
+    /// The key `which` of every line of a small file, made by `make` for
+    /// the first location that asks.
+    pub(super) fn every_key(
+        &self,
+        which: LineKey,
+        make: impl FnOnce() -> Vec<String>,
+    ) -> Arc<[String]> {
+        let every = match which {
+            LineKey::Resilient => &self.resilient,
+            LineKey::Fuzzy => &self.fuzzy,
+        };
+        Arc::clone(every.get_or_init(|| make().into()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::locate::Reason;
+
+    fn candidate(start: usize) -> Candidate {
+        Candidate {
+            start,
+            end: start + 1,
+            slots: Vec::new(),
+            exact: 1,
+            deviations: 0,
+            similarity: 1.0,
+            normalizations: Vec::new(),
+        }
+    }
+
+    /// What `Memo::answer` gives for `question` about `old` when `make`
+    /// would find `found` in `scanned` lines of a file of `lines` lines.
+    fn starts(
+        memo: &Memo,
+        (lines, scanned): (usize, usize),
+        (old, question): (&[OldLine], &Question),
+        found: &[usize],
+    ) -> Vec<usize> {
+        let make = || (found.iter().copied().map(candidate).collect(), scanned);
+        let answer: Vec<Candidate> = memo.answer(lines, (old, question.clone()), make);
+        answer.iter().map(|c| c.start).collect()
+    }
+
+    /// An answer is kept only after a long scan of a large file and only
+    /// when it is short, and it is given again only for the same question
+    /// about the same lines (kind, text and end of hunk alike).
+    #[test]
+    fn keeps_long_scans_short_answers_for_the_same_question() {
+        let memo = Memo::default();
+        let old = [OldLine::new(LineKind::Context, "assert_eq!(")];
+        let tier = Question::Tier(Tier::Structural);
+        let long = (REMEMBER_FROM, REMEMBER_FROM);
+        for (lines_scanned, found) in [
+            ((REMEMBER_FROM - 1, REMEMBER_FROM), vec![1]),
+            ((REMEMBER_FROM, REMEMBER_FROM - 1), vec![2]),
+            (long, (0..=REMEMBER_AT_MOST).collect()),
+        ] {
+            starts(&memo, lines_scanned, (&old, &tier), &found);
+            assert_eq!(starts(&memo, long, (&old, &tier), &[9]), [9]);
+            memo.answers.lock().unwrap().clear();
+        }
+        assert_eq!(starts(&memo, long, (&old, &tier), &[3]), [3]);
+        assert_eq!(starts(&memo, long, (&old, &tier), &[9]), [3]);
+        let fuzzy = Question::Tier(Tier::Fuzzy);
+        assert_eq!(starts(&memo, long, (&old, &fuzzy), &[9]), [9]);
+        let removed = [OldLine::new(LineKind::Remove, "assert_eq!(")];
+        assert_eq!(starts(&memo, long, (&removed, &tier), &[8]), [8]);
+        let mut ending = old.clone();
+        ending[0].ends_hunk = true;
+        assert_eq!(starts(&memo, long, (&ending, &tier), &[7]), [7]);
+        let other = [OldLine::new(LineKind::Context, "assert_ne!(")];
+        assert_eq!(starts(&memo, long, (&other, &tier), &[6]), [6]);
+    }
+
+    /// A question answered with one kind of answer gives no other kind.
+    #[test]
+    fn a_kept_failure_answers_only_for_a_failure() {
+        let memo = Memo::default();
+        let old = [OldLine::new(LineKind::Context, "out,")];
+        let question = Question::diagnosis(None, &MatchOptions::default());
+        let made = |message: &str| Failure {
+            hunk: 0,
+            reason: Reason::ContextNotFound,
+            message: message.to_string(),
+            candidates: Vec::new(),
+            tie: None,
+            near: None,
+        };
+        let ask = |message: &str| {
+            let make = || (made(message), REMEMBER_FROM);
+            memo.answer(REMEMBER_FROM, (&old, question.clone()), make)
+                .message
+        };
+        assert_eq!(ask("closest"), "closest");
+        assert_eq!(ask("other"), "closest");
+        let ranges: Vec<Range<usize>> =
+            memo.answer(REMEMBER_FROM, (&old, question), || (vec![1..2, 4..6], 0));
+        assert_eq!(ranges, [1..2, 4..6]);
+    }
+
+    /// A large file located twice through one text: the second location
+    /// takes the long scans (every tier at every line, the closest block)
+    /// and the keys of every line from the first, and gives what a fresh
+    /// text gives, with or without the prefilter.
+    #[test]
+    fn a_second_location_of_the_same_text_gives_the_same_results() {
+        use crate::locate::{Pins, locate_hunks};
+        use crate::patch::{ParseOptions, parse_patch};
+        use crate::source::SourceText;
+        let mut text: String = (0..6000)
+            .map(|i| format!("// filler line {i:07} of the padding\n"))
+            .collect();
+        text.push_str("fn check() {\n    assert_eq!(\n        out,\n        vec![\n            first,\n        ]\n    );\n}\n");
+        let patch = "--- a/f\n+++ b/f\n@@\n     assert_eq!(\n         out,\n-        vec![\n+        cursor![\n             second,\n";
+        let hunks = parse_patch(patch.as_bytes(), &ParseOptions::default())
+            .expect("parses")
+            .files
+            .remove(0)
+            .hunks;
+        let plain = MatchOptions::default();
+        let prefiltered = MatchOptions::default().with_prefilter_above_lines(0);
+        let located = |source: &SourceText, options: &MatchOptions| {
+            format!(
+                "{:?}",
+                locate_hunks(source, &hunks, options, &Pins::default())
+            )
+        };
+        let source = SourceText::new(text.as_bytes());
+        let first = located(&source, &plain);
+        assert!(first.contains("ContextNotFound"), "{first}");
+        let kept = source.memo().answers.lock().map(|a| a.len()).unwrap_or(0);
+        assert!(kept >= 3, "{kept} answers kept");
+        assert!(source.memo().fuzzy.get().is_some());
+        assert_eq!(located(&source, &plain), first);
+        assert_eq!(located(&source, &prefiltered), first);
+        assert_eq!(
+            located(&SourceText::new(text.as_bytes()), &prefiltered),
+            first
+        );
+    }
+}
