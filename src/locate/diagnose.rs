@@ -4,7 +4,7 @@
 
 use super::choose::points_among;
 use super::keys::{FileKeys, OldLine};
-use super::memo::Question;
+use super::memo::{self, Question};
 use super::normalize::LineMatch;
 use super::search::{Candidate, score_block};
 use super::{Failure, HINT_WINDOW, Hints, MatchOptions, NearMatch, Reason, Slot, Tier};
@@ -34,7 +34,7 @@ pub(super) fn diagnose(
             range.len(),
         )
     };
-    let failure = keys.source().memo().answer(n, (old, question), make);
+    let failure = memo::answer(keys.source(), (old, question), make);
     Failure {
         hunk: index,
         ..failure
@@ -112,9 +112,7 @@ fn diagnose_afresh(
 pub(super) fn stale_sites(keys: &FileKeys, old: &[OldLine], hints: &Hints) -> Vec<Range<usize>> {
     let question = Question::StaleSites { line: hints.line };
     let make = || stale_sites_afresh(keys, old, hints);
-    keys.source()
-        .memo()
-        .answer(keys.len(), (old, question), make)
+    memo::answer(keys.source(), (old, question), make)
 }
 
 /// [`stale_sites`] without the memo, and how many lines the leading or

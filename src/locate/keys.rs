@@ -2,7 +2,7 @@
 //! and for a hunk's old side.
 
 use super::Tier;
-use super::memo::LineKey;
+use super::memo::{self, LineKey};
 use super::needles::{Needle, Searches, resilient_token, word_token};
 use super::normalize::{LineMatch, fuzzy_key, heading_level, keys_match, resilient_key};
 use crate::model::{Hunk, LineKind};
@@ -181,7 +181,7 @@ impl<'s> FileKeys<'s> {
         }
         let every = self.resilient.get_or_init(|| {
             let make = || self.texts().iter().map(|t| resilient_key(t)).collect();
-            self.source.memo().every_key(LineKey::Resilient, make)
+            memo::every_key(self.source, LineKey::Resilient, make)
         });
         Cow::Borrowed(&every[i])
     }
@@ -194,7 +194,7 @@ impl<'s> FileKeys<'s> {
         }
         let every = self.fuzzy.get_or_init(|| {
             let make = || self.texts().iter().map(|t| fuzzy_key(t)).collect();
-            self.source.memo().every_key(LineKey::Fuzzy, make)
+            memo::every_key(self.source, LineKey::Fuzzy, make)
         });
         Cow::Borrowed(&every[i])
     }

@@ -9,27 +9,32 @@
 //! file line by line: a hunk whose lines have no needle long enough for the
 //! prefilter (`assert_eq!(`, `out,`) is aligned by the structural tier at
 //! every line, a block the similarity tier searches is scored at every
-//! line of its range, and a hunk no tier places is compared with every
-//! block of the first `--scan-limit` lines to name the closest
-//! (`diagnose`). Repeated per location, these scans made a refusal in a
-//! 200,000-line file take seconds instead of a fraction of one.
+//! line of its range, a hunk whose context before its removed lines is a
+//! blank line is sought as stale at every line (`diagnose::stale_sites`),
+//! and a hunk no tier places is compared with every block of the first
+//! `--scan-limit` lines to name the closest (`diagnose`). Repeated per
+//! location, these scans made a refusal in a 200,000-line file take
+//! seconds instead of a fraction of one.
 //!
 //! Each of them is a function of the file's text, the old side's lines
 //! (kind, text, whether it ends the hunk) and the few numbers named in
 //! [`Question`]; none of them asks the pins, the hunks before or the
 //! state of the location (the prefilter decides only which lines are
 //! compared, never what matches: `tests/it/prefilter_equivalence.rs`). So
-//! the answer is kept, attached to the file's text
-//! ([`SourceText::memo`](crate::source::SourceText::memo)), and the next
-//! location of the same text takes it as it is. Only long scans are kept
-//! ([`REMEMBER_FROM`] lines or more), with at most [`REMEMBER_AT_MOST`]
-//! candidates, so that what is kept stays small beside the work it saves.
+//! the answer is kept with the file's text ([`SourceText::learnt`]), and
+//! the next location of the same text takes it as it is. Only long scans
+//! are kept ([`REMEMBER_FROM`] lines or more), with at most
+//! [`REMEMBER_AT_MOST`] places, so that what is kept stays small beside
+//! the work it saves. A small file's keys of every line
+//! (`keys::FileKeys`), made at once by the first location that compares
+//! with tolerance, are kept there too.
 
 use super::keys::OldLine;
 use super::outcome::Failure;
 use super::search::Candidate;
 use super::{MatchOptions, Tier};
 use crate::model::LineKind;
+use crate::source::SourceText;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -188,12 +193,37 @@ impl Kept for Failure {
     }
 }
 
+/// The answer to `question` about the old side `old` in `source`: the one
+/// kept, else the one `make` gives with the number of lines it scanned,
+/// kept when they are [`REMEMBER_FROM`] or more and it holds at most
+/// [`REMEMBER_AT_MOST`] places.
+pub(super) fn answer<T: Kept>(
+    source: &SourceText,
+    asked: (&[OldLine], Question),
+    make: impl FnOnce() -> (T, usize),
+) -> T {
+    match source.learnt::<Memo>() {
+        Some(memo) => memo.answer(source.len(), asked, make),
+        None => make().0,
+    }
+}
+
+/// The key `which` of every line of `source`, a small file, made by `make`
+/// for the first location that asks.
+pub(super) fn every_key(
+    source: &SourceText,
+    which: LineKey,
+    make: impl FnOnce() -> Vec<String>,
+) -> Arc<[String]> {
+    match source.learnt::<Memo>() {
+        Some(memo) => memo.every_key(which, make),
+        None => make().into(),
+    }
+}
+
 impl Memo {
-    /// The answer to `question` about the old side `old` in a file of
-    /// `lines` lines: the one kept, else the one `make` gives with the
-    /// number of lines it scanned, kept when they are [`REMEMBER_FROM`] or
-    /// more and it holds at most [`REMEMBER_AT_MOST`] places.
-    pub(super) fn answer<T: Kept>(
+    /// [`answer`], in a file of `lines` lines.
+    fn answer<T: Kept>(
         &self,
         lines: usize,
         (old, question): (&[OldLine], Question),
@@ -218,13 +248,8 @@ impl Memo {
         answer
     }
 
-    /// The key `which` of every line of a small file, made by `make` for
-    /// the first location that asks.
-    pub(super) fn every_key(
-        &self,
-        which: LineKey,
-        make: impl FnOnce() -> Vec<String>,
-    ) -> Arc<[String]> {
+    /// [`every_key`].
+    fn every_key(&self, which: LineKey, make: impl FnOnce() -> Vec<String>) -> Arc<[String]> {
         let every = match which {
             LineKey::Resilient => &self.resilient,
             LineKey::Fuzzy => &self.fuzzy,
@@ -328,7 +353,6 @@ mod tests {
     fn a_second_location_of_the_same_text_gives_the_same_results() {
         use crate::locate::{Pins, locate_hunks};
         use crate::patch::{ParseOptions, parse_patch};
-        use crate::source::SourceText;
         let mut text: String = (0..6000)
             .map(|i| format!("// filler line {i:07} of the padding\n"))
             .collect();
@@ -350,9 +374,10 @@ mod tests {
         let source = SourceText::new(text.as_bytes());
         let first = located(&source, &plain);
         assert!(first.contains("ContextNotFound"), "{first}");
-        let kept = source.memo().answers.lock().map(|a| a.len()).unwrap_or(0);
+        let memo = source.learnt::<Memo>().expect("the locator's memo");
+        let kept = memo.answers.lock().map(|a| a.len()).unwrap_or(0);
         assert!(kept >= 3, "{kept} answers kept");
-        assert!(source.memo().fuzzy.get().is_some());
+        assert!(memo.fuzzy.get().is_some());
         assert_eq!(located(&source, &plain), first);
         assert_eq!(located(&source, &prefiltered), first);
         assert_eq!(

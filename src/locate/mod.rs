@@ -75,7 +75,6 @@ use crate::source::SourceText;
 use choose::{Choice, Hints, choose};
 pub(crate) use footprint::Footprint;
 use keys::{FileKeys, OldLine};
-pub(crate) use memo::Memo;
 use memo::Question;
 use numbered::{AdditionEvidence, insert_numbered_additions_again};
 use scope::Anchors;
@@ -490,9 +489,10 @@ fn search_tier(
         },
         _ => Question::Tier(tier),
     };
-    let memo = keys.source().memo();
     let asked = (old, question.clone());
-    memo.answer(n, asked, || search_tier_afresh(keys, old, tier, &question))
+    memo::answer(keys.source(), asked, || {
+        search_tier_afresh(keys, old, tier, &question)
+    })
 }
 
 /// [`search_tier`] without the memo: the candidates, and how many start

@@ -12,10 +12,10 @@
 //! block's line starts when one of its lines is asked for, keeping the last
 //! few such blocks.
 
-use crate::locate::Memo;
 use memchr::memchr_iter;
+use std::any::Any;
 use std::borrow::Cow;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -50,9 +50,10 @@ pub(crate) struct SourceText<'a> {
     has_bom: bool,
     lines: Lines<'a>,
     crlf_lines: usize,
-    /// What locating hunks in these bytes learnt, for the next location
-    /// of them (`locate::memo`); shared by clones, which hold the same bytes.
-    memo: Arc<Memo>,
+    /// What a stage that reads these bytes learnt of them, for its next
+    /// reading (the locator's memo: `locate::memo`); shared by clones,
+    /// which hold the same bytes.
+    learnt: Arc<OnceLock<Box<dyn Any + Send + Sync>>>,
 }
 
 /// Where lines start: every line's offset, or how many lines start before
@@ -312,7 +313,7 @@ impl<'a> SourceText<'a> {
             has_bom: index.has_bom,
             lines,
             crlf_lines: index.crlf_lines,
-            memo: Arc::default(),
+            learnt: Arc::default(),
         }
     }
 
@@ -339,13 +340,17 @@ impl<'a> SourceText<'a> {
             has_bom,
             lines: Lines::Dense(Cow::Owned(starts)),
             crlf_lines,
-            memo: Arc::default(),
+            learnt: Arc::default(),
         }
     }
 
-    /// What locating hunks in these bytes learnt so far (`locate::memo`).
-    pub(crate) fn memo(&self) -> &Memo {
-        &self.memo
+    /// What a stage learnt of these bytes so far, kept as a `T` (made
+    /// empty on first use); `None` when a value of another type was kept
+    /// first. The locator keeps its memo here (`locate::memo`), without
+    /// this module knowing its type.
+    pub(crate) fn learnt<T: Any + Default + Send + Sync>(&self) -> Option<&T> {
+        let kept = self.learnt.get_or_init(|| Box::<T>::default());
+        kept.downcast_ref()
     }
 
     /// The whole buffer, BOM included.
