@@ -36,6 +36,7 @@ use super::{MatchOptions, Tier};
 use crate::model::LineKind;
 use crate::source::SourceText;
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::ops::Range;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -49,7 +50,8 @@ pub(super) const REMEMBER_AT_MOST: usize = 256;
 /// The answers kept for one file's text (see the module's documentation).
 #[derive(Default)]
 pub(crate) struct Memo {
-    answers: Mutex<HashMap<Key, Answer>>,
+    /// The answers, by the digest of their key ([`Key::digest`]).
+    answers: Mutex<HashMap<u64, Vec<(Key, Answer)>>>,
     /// A small file's keys of every line (`keys::FileKeys`), made by the
     /// first location that compares lines with tolerance.
     resilient: OnceLock<Arc<[String]>>,
@@ -65,7 +67,10 @@ pub(super) enum LineKey {
 
 impl std::fmt::Debug for Memo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let kept = self.answers.lock().map_or(0, |a| a.len());
+        let kept = self
+            .answers
+            .lock()
+            .map_or(0, |a| a.values().map(Vec::len).sum());
         f.debug_struct("Memo").field("kept", &kept).finish()
     }
 }
@@ -109,7 +114,7 @@ impl Question {
 
 /// A question about one old side: each line's kind, whether it ends the
 /// hunk, and its text.
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug)]
 struct Key {
     question: Question,
     old: Box<[(LineKind, bool, Box<str>)]>,
@@ -122,6 +127,27 @@ impl Key {
             .map(|l| (l.kind, l.ends_hunk, Box::from(l.text)))
             .collect();
         Key { question, old }
+    }
+
+    /// A digest of `question` about `old`, to find the key without making
+    /// it (keys of different digests differ; keys of one digest are
+    /// compared by [`Key::is`]).
+    fn digest(question: &Question, old: &[OldLine]) -> u64 {
+        let mut hasher = std::hash::DefaultHasher::new();
+        question.hash(&mut hasher);
+        for line in old {
+            (line.kind, line.ends_hunk, line.text).hash(&mut hasher);
+        }
+        hasher.finish()
+    }
+
+    /// True when this is the key of `question` about `old`.
+    fn is(&self, question: &Question, old: &[OldLine]) -> bool {
+        self.question == *question
+            && self.old.len() == old.len()
+            && (self.old.iter().zip(old)).all(|((kind, ends, text), l)| {
+                *kind == l.kind && *ends == l.ends_hunk && **text == *l.text
+            })
     }
 }
 
@@ -202,8 +228,12 @@ pub(super) fn answer<T: Kept>(
     asked: (&[OldLine], Question),
     make: impl FnOnce() -> (T, usize),
 ) -> T {
-    match source.learnt::<Memo>() {
-        Some(memo) => memo.answer(source.len(), asked, make),
+    // A small file has nothing kept: no memo is made for it.
+    let memo = (source.len() >= REMEMBER_FROM)
+        .then(|| source.learnt::<Memo>())
+        .flatten();
+    match memo {
+        Some(memo) => memo.answer(asked, make),
         None => make().0,
     }
 }
@@ -222,19 +252,18 @@ pub(super) fn every_key(
 }
 
 impl Memo {
-    /// [`answer`], in a file of `lines` lines.
+    /// [`answer`].
     fn answer<T: Kept>(
         &self,
-        lines: usize,
         (old, question): (&[OldLine], Question),
         make: impl FnOnce() -> (T, usize),
     ) -> T {
-        if lines < REMEMBER_FROM {
-            return make().0;
-        }
-        let key = Key::new(question, old);
-        let kept = (self.answers.lock().ok())
-            .and_then(|answers| answers.get(&key).and_then(T::from_answer));
+        let digest = Key::digest(&question, old);
+        let kept = (self.answers.lock().ok()).and_then(|answers| {
+            let same = answers.get(&digest)?;
+            let (_, answer) = same.iter().find(|(key, _)| key.is(&question, old))?;
+            T::from_answer(answer)
+        });
         if let Some(kept) = kept {
             return kept;
         }
@@ -243,7 +272,9 @@ impl Memo {
             && answer.size() <= REMEMBER_AT_MOST
             && let Ok(mut answers) = self.answers.lock()
         {
-            answers.insert(key, answer.to_answer());
+            let same = answers.entry(digest).or_default();
+            same.retain(|(key, _)| !key.is(&question, old));
+            same.push((Key::new(question, old), answer.to_answer()));
         }
         answer
     }
@@ -275,16 +306,16 @@ mod tests {
         }
     }
 
-    /// What `Memo::answer` gives for `question` about `old` when `make`
-    /// would find `found` in `scanned` lines of a file of `lines` lines.
+    /// What [`answer`] gives for `question` about `old` in `source` when
+    /// `make` would find `found` in `scanned` lines.
     fn starts(
-        memo: &Memo,
-        (lines, scanned): (usize, usize),
+        source: &SourceText,
+        scanned: usize,
         (old, question): (&[OldLine], &Question),
         found: &[usize],
     ) -> Vec<usize> {
         let make = || (found.iter().copied().map(candidate).collect(), scanned);
-        let answer: Vec<Candidate> = memo.answer(lines, (old, question.clone()), make);
+        let answer: Vec<Candidate> = answer(source, (old, question.clone()), make);
         answer.iter().map(|c| c.start).collect()
     }
 
@@ -293,30 +324,34 @@ mod tests {
     /// about the same lines (kind, text and end of hunk alike).
     #[test]
     fn keeps_long_scans_short_answers_for_the_same_question() {
-        let memo = Memo::default();
+        let (small, large) = ("x\n".repeat(REMEMBER_FROM - 1), "x\n".repeat(REMEMBER_FROM));
         let old = [OldLine::new(LineKind::Context, "assert_eq!(")];
         let tier = Question::Tier(Tier::Structural);
-        let long = (REMEMBER_FROM, REMEMBER_FROM);
-        for (lines_scanned, found) in [
-            ((REMEMBER_FROM - 1, REMEMBER_FROM), vec![1]),
-            ((REMEMBER_FROM, REMEMBER_FROM - 1), vec![2]),
-            (long, (0..=REMEMBER_AT_MOST).collect()),
+        let long = REMEMBER_FROM;
+        for (text, scanned, found) in [
+            (&small, long, vec![1]),
+            (&large, long - 1, vec![2]),
+            (&large, long, (0..=REMEMBER_AT_MOST).collect()),
         ] {
-            starts(&memo, lines_scanned, (&old, &tier), &found);
-            assert_eq!(starts(&memo, long, (&old, &tier), &[9]), [9]);
-            memo.answers.lock().unwrap().clear();
+            let source = SourceText::new(text.as_bytes());
+            starts(&source, scanned, (&old, &tier), &found);
+            assert_eq!(starts(&source, long, (&old, &tier), &[9]), [9]);
         }
-        assert_eq!(starts(&memo, long, (&old, &tier), &[3]), [3]);
-        assert_eq!(starts(&memo, long, (&old, &tier), &[9]), [3]);
+        let source = SourceText::new(large.as_bytes());
+        assert_eq!(starts(&source, long, (&old, &tier), &[3]), [3]);
+        assert_eq!(starts(&source, long, (&old, &tier), &[9]), [3]);
         let fuzzy = Question::Tier(Tier::Fuzzy);
-        assert_eq!(starts(&memo, long, (&old, &fuzzy), &[9]), [9]);
+        assert_eq!(starts(&source, long, (&old, &fuzzy), &[9]), [9]);
         let removed = [OldLine::new(LineKind::Remove, "assert_eq!(")];
-        assert_eq!(starts(&memo, long, (&removed, &tier), &[8]), [8]);
+        assert_eq!(starts(&source, long, (&removed, &tier), &[8]), [8]);
         let mut ending = old.clone();
         ending[0].ends_hunk = true;
-        assert_eq!(starts(&memo, long, (&ending, &tier), &[7]), [7]);
+        assert_eq!(starts(&source, long, (&ending, &tier), &[7]), [7]);
         let other = [OldLine::new(LineKind::Context, "assert_ne!(")];
-        assert_eq!(starts(&memo, long, (&other, &tier), &[6]), [6]);
+        assert_eq!(starts(&source, long, (&other, &tier), &[6]), [6]);
+        let two = [old[0].clone(), other[0].clone()];
+        assert_eq!(starts(&source, long, (&two, &tier), &[5]), [5]);
+        assert_eq!(starts(&source, long, (&other, &tier), &[4]), [6]);
     }
 
     /// A question answered with one kind of answer gives no other kind.
@@ -335,13 +370,11 @@ mod tests {
         };
         let ask = |message: &str| {
             let make = || (made(message), REMEMBER_FROM);
-            memo.answer(REMEMBER_FROM, (&old, question.clone()), make)
-                .message
+            memo.answer((&old, question.clone()), make).message
         };
         assert_eq!(ask("closest"), "closest");
         assert_eq!(ask("other"), "closest");
-        let ranges: Vec<Range<usize>> =
-            memo.answer(REMEMBER_FROM, (&old, question), || (vec![1..2, 4..6], 0));
+        let ranges: Vec<Range<usize>> = memo.answer((&old, question), || (vec![1..2, 4..6], 0));
         assert_eq!(ranges, [1..2, 4..6]);
     }
 
@@ -375,7 +408,7 @@ mod tests {
         let first = located(&source, &plain);
         assert!(first.contains("ContextNotFound"), "{first}");
         let memo = source.learnt::<Memo>().expect("the locator's memo");
-        let kept = memo.answers.lock().map(|a| a.len()).unwrap_or(0);
+        let kept = (memo.answers.lock()).map_or(0, |a| a.values().map(Vec::len).sum());
         assert!(kept >= 3, "{kept} answers kept");
         assert!(memo.fuzzy.get().is_some());
         assert_eq!(located(&source, &plain), first);
