@@ -30,6 +30,7 @@
 //! with tolerance, are kept there too.
 
 use super::keys::OldLine;
+use super::needles::Needle;
 use super::outcome::Failure;
 use super::search::Candidate;
 use super::{MatchOptions, Tier};
@@ -47,6 +48,10 @@ pub(super) const REMEMBER_FROM: usize = 4096;
 /// kept (a bracket line standing thousands of times).
 pub(super) const REMEMBER_AT_MOST: usize = 256;
 
+/// A needle found on more lines than this is searched again rather than
+/// its lines kept (memory that would grow with the file).
+pub(super) const HITS_AT_MOST: usize = 1 << 16;
+
 /// The answers kept for one file's text (see the module's documentation).
 #[derive(Default)]
 pub(crate) struct Memo {
@@ -56,6 +61,9 @@ pub(crate) struct Memo {
     /// first location that compares lines with tolerance.
     resilient: OnceLock<Arc<[String]>>,
     fuzzy: OnceLock<Arc<[String]>>,
+    /// The lines the prefilter found for each needle searched
+    /// (`prefilter::lines_matching`), up to [`HITS_AT_MOST`] of them.
+    hits: Mutex<HashMap<Needle, Arc<[usize]>>>,
 }
 
 /// Which of a line's keys (`normalize::resilient_key`, `normalize::fuzzy_key`).
@@ -251,6 +259,26 @@ pub(super) fn every_key(
     }
 }
 
+/// The lines (0-based, ascending) a search of `source` found for
+/// `needle`, if one was kept.
+pub(super) fn needle_hits(source: &SourceText, needle: &Needle) -> Option<Arc<[usize]>> {
+    let memo = source.learnt::<Memo>()?;
+    memo.hits.lock().ok()?.get(needle).cloned()
+}
+
+/// Keeps `lines`, what a search of `source` found for `needle`, unless
+/// they are more than [`HITS_AT_MOST`].
+pub(super) fn keep_needle_hits(source: &SourceText, needle: &Needle, lines: &[usize]) {
+    if lines.len() > HITS_AT_MOST {
+        return;
+    }
+    if let Some(memo) = source.learnt::<Memo>()
+        && let Ok(mut hits) = memo.hits.lock()
+    {
+        hits.insert(needle.clone(), lines.into());
+    }
+}
+
 impl Memo {
     /// [`answer`].
     fn answer<T: Kept>(
@@ -379,9 +407,9 @@ mod tests {
     }
 
     /// A large file located twice through one text: the second location
-    /// takes the long scans (every tier at every line, the closest block)
-    /// and the keys of every line from the first, and gives what a fresh
-    /// text gives, with or without the prefilter.
+    /// takes the long scans (every tier at every line, the closest block),
+    /// the keys of every line and the needles' lines from the first, and
+    /// gives what a fresh text gives, with or without the prefilter.
     #[test]
     fn a_second_location_of_the_same_text_gives_the_same_results() {
         use crate::locate::{Pins, locate_hunks};
@@ -413,9 +441,11 @@ mod tests {
         assert!(memo.fuzzy.get().is_some());
         assert_eq!(located(&source, &plain), first);
         assert_eq!(located(&source, &prefiltered), first);
-        assert_eq!(
-            located(&SourceText::new(text.as_bytes()), &prefiltered),
-            first
-        );
+        let fresh = SourceText::new(text.as_bytes());
+        assert_eq!(located(&fresh, &prefiltered), first);
+        let memo = fresh.learnt::<Memo>().expect("the locator's memo");
+        let needles = memo.hits.lock().map_or(0, |h| h.len());
+        assert!(needles > 0, "no needle's lines kept");
+        assert_eq!(located(&fresh, &prefiltered), first);
     }
 }
