@@ -268,14 +268,14 @@ pub(super) fn needle_hits(source: &SourceText, needle: &Needle) -> Option<Arc<[u
 
 /// Keeps `lines`, what a search of `source` found for `needle`, unless
 /// they are more than [`HITS_AT_MOST`].
-pub(super) fn keep_needle_hits(source: &SourceText, needle: &Needle, lines: &[usize]) {
+pub(super) fn keep_needle_hits(source: &SourceText, needle: &Needle, lines: &Arc<[usize]>) {
     if lines.len() > HITS_AT_MOST {
         return;
     }
     if let Some(memo) = source.learnt::<Memo>()
         && let Ok(mut hits) = memo.hits.lock()
     {
-        hits.insert(needle.clone(), lines.into());
+        hits.insert(needle.clone(), Arc::clone(lines));
     }
 }
 

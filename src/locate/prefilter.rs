@@ -33,7 +33,7 @@ use super::memo;
 use super::needles::{Announcements, MIN_TOKEN, Needle, TokenCounts, TokenKind};
 use crate::model::{Hunk, LineKind};
 use rarity::Candidate;
-use std::rc::Rc;
+use std::sync::Arc;
 
 mod rarity;
 mod scan;
@@ -137,7 +137,7 @@ fn chosen<R>(
 /// announced with [`Searches::announce`](super::needles::Searches::announce)
 /// or [`announce_later`](super::needles::Searches::announce_later);
 /// all results are kept (in [`FileKeys::searches`]).
-pub(super) fn lines_matching(keys: &FileKeys, line: &OldLine, tier: Tier) -> Option<Rc<[usize]>> {
+pub(super) fn lines_matching(keys: &FileKeys, line: &OldLine, tier: Tier) -> Option<Arc<[usize]>> {
     if !keys.is_indexed() {
         return None;
     }
@@ -151,8 +151,8 @@ pub(super) fn lines_matching(keys: &FileKeys, line: &OldLine, tier: Tier) -> Opt
     let source = keys.source();
     let kept = |n: &Needle| memo::needle_hits(source, n);
     if let Some(hits) = kept(&needle) {
-        searches.cache_hits(needle.clone(), hits.to_vec());
-        return searches.cached_hits(&needle);
+        searches.cache_hits(needle, Arc::clone(&hits));
+        return Some(hits);
     }
     // The announced needles searched the same way (case-sensitively or
     // not) join this search; the others wait for their own.
@@ -167,6 +167,7 @@ pub(super) fn lines_matching(keys: &FileKeys, line: &OldLine, tier: Tier) -> Opt
     needles.sort();
     needles.dedup();
     for (needle, hits) in scan::search(keys, &needles) {
+        let hits: Arc<[usize]> = hits.into();
         memo::keep_needle_hits(source, &needle, &hits);
         searches.cache_hits(needle, hits);
     }
