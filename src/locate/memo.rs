@@ -52,6 +52,11 @@ pub(super) const REMEMBER_AT_MOST: usize = 256;
 /// its lines kept (memory that would grow with the file).
 pub(super) const HITS_AT_MOST: usize = 1 << 16;
 
+/// The lines of needles are kept only for files of this many bytes or
+/// more: a smaller file is searched again faster than a patch of many
+/// hunks' needles are kept.
+pub(super) const HITS_FROM_BYTES: usize = 16 << 20;
+
 /// The answers kept for one file's text (see the module's documentation).
 #[derive(Default)]
 pub(crate) struct Memo {
@@ -260,16 +265,20 @@ pub(super) fn every_key(
 }
 
 /// The lines (0-based, ascending) a search of `source` found for
-/// `needle`, if one was kept.
+/// `needle`, if they were kept (in a file of [`HITS_FROM_BYTES`] or more).
 pub(super) fn needle_hits(source: &SourceText, needle: &Needle) -> Option<Arc<[usize]>> {
+    if source.bytes().len() < HITS_FROM_BYTES {
+        return None;
+    }
     let memo = source.learnt::<Memo>()?;
     memo.hits.lock().ok()?.get(needle).cloned()
 }
 
 /// Keeps `lines`, what a search of `source` found for `needle`, unless
-/// they are more than [`HITS_AT_MOST`].
+/// they are more than [`HITS_AT_MOST`] or the file is smaller than
+/// [`HITS_FROM_BYTES`].
 pub(super) fn keep_needle_hits(source: &SourceText, needle: &Needle, lines: &Arc<[usize]>) {
-    if lines.len() > HITS_AT_MOST {
+    if lines.len() > HITS_AT_MOST || source.bytes().len() < HITS_FROM_BYTES {
         return;
     }
     if let Some(memo) = source.learnt::<Memo>()
@@ -407,9 +416,9 @@ mod tests {
     }
 
     /// A large file located twice through one text: the second location
-    /// takes the long scans (every tier at every line, the closest block),
-    /// the keys of every line and the needles' lines from the first, and
-    /// gives what a fresh text gives, with or without the prefilter.
+    /// takes the long scans (every tier at every line, the closest block)
+    /// and the keys of every line from the first, and gives what a fresh
+    /// text gives, with or without the prefilter.
     #[test]
     fn a_second_location_of_the_same_text_gives_the_same_results() {
         use crate::locate::{Pins, locate_hunks};
@@ -443,9 +452,42 @@ mod tests {
         assert_eq!(located(&source, &prefiltered), first);
         let fresh = SourceText::new(text.as_bytes());
         assert_eq!(located(&fresh, &prefiltered), first);
-        let memo = fresh.learnt::<Memo>().expect("the locator's memo");
-        let needles = memo.hits.lock().map_or(0, |h| h.len());
-        assert!(needles > 0, "no needle's lines kept");
         assert_eq!(located(&fresh, &prefiltered), first);
+    }
+
+    /// In a file of `HITS_FROM_BYTES` or more, the lines each needle stands
+    /// on are kept by the first location for the next; a smaller file's
+    /// are searched again.
+    #[test]
+    fn a_large_files_needle_lines_are_kept() {
+        use crate::locate::{Pins, locate_hunks};
+        use crate::patch::{ParseOptions, parse_patch};
+        let code = "fn check_1234567() {\n    let total = 0;\n}\n";
+        let long = format!("{}\n", "x".repeat(4095));
+        let large = long.repeat(HITS_FROM_BYTES / long.len() + 1) + code;
+        let patch = "--- a/f\n+++ b/f\n@@\n fn check_1234567() {\n-    let total = 0;\n+    let total = 1;\n }\n";
+        let hunks = parse_patch(patch.as_bytes(), &ParseOptions::default())
+            .expect("parses")
+            .files
+            .remove(0)
+            .hunks;
+        let prefiltered = MatchOptions::default().with_prefilter_above_lines(0);
+        let located = |source: &SourceText| {
+            format!(
+                "{:?}",
+                locate_hunks(source, &hunks, &prefiltered, &Pins::default())
+            )
+        };
+        let kept = |source: &SourceText| {
+            let memo = source.learnt::<Memo>().expect("the locator's memo");
+            memo.hits.lock().map_or(0, |h| h.len())
+        };
+        for (text, keeps) in [(code.to_string(), false), (large, true)] {
+            let source = SourceText::new(text.as_bytes());
+            let first = located(&source);
+            assert!(first.contains("start: "), "{first}");
+            assert_eq!(kept(&source) > 0, keeps, "{} bytes", text.len());
+            assert_eq!(located(&source), first);
+        }
     }
 }

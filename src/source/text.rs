@@ -353,6 +353,12 @@ impl<'a> SourceText<'a> {
         kept.downcast_ref()
     }
 
+    /// Drops what the stages learnt of these bytes ([`SourceText::learnt`])
+    /// once none will read them again: its memory goes back.
+    pub(crate) fn forget_learnt(&mut self) {
+        self.learnt = Arc::default();
+    }
+
     /// The whole buffer, BOM included.
     pub(crate) fn bytes(&self) -> &'a [u8] {
         self.bytes
