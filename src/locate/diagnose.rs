@@ -3,8 +3,8 @@
 //! not) from a missing one.
 
 use super::choose::points_among;
-use super::keys::{FileKeys, OldLine};
-use super::memo::{self, Question};
+use super::keys::{FileKeys, OldLine, side_lines};
+use super::memo::{self, Question, Scanned};
 use super::normalize::LineMatch;
 use super::search::{Candidate, score_block};
 use super::{Failure, HINT_WINDOW, Hints, MatchOptions, NearMatch, Reason, Slot, Tier};
@@ -29,12 +29,14 @@ pub(super) fn diagnose(
     };
     let question = Question::diagnosis(hints.line, options);
     let make = || {
-        (
-            diagnose_afresh(keys, old, index, hints, range.clone()),
-            range.len(),
-        )
+        let found = diagnose_afresh(keys, old, index, hints, range.clone());
+        Scanned {
+            places: found.candidates.len(),
+            found,
+            lines: range.len(),
+        }
     };
-    let failure = memo::answer(keys.source(), (old, question), make);
+    let failure = memo::answer(keys.source(), (side_lines(old), question), make);
     Failure {
         hunk: index,
         ..failure
@@ -111,8 +113,15 @@ fn diagnose_afresh(
 /// match elsewhere is a look-alike of every one).
 pub(super) fn stale_sites(keys: &FileKeys, old: &[OldLine], hints: &Hints) -> Vec<Range<usize>> {
     let question = Question::StaleSites { line: hints.line };
-    let make = || stale_sites_afresh(keys, old, hints);
-    memo::answer(keys.source(), (old, question), make)
+    let make = || {
+        let (found, lines) = stale_sites_afresh(keys, old, hints);
+        Scanned {
+            places: found.len(),
+            found,
+            lines,
+        }
+    };
+    memo::answer(keys.source(), (side_lines(old), question), make)
 }
 
 /// [`stale_sites`] without the memo, and how many lines the leading or

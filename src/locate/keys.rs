@@ -458,6 +458,14 @@ fn within(whole: &str, part: &str) -> Range<usize> {
     start..start + part.len()
 }
 
+/// The lines of `side` as the memo tells old sides apart
+/// ([`memo::SideLine`]).
+pub(super) fn side_lines<'a>(
+    side: &'a [OldLine<'a>],
+) -> impl Iterator<Item = memo::SideLine<'a>> + Clone {
+    side.iter().map(|l| (l.kind, l.ends_hunk, l.text))
+}
+
 /// The old side (context and removed lines) of a hunk, with keys.
 pub(super) fn old_side(hunk: &Hunk) -> Vec<OldLine<'_>> {
     let mut old: Vec<OldLine> = hunk

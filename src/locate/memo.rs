@@ -29,13 +29,11 @@
 //! (`keys::FileKeys`), made at once by the first location that compares
 //! with tolerance, are kept there too.
 
-use super::keys::OldLine;
 use super::needles::Needle;
-use super::outcome::Failure;
-use super::search::Candidate;
 use super::{MatchOptions, Tier};
 use crate::model::LineKind;
 use crate::source::SourceText;
+use std::any::Any;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::ops::Range;
@@ -44,8 +42,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// Scans of fewer lines than this are made again rather than kept.
 pub(super) const REMEMBER_FROM: usize = 4096;
 
-/// Searches that found more candidates than this are made again rather than
-/// kept (a bracket line standing thousands of times).
+/// Answers with more places than this are made again rather than kept (a
+/// bracket line standing thousands of times).
 pub(super) const REMEMBER_AT_MOST: usize = 256;
 
 /// A needle found on more lines than this is searched again rather than
@@ -71,21 +69,14 @@ pub(crate) struct Memo {
     hits: Mutex<HashMap<Needle, Arc<[usize]>>>,
 }
 
+/// A kept answer, of the type its question is answered with.
+type Answer = Box<dyn Any + Send + Sync>;
+
 /// Which of a line's keys (`normalize::resilient_key`, `normalize::fuzzy_key`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum LineKey {
     Resilient,
     Fuzzy,
-}
-
-impl std::fmt::Debug for Memo {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let kept = self
-            .answers
-            .lock()
-            .map_or(0, |a| a.values().map(Vec::len).sum());
-        f.debug_struct("Memo").field("kept", &kept).finish()
-    }
 }
 
 /// What was asked of the file about one old side, beyond its lines.
@@ -125,8 +116,12 @@ impl Question {
     }
 }
 
-/// A question about one old side: each line's kind, whether it ends the
-/// hunk, and its text.
+/// One line of the old side a question is about, as far as the answers
+/// tell lines apart: its kind, whether it ends the hunk
+/// (`keys::OldLine::ends_hunk`), its text.
+pub(super) type SideLine<'a> = (LineKind, bool, &'a str);
+
+/// A question about one old side.
 #[derive(Debug)]
 struct Key {
     question: Question,
@@ -134,10 +129,9 @@ struct Key {
 }
 
 impl Key {
-    fn new(question: Question, old: &[OldLine]) -> Self {
+    fn new<'a>(question: Question, old: impl Iterator<Item = SideLine<'a>>) -> Self {
         let old = old
-            .iter()
-            .map(|l| (l.kind, l.ends_hunk, Box::from(l.text)))
+            .map(|(kind, ends, text)| (kind, ends, Box::from(text)))
             .collect();
         Key { question, old }
     }
@@ -145,110 +139,75 @@ impl Key {
     /// A digest of `question` about `old`, to find the key without making
     /// it (keys of different digests differ; keys of one digest are
     /// compared by [`Key::is`]).
-    fn digest(question: &Question, old: &[OldLine]) -> u64 {
+    fn digest<'a>(question: &Question, old: impl Iterator<Item = SideLine<'a>>) -> u64 {
         let mut hasher = std::hash::DefaultHasher::new();
         question.hash(&mut hasher);
         for line in old {
-            (line.kind, line.ends_hunk, line.text).hash(&mut hasher);
+            line.hash(&mut hasher);
         }
         hasher.finish()
     }
 
     /// True when this is the key of `question` about `old`.
-    fn is(&self, question: &Question, old: &[OldLine]) -> bool {
+    fn is<'a>(&self, question: &Question, old: impl Iterator<Item = SideLine<'a>>) -> bool {
+        let mut old = old;
         self.question == *question
-            && self.old.len() == old.len()
-            && (self.old.iter().zip(old)).all(|((kind, ends, text), l)| {
-                *kind == l.kind && *ends == l.ends_hunk && **text == *l.text
-            })
+            && self
+                .old
+                .iter()
+                .all(|(kind, ends, text)| old.next() == Some((*kind, *ends, &**text)))
+            && old.next().is_none()
     }
 }
 
-/// A kept answer.
-#[derive(Debug)]
-pub(super) enum Answer {
-    /// Places a tier found.
-    Candidates(Vec<Candidate>),
-    /// Line ranges (where a hunk's context stands with its removed lines
-    /// gone: `diagnose::stale_sites`).
-    Ranges(Vec<Range<usize>>),
-    /// Why no tier placed a hunk (its `hunk` is the asking hunk's, to be
-    /// set by the caller).
-    Failure(Failure),
-}
-
-/// An answer that may be kept.
-pub(super) trait Kept: Sized {
+/// What a scan found, with what [`answer`] weighs before keeping it.
+pub(super) struct Scanned<T> {
+    /// The answer.
+    pub found: T,
+    /// How many lines (start lines, places) it looked at.
+    pub lines: usize,
     /// How many places or ranges it holds.
-    fn size(&self) -> usize;
-    /// The answer, kept.
-    fn to_answer(&self) -> Answer;
-    /// The answer kept, if it is one of these.
-    fn from_answer(answer: &Answer) -> Option<Self>;
-}
-
-impl Kept for Vec<Candidate> {
-    fn size(&self) -> usize {
-        self.len()
-    }
-    fn to_answer(&self) -> Answer {
-        Answer::Candidates(self.clone())
-    }
-    fn from_answer(answer: &Answer) -> Option<Self> {
-        match answer {
-            Answer::Candidates(found) => Some(found.clone()),
-            _ => None,
-        }
-    }
-}
-
-impl Kept for Vec<Range<usize>> {
-    fn size(&self) -> usize {
-        self.len()
-    }
-    fn to_answer(&self) -> Answer {
-        Answer::Ranges(self.clone())
-    }
-    fn from_answer(answer: &Answer) -> Option<Self> {
-        match answer {
-            Answer::Ranges(found) => Some(found.clone()),
-            _ => None,
-        }
-    }
-}
-
-impl Kept for Failure {
-    fn size(&self) -> usize {
-        self.candidates.len()
-    }
-    fn to_answer(&self) -> Answer {
-        Answer::Failure(self.clone())
-    }
-    fn from_answer(answer: &Answer) -> Option<Self> {
-        match answer {
-            Answer::Failure(failure) => Some(failure.clone()),
-            _ => None,
-        }
-    }
+    pub places: usize,
 }
 
 /// The answer to `question` about the old side `old` in `source`: the one
-/// kept, else the one `make` gives with the number of lines it scanned,
-/// kept when they are [`REMEMBER_FROM`] or more and it holds at most
-/// [`REMEMBER_AT_MOST`] places.
-pub(super) fn answer<T: Kept>(
+/// kept, else the one `make` finds, kept when it looked at
+/// [`REMEMBER_FROM`] lines or more and holds at most [`REMEMBER_AT_MOST`]
+/// places.
+pub(super) fn answer<'a, T: Clone + Send + Sync + 'static>(
     source: &SourceText,
-    asked: (&[OldLine], Question),
-    make: impl FnOnce() -> (T, usize),
+    (old, question): (impl Iterator<Item = SideLine<'a>> + Clone, Question),
+    make: impl FnOnce() -> Scanned<T>,
 ) -> T {
     // A small file has nothing kept: no memo is made for it.
     let memo = (source.len() >= REMEMBER_FROM)
         .then(|| source.learnt::<Memo>())
         .flatten();
-    match memo {
-        Some(memo) => memo.answer(asked, make),
-        None => make().0,
+    let Some(memo) = memo else {
+        return make().found;
+    };
+    let digest = Key::digest(&question, old.clone());
+    let kept = (memo.answers.lock().ok()).and_then(|answers| {
+        let same = answers.get(&digest)?;
+        let (_, answer) = same
+            .iter()
+            .find(|(key, _)| key.is(&question, old.clone()))?;
+        answer.downcast_ref::<T>().cloned()
+    });
+    if let Some(kept) = kept {
+        return kept;
     }
+    let made = make();
+    if made.lines >= REMEMBER_FROM
+        && made.places <= REMEMBER_AT_MOST
+        && let Ok(mut answers) = memo.answers.lock()
+    {
+        let same = answers.entry(digest).or_default();
+        same.retain(|(key, _)| !key.is(&question, old.clone()));
+        let answer: Answer = Box::new(made.found.clone());
+        same.push((Key::new(question, old), answer));
+    }
+    made.found
 }
 
 /// The key `which` of every line of `source`, a small file, made by `make`
@@ -258,10 +217,14 @@ pub(super) fn every_key(
     which: LineKey,
     make: impl FnOnce() -> Vec<String>,
 ) -> Arc<[String]> {
-    match source.learnt::<Memo>() {
-        Some(memo) => memo.every_key(which, make),
-        None => make().into(),
-    }
+    let Some(memo) = source.learnt::<Memo>() else {
+        return make().into();
+    };
+    let every = match which {
+        LineKey::Resilient => &memo.resilient,
+        LineKey::Fuzzy => &memo.fuzzy,
+    };
+    Arc::clone(every.get_or_init(|| make().into()))
 }
 
 /// The lines (0-based, ascending) a search of `source` found for
@@ -288,72 +251,24 @@ pub(super) fn keep_needle_hits(source: &SourceText, needle: &Needle, lines: &Arc
     }
 }
 
-impl Memo {
-    /// [`answer`].
-    fn answer<T: Kept>(
-        &self,
-        (old, question): (&[OldLine], Question),
-        make: impl FnOnce() -> (T, usize),
-    ) -> T {
-        let digest = Key::digest(&question, old);
-        let kept = (self.answers.lock().ok()).and_then(|answers| {
-            let same = answers.get(&digest)?;
-            let (_, answer) = same.iter().find(|(key, _)| key.is(&question, old))?;
-            T::from_answer(answer)
-        });
-        if let Some(kept) = kept {
-            return kept;
-        }
-        let (answer, scanned) = make();
-        if scanned >= REMEMBER_FROM
-            && answer.size() <= REMEMBER_AT_MOST
-            && let Ok(mut answers) = self.answers.lock()
-        {
-            let same = answers.entry(digest).or_default();
-            same.retain(|(key, _)| !key.is(&question, old));
-            same.push((Key::new(question, old), answer.to_answer()));
-        }
-        answer
-    }
-
-    /// [`every_key`].
-    fn every_key(&self, which: LineKey, make: impl FnOnce() -> Vec<String>) -> Arc<[String]> {
-        let every = match which {
-            LineKey::Resilient => &self.resilient,
-            LineKey::Fuzzy => &self.fuzzy,
-        };
-        Arc::clone(every.get_or_init(|| make().into()))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::locate::Reason;
-
-    fn candidate(start: usize) -> Candidate {
-        Candidate {
-            start,
-            end: start + 1,
-            slots: Vec::new(),
-            exact: 1,
-            deviations: 0,
-            similarity: 1.0,
-            normalizations: Vec::new(),
-        }
-    }
 
     /// What [`answer`] gives for `question` about `old` in `source` when
-    /// `make` would find `found` in `scanned` lines.
+    /// `make` would find `found` after looking at `lines` lines.
     fn starts(
         source: &SourceText,
-        scanned: usize,
-        (old, question): (&[OldLine], &Question),
+        lines: usize,
+        (old, question): (&[SideLine], &Question),
         found: &[usize],
     ) -> Vec<usize> {
-        let make = || (found.iter().copied().map(candidate).collect(), scanned);
-        let answer: Vec<Candidate> = answer(source, (old, question.clone()), make);
-        answer.iter().map(|c| c.start).collect()
+        let make = || Scanned {
+            found: found.to_vec(),
+            lines,
+            places: found.len(),
+        };
+        answer(source, (old.iter().copied(), question.clone()), make)
     }
 
     /// An answer is kept only after a long scan of a large file and only
@@ -362,16 +277,16 @@ mod tests {
     #[test]
     fn keeps_long_scans_short_answers_for_the_same_question() {
         let (small, large) = ("x\n".repeat(REMEMBER_FROM - 1), "x\n".repeat(REMEMBER_FROM));
-        let old = [OldLine::new(LineKind::Context, "assert_eq!(")];
+        let old: [SideLine; 1] = [(LineKind::Context, false, "assert_eq!(")];
         let tier = Question::Tier(Tier::Structural);
         let long = REMEMBER_FROM;
-        for (text, scanned, found) in [
+        for (text, lines, found) in [
             (&small, long, vec![1]),
             (&large, long - 1, vec![2]),
             (&large, long, (0..=REMEMBER_AT_MOST).collect()),
         ] {
             let source = SourceText::new(text.as_bytes());
-            starts(&source, scanned, (&old, &tier), &found);
+            starts(&source, lines, (&old, &tier), &found);
             assert_eq!(starts(&source, long, (&old, &tier), &[9]), [9]);
         }
         let source = SourceText::new(large.as_bytes());
@@ -379,39 +294,42 @@ mod tests {
         assert_eq!(starts(&source, long, (&old, &tier), &[9]), [3]);
         let fuzzy = Question::Tier(Tier::Fuzzy);
         assert_eq!(starts(&source, long, (&old, &fuzzy), &[9]), [9]);
-        let removed = [OldLine::new(LineKind::Remove, "assert_eq!(")];
+        let removed = [(LineKind::Remove, false, "assert_eq!(")];
         assert_eq!(starts(&source, long, (&removed, &tier), &[8]), [8]);
-        let mut ending = old.clone();
-        ending[0].ends_hunk = true;
+        let ending = [(LineKind::Context, true, "assert_eq!(")];
         assert_eq!(starts(&source, long, (&ending, &tier), &[7]), [7]);
-        let other = [OldLine::new(LineKind::Context, "assert_ne!(")];
+        let other = [(LineKind::Context, false, "assert_ne!(")];
         assert_eq!(starts(&source, long, (&other, &tier), &[6]), [6]);
-        let two = [old[0].clone(), other[0].clone()];
+        let two = [old[0], other[0]];
         assert_eq!(starts(&source, long, (&two, &tier), &[5]), [5]);
         assert_eq!(starts(&source, long, (&other, &tier), &[4]), [6]);
+        assert_eq!(starts(&source, long, (&two[..1], &tier), &[4]), [3]);
     }
 
-    /// A question answered with one kind of answer gives no other kind.
+    /// An answer kept as one type is not given for another.
     #[test]
-    fn a_kept_failure_answers_only_for_a_failure() {
-        let memo = Memo::default();
-        let old = [OldLine::new(LineKind::Context, "out,")];
+    fn an_answer_is_given_only_as_its_own_type() {
+        let large = "x\n".repeat(REMEMBER_FROM);
+        let source = SourceText::new(large.as_bytes());
+        let old: [SideLine; 1] = [(LineKind::Context, false, "out,")];
         let question = Question::diagnosis(None, &MatchOptions::default());
-        let made = |message: &str| Failure {
-            hunk: 0,
-            reason: Reason::ContextNotFound,
-            message: message.to_string(),
-            candidates: Vec::new(),
-            tie: None,
-            near: None,
-        };
         let ask = |message: &str| {
-            let make = || (made(message), REMEMBER_FROM);
-            memo.answer((&old, question.clone()), make).message
+            let found = message.to_string();
+            let make = || Scanned {
+                found,
+                lines: REMEMBER_FROM,
+                places: 0,
+            };
+            answer(&source, (old.iter().copied(), question.clone()), make)
         };
         assert_eq!(ask("closest"), "closest");
         assert_eq!(ask("other"), "closest");
-        let ranges: Vec<Range<usize>> = memo.answer((&old, question), || (vec![1..2, 4..6], 0));
+        let make = || Scanned {
+            found: vec![1..2, 4..6],
+            lines: 0,
+            places: 2,
+        };
+        let ranges = answer(&source, (old.iter().copied(), question), make);
         assert_eq!(ranges, [1..2, 4..6]);
     }
 

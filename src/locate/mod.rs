@@ -75,7 +75,7 @@ use crate::source::SourceText;
 use choose::{Choice, Hints, choose};
 pub(crate) use footprint::Footprint;
 use keys::{FileKeys, OldLine};
-use memo::Question;
+use memo::{Question, Scanned};
 use numbered::{AdditionEvidence, insert_numbered_additions_again};
 use scope::Anchors;
 use search::{Candidate, Slack, contiguous, similar, structural};
@@ -489,9 +489,14 @@ fn search_tier(
         },
         _ => Question::Tier(tier),
     };
-    let asked = (old, question.clone());
+    let asked = (keys::side_lines(old), question.clone());
     memo::answer(keys.source(), asked, || {
-        search_tier_afresh(keys, old, tier, &question)
+        let (found, lines) = search_tier_afresh(keys, old, tier, &question);
+        Scanned {
+            places: found.len(),
+            found,
+            lines,
+        }
     })
 }
 
