@@ -3,14 +3,18 @@
 //! not) from a missing one.
 
 use super::choose::points_among;
-use super::keys::{FileKeys, OldLine};
+use super::keys::{FileKeys, OldLine, side_lines};
+use super::memo::{self, Question, Scanned};
 use super::normalize::LineMatch;
 use super::search::{Candidate, score_block};
 use super::{Failure, HINT_WINDOW, Hints, MatchOptions, NearMatch, Reason, Slot, Tier};
 use crate::model::LineKind;
 use std::ops::Range;
 
-/// Explains a failure: the closest block, and whether only removed lines differ.
+/// Explains a failure: the closest block, and whether only removed lines
+/// differ. The answer depends on the file, the old side, the line hint and
+/// the scan limit only, and is kept for the file's next location when the
+/// closest block was sought among many (`memo`).
 pub(super) fn diagnose(
     keys: &FileKeys,
     old: &[OldLine],
@@ -18,15 +22,41 @@ pub(super) fn diagnose(
     hints: &Hints,
     options: &MatchOptions,
 ) -> Failure {
+    let n = keys.len();
+    let range = match hints.line {
+        Some(line) => line.saturating_sub(HINT_WINDOW)..(line + HINT_WINDOW).min(n),
+        None => 0..n.min(options.similarity_scan_limit),
+    };
+    let question = Question::diagnosis(hints.line, options);
+    let make = || {
+        let found = diagnose_afresh(keys, old, index, hints, range.clone());
+        Scanned {
+            places: found.candidates.len(),
+            found,
+            lines: range.len(),
+        }
+    };
+    let failure = memo::answer(keys.source(), (side_lines(old), question), make);
+    Failure {
+        hunk: index,
+        ..failure
+    }
+}
+
+/// [`diagnose`] without the memo, seeking the closest block among those
+/// starting in `range`.
+fn diagnose_afresh(
+    keys: &FileKeys,
+    old: &[OldLine],
+    index: usize,
+    hints: &Hints,
+    range: Range<usize>,
+) -> Failure {
     if let Some(site) = stale_sites(keys, old, hints).into_iter().next() {
         return stale_failure(keys, old, index, site);
     }
     let n = keys.len();
     let m = old.len();
-    let range = match hints.line {
-        Some(line) => line.saturating_sub(HINT_WINDOW)..(line + HINT_WINDOW).min(n),
-        None => 0..n.min(options.similarity_scan_limit),
-    };
     let mut best: Option<Candidate> = None;
     if m <= n {
         for p in range.start..range.end.min(n - m + 1) {
@@ -82,16 +112,35 @@ pub(super) fn diagnose(
 /// all of them (two or more mean the file changed at each, and a lenient
 /// match elsewhere is a look-alike of every one).
 pub(super) fn stale_sites(keys: &FileKeys, old: &[OldLine], hints: &Hints) -> Vec<Range<usize>> {
+    let question = Question::StaleSites { line: hints.line };
+    let make = || {
+        let (found, lines) = stale_sites_afresh(keys, old, hints);
+        Scanned {
+            places: found.len(),
+            found,
+            lines,
+        }
+    };
+    memo::answer(keys.source(), (side_lines(old), question), make)
+}
+
+/// [`stale_sites`] without the memo, and how many lines the leading or
+/// trailing context was sought at.
+fn stale_sites_afresh(
+    keys: &FileKeys,
+    old: &[OldLine],
+    hints: &Hints,
+) -> (Vec<Range<usize>>, usize) {
     let (Some(first), Some(last)) = (
         old.iter().position(|l| l.kind == LineKind::Remove),
         old.iter().rposition(|l| l.kind == LineKind::Remove),
     ) else {
-        return Vec::new();
+        return (Vec::new(), 0);
     };
     let (lead, middle, trail) = (&old[..first], &old[first..=last], &old[last + 1..]);
     let anchors = lead.iter().chain(trail).filter(|l| !l.blank).count();
     if anchors < 2 {
-        return Vec::new();
+        return (Vec::new(), 0);
     }
     let n = keys.len();
     let matches_at = |part: &[OldLine], p: usize| {
@@ -112,9 +161,11 @@ pub(super) fn stale_sites(keys: &FileKeys, old: &[OldLine], hints: &Hints) -> Ve
         })
     };
     let mut sites: Vec<Range<usize>> = Vec::new();
+    let positions = positions(keys, if lead.is_empty() { trail } else { lead });
+    let scanned = positions.len();
     if lead.is_empty() {
         // Only trailing context: the removed lines should stand right before it.
-        for q in positions(keys, trail) {
+        for q in positions {
             let gap = q.saturating_sub(middle.len())..q;
             if matches_at(trail, q) && missing_in(gap.clone()) {
                 sites.push(gap.start..q + trail.len());
@@ -122,14 +173,14 @@ pub(super) fn stale_sites(keys: &FileKeys, old: &[OldLine], hints: &Hints) -> Ve
         }
     } else if trail.is_empty() {
         // Only leading context: the removed lines should stand right after it.
-        for p in positions(keys, lead) {
+        for p in positions {
             let gap = p + lead.len()..(p + lead.len() + middle.len()).min(n);
             if matches_at(lead, p) && missing_in(gap.clone()) {
                 sites.push(p..gap.end);
             }
         }
     } else {
-        for p in positions(keys, lead) {
+        for p in positions {
             if !matches_at(lead, p) {
                 continue;
             }
@@ -140,14 +191,15 @@ pub(super) fn stale_sites(keys: &FileKeys, old: &[OldLine], hints: &Hints) -> Ve
             }
         }
     }
-    match hints.line {
+    let sites = match hints.line {
         Some(line) => sites
             .into_iter()
             .min_by_key(|r| r.start.abs_diff(line))
             .into_iter()
             .collect(),
         None => sites,
-    }
+    };
+    (sites, scanned)
 }
 
 /// True when the hunk's context stands byte for byte at `site` (one of

@@ -2,6 +2,7 @@
 //! and for a hunk's old side.
 
 use super::Tier;
+use super::memo::{self, LineKey};
 use super::needles::{Needle, Searches, resilient_token, word_token};
 use super::normalize::{LineMatch, fuzzy_key, heading_level, keys_match, resilient_key};
 use crate::model::{Hunk, LineKind};
@@ -11,6 +12,7 @@ use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::ops::Range;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// The lines of a target file with their normalised keys.
 ///
@@ -25,8 +27,12 @@ pub(super) struct FileKeys<'s> {
     indexed: bool,
     lines: OnceCell<Vec<&'s [u8]>>,
     texts: OnceCell<Vec<Cow<'s, str>>>,
-    resilient: OnceCell<Vec<String>>,
-    fuzzy: OnceCell<Vec<String>>,
+    /// A small file's keys of every line, shared by every location of the
+    /// file (`SourceText::memo`).
+    resilient: OnceCell<Arc<[String]>>,
+    fuzzy: OnceCell<Arc<[String]>>,
+    /// In a large file, the keys of the lines asked for last.
+    recent: RefCell<Recent>,
     /// What the prefilter remembers of its searches of the file.
     searches: Searches<'s>,
     /// A small file's line numbers ordered by the lines' bytes (then by
@@ -50,6 +56,7 @@ impl<'s> FileKeys<'s> {
             texts: OnceCell::new(),
             resilient: OnceCell::new(),
             fuzzy: OnceCell::new(),
+            recent: RefCell::default(),
             searches: Searches::default(),
             by_bytes: OnceCell::new(),
             patch_lines: Rc::default(),
@@ -169,25 +176,27 @@ impl<'s> FileKeys<'s> {
     /// The resilient key of line `i`.
     pub(super) fn resilient(&self, i: usize) -> Cow<'_, str> {
         if !self.dense {
-            return Cow::Owned(resilient_key(&self.source.line_text(i)));
+            let make = || resilient_key(&self.source.line_text(i));
+            return Cow::Owned(self.recent.borrow_mut().key(i, LineKey::Resilient, make));
         }
-        Cow::Borrowed(
-            &self
-                .resilient
-                .get_or_init(|| self.texts().iter().map(|t| resilient_key(t)).collect())[i],
-        )
+        let every = self.resilient.get_or_init(|| {
+            let make = || self.texts().iter().map(|t| resilient_key(t)).collect();
+            memo::every_key(self.source, LineKey::Resilient, make)
+        });
+        Cow::Borrowed(&every[i])
     }
 
     /// The fuzzy key of line `i`.
     pub(super) fn fuzzy(&self, i: usize) -> Cow<'_, str> {
         if !self.dense {
-            return Cow::Owned(fuzzy_key(&self.source.line_text(i)));
+            let make = || fuzzy_key(&self.source.line_text(i));
+            return Cow::Owned(self.recent.borrow_mut().key(i, LineKey::Fuzzy, make));
         }
-        Cow::Borrowed(
-            &self
-                .fuzzy
-                .get_or_init(|| self.texts().iter().map(|t| fuzzy_key(t)).collect())[i],
-        )
+        let every = self.fuzzy.get_or_init(|| {
+            let make = || self.texts().iter().map(|t| fuzzy_key(t)).collect();
+            memo::every_key(self.source, LineKey::Fuzzy, make)
+        });
+        Cow::Borrowed(&every[i])
     }
 
     /// Compares file line `i` with a patch line under `tier`'s line rules.
@@ -217,6 +226,51 @@ impl<'s> FileKeys<'s> {
             return LineMatch::Normalized;
         }
         LineMatch::No
+    }
+}
+
+/// How many lines of a large file keep their keys in [`Recent`].
+const RECENT: usize = 128;
+
+/// The keys of the lines of a large file asked for last, line `i` in slot
+/// `i % RECENT`. A scan compares each file line with every line of a
+/// hunk's old side, from as many start lines (the structural tier at every
+/// line, the closest block of a failure, the similarity tier), and a large
+/// file, whose keys are not all made at once, made the line's keys again
+/// for each comparison.
+#[derive(Default)]
+struct Recent {
+    slots: Vec<RecentKeys>,
+}
+
+/// One line's keys in [`Recent`], each made when first asked for.
+struct RecentKeys {
+    line: usize,
+    resilient: Option<String>,
+    fuzzy: Option<String>,
+}
+
+impl Recent {
+    /// Line `i`'s key `which`, made by `make` unless it is kept.
+    fn key(&mut self, i: usize, which: LineKey, make: impl FnOnce() -> String) -> String {
+        if self.slots.is_empty() {
+            self.slots = (0..RECENT)
+                .map(|_| RecentKeys {
+                    line: usize::MAX,
+                    resilient: None,
+                    fuzzy: None,
+                })
+                .collect();
+        }
+        let slot = &mut self.slots[i % RECENT];
+        if slot.line != i {
+            (slot.line, slot.resilient, slot.fuzzy) = (i, None, None);
+        }
+        let key = match which {
+            LineKey::Fuzzy => &mut slot.fuzzy,
+            LineKey::Resilient => &mut slot.resilient,
+        };
+        key.get_or_insert_with(make).clone()
     }
 }
 
@@ -404,6 +458,14 @@ fn within(whole: &str, part: &str) -> Range<usize> {
     start..start + part.len()
 }
 
+/// The lines of `side` as the memo tells old sides apart
+/// ([`memo::SideLine`]).
+pub(super) fn side_lines<'a>(
+    side: &'a [OldLine<'a>],
+) -> impl Iterator<Item = memo::SideLine<'a>> + Clone {
+    side.iter().map(|l| (l.kind, l.ends_hunk, l.text))
+}
+
 /// The old side (context and removed lines) of a hunk, with keys.
 pub(super) fn old_side(hunk: &Hunk) -> Vec<OldLine<'_>> {
     let mut old: Vec<OldLine> = hunk
@@ -456,6 +518,27 @@ mod tests {
         assert_eq!(small.lines_equal_to(b""), Some(&[3][..]));
         assert_eq!(small.lines_equal_to(b"d"), Some(&[][..]));
         assert_eq!(FileKeys::new(&source, 0).lines_equal_to(b"b"), None);
+    }
+
+    /// A large file's keys, kept for the lines asked for last, are the
+    /// keys of their own lines, asked for in any order (back over lines
+    /// whose slots were taken since, and the same slot for lines `RECENT`
+    /// apart).
+    #[test]
+    fn a_large_files_recent_keys_are_each_lines_own() {
+        let text: String = (0..3 * RECENT)
+            .map(|i| format!("  Line  {i} of `Text`.\n"))
+            .collect();
+        let source = SourceText::new(text.as_bytes());
+        let large = FileKeys::new(&source, 0);
+        let order = (0..2 * RECENT)
+            .chain((0..3 * RECENT).rev())
+            .chain([5, 5 + RECENT, 5]);
+        for i in order {
+            let own = source.line_text(i);
+            assert_eq!(large.fuzzy(i), fuzzy_key(&own), "line {i}");
+            assert_eq!(large.resilient(i), resilient_key(&own), "line {i}");
+        }
     }
 
     /// A long patch line made twice in one file's location has its keys

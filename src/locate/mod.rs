@@ -45,6 +45,7 @@ mod insertion;
 mod keys;
 mod ladder;
 mod lenient;
+mod memo;
 mod needles;
 pub(crate) mod normalize;
 mod numbered;
@@ -76,6 +77,7 @@ use crate::source::SourceText;
 use choose::{Choice, Hints, choose};
 pub(crate) use footprint::Footprint;
 use keys::{FileKeys, OldLine};
+use memo::{Question, Scanned};
 use numbered::{AdditionEvidence, insert_numbered_additions_again};
 use scope::Anchors;
 use search::{Candidate, Slack, contiguous, similar, structural};
@@ -444,23 +446,57 @@ fn search_tier(
     options: &MatchOptions,
 ) -> Vec<Candidate> {
     let n = keys.len();
-    match tier {
-        Tier::Exact | Tier::Resilient | Tier::Fuzzy => {
+    let question = match tier {
+        Tier::Similarity => match similarity_range(hints, n, old.len(), options) {
+            Some(range) => Question::similar(range, options.similarity_threshold),
+            None => return Vec::new(),
+        },
+        _ => Question::Tier(tier),
+    };
+    let asked = (keys::side_lines(old), question.clone());
+    memo::answer(keys.source(), asked, || {
+        let (found, lines) = search_tier_afresh(keys, old, tier, &question);
+        Scanned {
+            places: found.len(),
+            found,
+            lines,
+        }
+    })
+}
+
+/// [`search_tier`] without the memo: the candidates, and how many start
+/// lines were scanned. `question` holds the similarity tier's range.
+fn search_tier_afresh(
+    keys: &FileKeys,
+    old: &[OldLine],
+    tier: Tier,
+    question: &Question,
+) -> (Vec<Candidate>, usize) {
+    let n = keys.len();
+    match (tier, question) {
+        (Tier::Exact | Tier::Resilient | Tier::Fuzzy, _) => {
             match prefilter::starts(keys, old, tier, 0, 0) {
-                Some(starts) => contiguous(keys, old, tier, starts),
-                None => contiguous(keys, old, tier, 0..n),
+                Some(starts) => {
+                    let scanned = starts.len();
+                    (contiguous(keys, old, tier, starts), scanned)
+                }
+                None => (contiguous(keys, old, tier, 0..n), n),
             }
         }
         // Slack moves the start by up to two skipped lines one way and five
         // dropped or blank lines the other.
-        Tier::Structural => match prefilter::starts(keys, old, tier, 2, 5) {
-            Some(starts) => structural(keys, old, starts, Slack::default()),
-            None => structural(keys, old, 0..n, Slack::default()),
+        (Tier::Structural, _) => match prefilter::starts(keys, old, tier, 2, 5) {
+            Some(starts) => {
+                let scanned = starts.len();
+                (structural(keys, old, starts, Slack::default()), scanned)
+            }
+            None => (structural(keys, old, 0..n, Slack::default()), n),
         },
-        Tier::Similarity => match similarity_range(hints, n, old.len(), options) {
-            Some(range) => similar(keys, old, range, options.similarity_threshold),
-            None => Vec::new(),
-        },
+        (Tier::Similarity, Question::Similar { range, threshold }) => (
+            similar(keys, old, range.clone(), f64::from_bits(*threshold)),
+            range.len(),
+        ),
+        (Tier::Similarity, _) => (Vec::new(), 0),
     }
 }
 

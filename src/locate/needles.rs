@@ -11,7 +11,7 @@ use crate::model::{Hunk, LineKind};
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::rc::Rc;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Tokens shorter than this are too common to narrow the search.
@@ -202,7 +202,7 @@ type Announcer<'s> = Box<dyn FnOnce() -> Announcements + 's>;
 #[derive(Default)]
 pub(super) struct Searches<'s> {
     /// Lines found for each needle so far.
-    hits: RefCell<HashMap<Needle, Rc<[usize]>>>,
+    hits: RefCell<HashMap<Needle, Arc<[usize]>>>,
     /// Needles searched along with the next search.
     announced: RefCell<Vec<Needle>>,
     /// Makes more of them, and the counts they are chosen by, when the
@@ -263,7 +263,7 @@ impl<'s> Searches<'s> {
     }
 
     /// The lines found for `needle`, if it was searched (shared, not copied).
-    pub(super) fn cached_hits(&self, needle: &Needle) -> Option<Rc<[usize]>> {
+    pub(super) fn cached_hits(&self, needle: &Needle) -> Option<Arc<[usize]>> {
         self.hits.borrow().get(needle).cloned()
     }
 
@@ -272,8 +272,9 @@ impl<'s> Searches<'s> {
         self.hits.borrow().contains_key(needle)
     }
 
-    /// Keeps the lines found for `needle`.
-    pub(super) fn cache_hits(&self, needle: Needle, lines: Vec<usize>) {
-        self.hits.borrow_mut().insert(needle, lines.into());
+    /// Keeps the lines found for `needle` (shared with the file's memo:
+    /// `memo::keep_needle_hits`).
+    pub(super) fn cache_hits(&self, needle: Needle, lines: Arc<[usize]>) {
+        self.hits.borrow_mut().insert(needle, lines);
     }
 }

@@ -11,6 +11,8 @@
 //! of the file's line (starting at a word boundary), or its beginning followed
 //! by `...`/`…`.
 
+mod distance;
+
 use std::borrow::Cow;
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
 
@@ -53,7 +55,9 @@ pub(crate) fn bounded_distance(a: &str, b: &str) -> usize {
     if la.saturating_mul(lb) > MAX_DISTANCE_CELLS {
         la.max(lb)
     } else {
-        strsim::levenshtein(a, b)
+        let (short, long) = if la <= lb { (a, b) } else { (b, a) };
+        distance::levenshtein_by_words(short, long)
+            .unwrap_or_else(|| strsim::levenshtein(short, long))
     }
 }
 

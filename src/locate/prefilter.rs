@@ -29,10 +29,11 @@
 
 use super::Tier;
 use super::keys::{Chosen, FileKeys, OldLine, PatchLines};
+use super::memo;
 use super::needles::{Announcements, MIN_TOKEN, Needle, TokenCounts, TokenKind};
 use crate::model::{Hunk, LineKind};
 use rarity::Candidate;
-use std::rc::Rc;
+use std::sync::Arc;
 
 mod rarity;
 mod scan;
@@ -136,7 +137,7 @@ fn chosen<R>(
 /// announced with [`Searches::announce`](super::needles::Searches::announce)
 /// or [`announce_later`](super::needles::Searches::announce_later);
 /// all results are kept (in [`FileKeys::searches`]).
-pub(super) fn lines_matching(keys: &FileKeys, line: &OldLine, tier: Tier) -> Option<Rc<[usize]>> {
+pub(super) fn lines_matching(keys: &FileKeys, line: &OldLine, tier: Tier) -> Option<Arc<[usize]>> {
     if !keys.is_indexed() {
         return None;
     }
@@ -145,19 +146,29 @@ pub(super) fn lines_matching(keys: &FileKeys, line: &OldLine, tier: Tier) -> Opt
     if let Some(hits) = searches.cached_hits(&needle) {
         return Some(hits);
     }
+    // Found by an earlier location of the same text (`memo`): the lines a
+    // needle stands on are facts about the file.
+    let source = keys.source();
+    let kept = |n: &Needle| memo::needle_hits(source, n);
+    if let Some(hits) = kept(&needle) {
+        searches.cache_hits(needle, Arc::clone(&hits));
+        return Some(hits);
+    }
     // The announced needles searched the same way (case-sensitively or
     // not) join this search; the others wait for their own.
     let folded = |n: &Needle| matches!(n, Needle::Folded(_));
     let (mut needles, later): (Vec<Needle>, Vec<Needle>) = searches
         .take_announced()
         .into_iter()
-        .filter(|n| !searches.is_cached(n))
+        .filter(|n| !searches.is_cached(n) && kept(n).is_none())
         .partition(|n| folded(n) == folded(&needle));
     searches.announce(later);
     needles.push(needle.clone());
     needles.sort();
     needles.dedup();
     for (needle, hits) in scan::search(keys, &needles) {
+        let hits: Arc<[usize]> = hits.into();
+        memo::keep_needle_hits(source, &needle, &hits);
         searches.cache_hits(needle, hits);
     }
     searches.cached_hits(&needle)

@@ -101,7 +101,7 @@ pub enum FileOp {
 /// let kinds: Vec<LineKind> = patch.files[0].hunks[0].lines.iter().map(|l| l.kind).collect();
 /// assert_eq!(kinds, [LineKind::Context, LineKind::Remove, LineKind::Add]);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LineKind {
     /// Unchanged line used to locate the hunk (` ` prefix).

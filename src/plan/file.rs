@@ -366,7 +366,7 @@ pub(super) fn update(
             line,
         ));
     }
-    let source = old.source();
+    let mut source = old.source();
     let pins: Vec<usize> = options
         .pins
         .iter()
@@ -393,6 +393,9 @@ pub(super) fn update(
         }
     };
     let located = record_hunks(&hunks, results, &source, report, settles);
+    // Every location of the file is over: what they kept of it
+    // (`locate::memo`) is not needed to plan the edits.
+    source.forget_learnt();
     let failed = report.hunks.iter().any(|h| h.status == HunkOutcome::Failed);
     if failed && !options.partial {
         report.status = FileStatus::Failed;

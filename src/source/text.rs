@@ -13,8 +13,9 @@
 //! few such blocks.
 
 use memchr::memchr_iter;
+use std::any::Any;
 use std::borrow::Cow;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -49,6 +50,10 @@ pub(crate) struct SourceText<'a> {
     has_bom: bool,
     lines: Lines<'a>,
     crlf_lines: usize,
+    /// What a stage that reads these bytes learnt of them, for its next
+    /// reading (the locator's memo: `locate::memo`); shared by clones,
+    /// which hold the same bytes.
+    learnt: Arc<OnceLock<Box<dyn Any + Send + Sync>>>,
 }
 
 /// Where lines start: every line's offset, or how many lines start before
@@ -308,6 +313,7 @@ impl<'a> SourceText<'a> {
             has_bom: index.has_bom,
             lines,
             crlf_lines: index.crlf_lines,
+            learnt: Arc::default(),
         }
     }
 
@@ -334,7 +340,23 @@ impl<'a> SourceText<'a> {
             has_bom,
             lines: Lines::Dense(Cow::Owned(starts)),
             crlf_lines,
+            learnt: Arc::default(),
         }
+    }
+
+    /// What a stage learnt of these bytes so far, kept as a `T` (made
+    /// empty on first use); `None` when a value of another type was kept
+    /// first. The locator keeps its memo here (`locate::memo`), without
+    /// this module knowing its type.
+    pub(crate) fn learnt<T: Any + Default + Send + Sync>(&self) -> Option<&T> {
+        let kept = self.learnt.get_or_init(|| Box::<T>::default());
+        kept.downcast_ref()
+    }
+
+    /// Drops what the stages learnt of these bytes ([`SourceText::learnt`])
+    /// once none will read them again: its memory goes back.
+    pub(crate) fn forget_learnt(&mut self) {
+        self.learnt = Arc::default();
     }
 
     /// The whole buffer, BOM included.
