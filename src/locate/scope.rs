@@ -329,9 +329,10 @@ fn end_place(keys: &FileKeys) -> usize {
 /// only place the tiers find; the mark names the end, where the chunk
 /// stands applied. Done there when the applied state tells (rule 7: an
 /// added line with a word, or a framed deletion), `ambiguous` when it
-/// stands there but does not (blank or bracket-only added lines, a
-/// deletion with context on one side: stale mark or done?); `None` when
-/// the candidate reaches the end place or the new side does not.
+/// stands there but does not, or only with tolerance (blank or
+/// bracket-only added lines, a deletion with context on one side or none,
+/// a context line drifted in case: stale mark or done?); `None` when the
+/// candidate reaches the end place or the new side does not.
 pub(super) fn done_at_end_of_file(
     keys: &FileKeys,
     (hunk, index): (&Hunk, usize),
@@ -348,7 +349,8 @@ pub(super) fn done_at_end_of_file(
         None => new_side_at_end(keys, hunk, end)?,
     };
     let why = format!(
-        "the hunk is marked `*** End of File` and its new lines end the file (from line {}), but they do not show that the change was made there (no added line with a word, or one standing at another indentation than its context gives it): they could have stood there before; its old lines stand at line {}: already applied, or to be applied there?",
+        "the hunk is marked `*** End of File`, but its old lines stand at line {} only, short of the end of the file; the end holds what the hunk leaves there (from line {}), read with tolerance or telling no change (added lines without a word, context on one side of a deletion, or no line at all): already applied at the end, or to be applied at line {}?",
+        cand.start + 1,
         at + 1,
         cand.start + 1
     );
@@ -356,20 +358,21 @@ pub(super) fn done_at_end_of_file(
     Some(Err(super::ambiguous(index, &starts, None, Some(why))))
 }
 
-/// Where the hunk's new side, holding a word, stands but for whitespace
-/// with its last line at the end place `end` (the first line, 0-based).
+/// Where the hunk's new side (but its trailing blank lines) stands, with
+/// any tolerance up to the fuzzy tier's, its last line on the end place's
+/// last line (`end` past it): the first line, 0-based. A new side with no
+/// non-blank line (a deletion without context) stands there as well as
+/// anywhere: the file's last non-blank line.
 fn new_side_at_end(keys: &FileKeys, hunk: &Hunk, end: usize) -> Option<usize> {
     let new = keys.new_side(hunk);
-    if !new
-        .iter()
-        .any(|l| l.text.chars().any(char::is_alphanumeric))
-    {
-        return None;
-    }
+    let filled = new.iter().rposition(|l| !l.blank).map_or(0, |p| p + 1);
+    let Some(new) = new.get(..filled).filter(|n| !n.is_empty()) else {
+        return Some(end.saturating_sub(1));
+    };
     let from = end.checked_sub(new.len())?;
-    super::search::contiguous(keys, &new, Tier::Resilient, from..end)
+    super::search::contiguous(keys, new, Tier::Fuzzy, from..from + 1)
         .into_iter()
-        .find(|c| c.end >= end)
+        .find(|c| c.end == end)
         .map(|c| c.start)
 }
 
