@@ -48,6 +48,7 @@ pub(super) fn hints_for(
         new_side_line: evidence::new_side_old_start(hunk, state.written_delta(hunks, index))
             .or_else(|| evidence::end_line_old_start(hunk))
             .and_then(|l| hint_line(l, 0, n)),
+        view_line: hunk.view_start.and_then(|l| hint_line(l, 0, n)),
         anchors,
         at_eof: hunk.at_eof,
         ends_file: hunk.old_missing_newline && !keys.source().has_final_newline(),

@@ -369,7 +369,7 @@ fn exact_near_hint(
 ) -> Option<Candidate> {
     let line = hints.line?;
     if hints.raw_line != Some(line)
-        || hints.new_side_line.is_some_and(|l| l != line)
+        || hints.second_readings().any(|l| l != line)
         || hints.anchors.is_some()
         || hints.at_eof
         || hints.ends_file

@@ -206,6 +206,13 @@ pub struct Hunk {
     /// line hint, never pick a place on its own.
     #[serde(skip)]
     pub end_hint: Option<usize>,
+    /// The first number of a numbered view's line-number prefixes
+    /// (`42 | code`, stripped), where a unified header or `:start_line:`
+    /// gave [`Hunk::line_hint`] another number: a second reading of where
+    /// the hunk starts. Like [`Hunk::new_start`] it may contradict the line
+    /// hint, never pick a place on its own.
+    #[serde(skip)]
+    pub view_start: Option<usize>,
     /// The patch line of a second `=======` read as a stray marker right
     /// before `>>>>>>> REPLACE` (a reply's habit, `docs/formats.md`): the
     /// block is refused in a file that holds such lines as content.

@@ -100,8 +100,10 @@ pub(crate) fn parse_hunk(
     let numbered = counts.is_some();
     let (hunk, next) = parse_body(src, i + 1, src.orig(i), counts, place)?;
     let mut hunk = hunk;
-    // The header's number wins over a stripped `N | ` prefix.
+    // The header's number wins over a stripped `N | ` prefix, which stays
+    // a second reading of the place.
     if hint.is_some() {
+        hunk.view_start = hunk.line_hint.filter(|&n| Some(n) != hint);
         hunk.line_hint = hint;
         hunk.new_start = new_start;
         hunk.section = section_heading(header).to_string();
