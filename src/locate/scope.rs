@@ -358,6 +358,33 @@ pub(super) fn done_at_end_of_file(
     Some(Err(super::ambiguous(index, &starts, None, Some(why))))
 }
 
+/// [`done_at_end_of_file`] for equally good candidates `cands` nothing
+/// separates (twins of the old side, every one short of the end): where
+/// the hunk's new side stands at the end place and the applied state
+/// tells, the chunk stands applied where the mark puts it and the twins
+/// are not its place (a re-run of a chunk that edited the last of three
+/// twins). `None` otherwise: the tie stays `ambiguous`.
+pub(super) fn done_at_end_of_file_beside_twins(
+    keys: &FileKeys,
+    at: (&Hunk, usize),
+    cands: &[Candidate],
+    found: impl FnOnce() -> Option<(bool, super::Located)>,
+) -> Option<super::Located> {
+    let end = end_place(keys);
+    if cands.is_empty() || cands.iter().any(|c| c.end >= end) {
+        return None;
+    }
+    let found = found();
+    let mut done = None;
+    for cand in cands {
+        match done_at_end_of_file(keys, at, cand, || found.clone()) {
+            Some(Ok(loc)) => done = Some(loc),
+            _ => return None,
+        }
+    }
+    done
+}
+
 /// Where the hunk's new side (but its trailing blank lines) stands, with
 /// any tolerance up to the fuzzy tier's, its last line on the end place's
 /// last line (`end` past it): the first line, 0-based. A new side with no
