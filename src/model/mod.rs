@@ -231,6 +231,15 @@ pub struct Hunk {
     pub old_missing_newline: bool,
     /// `\ No newline at end of file` followed the new side's last line.
     pub new_missing_newline: bool,
+    /// [`Hunk::old_missing_newline`] was read from a marker after a context
+    /// line that only added lines follow (a model's placement, not git's):
+    /// the old side's claim is checked against the file it is placed in.
+    #[serde(skip)]
+    pub old_missing_on_context: bool,
+    /// [`Hunk::new_missing_newline`] was read from a marker after a context
+    /// line that only removed lines follow.
+    #[serde(skip)]
+    pub new_missing_on_context: bool,
     /// 1-based line of the patch text where this hunk starts (for error messages).
     pub patch_line: usize,
     /// When line-number prefixes (`42 | code`) were stripped from `lines`:

@@ -426,8 +426,14 @@ impl Body {
     /// ignored, the same way in both directions.
     fn finish_context_marker(&self, hunk: &mut Hunk) {
         match self.context_marker {
-            Some((true, false)) => hunk.old_missing_newline = true,
-            Some((false, true)) => hunk.new_missing_newline = true,
+            Some((true, false)) => {
+                hunk.old_missing_newline = true;
+                hunk.old_missing_on_context = true;
+            }
+            Some((false, true)) => {
+                hunk.new_missing_newline = true;
+                hunk.new_missing_on_context = true;
+            }
             _ => {}
         }
     }

@@ -417,6 +417,10 @@ fn reverse_hunk(hunk: &mut crate::model::Hunk) {
         hunk.as_written = None;
     }
     std::mem::swap(&mut hunk.old_missing_newline, &mut hunk.new_missing_newline);
+    std::mem::swap(
+        &mut hunk.old_missing_on_context,
+        &mut hunk.new_missing_on_context,
+    );
     std::mem::swap(&mut hunk.added_crlf, &mut hunk.removed_crlf);
     // Reversed, SEARCH's trailing blank line is an added line: nothing to
     // read at the end of the file.
