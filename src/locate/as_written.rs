@@ -39,6 +39,9 @@ pub(crate) fn locate_file<'h>(
         .map(|h| Hunk {
             lines: h.as_written.clone().unwrap_or_else(|| h.lines.clone()),
             as_written: None,
+            // Read as written, the numbers are the file's text, not a
+            // view's reading of the place.
+            view_start: None,
             ..h.clone()
         })
         .collect();

@@ -32,6 +32,12 @@ pub(super) struct Hints {
     /// things (a model numbering in the result of the hunks before, or the
     /// second diff of a series numbered after the first): ambiguous.
     pub new_side_line: Option<usize>,
+    /// Expected first line (0-based) as the line-number prefixes of a
+    /// numbered view say (`42 | code`), where a header or `:start_line:`
+    /// gave the line hint instead: another reading of the place, which
+    /// like [`new_side_line`](Self::new_side_line) may contradict the line
+    /// hint, never pick a place on its own.
+    pub view_line: Option<usize>,
     /// Lines (0-based) of the innermost Codex anchor, each with the end of
     /// its scope (the block it opens); the hunk lies in the scope of one.
     pub anchors: Option<Anchors>,
@@ -126,9 +132,9 @@ pub(super) fn choose(cands: &[Candidate], hints: &Hints, file_len: usize) -> Cho
     picked.dedup();
     if let [one] = picked.as_slice() {
         let contradicted = hints
-            .new_side_line
-            .and_then(|line| pointed(cands, &pool, line))
-            .is_some_and(|other| other != *one)
+            .second_readings()
+            .filter_map(|line| pointed(cands, &pool, line))
+            .any(|other| other != *one)
             || (hints.ends_file
                 && cands[*one].end != file_len
                 && pool.iter().any(|&c| cands[c].end == file_len));
@@ -179,6 +185,13 @@ impl Hints {
             .collect()
     }
 
+    /// The readings of the place that may only contradict the line hints:
+    /// the header's new-side start (or `:end_line:`) and a numbered view's
+    /// prefixes.
+    pub(super) fn second_readings(&self) -> impl Iterator<Item = usize> {
+        self.new_side_line.into_iter().chain(self.view_line)
+    }
+
     /// The distinct line hints: as corrected, and as written. The new-side
     /// start is not one of them: it may only contradict them
     /// ([`choose`]), never pick a place they leave open.
@@ -192,13 +205,18 @@ impl Hints {
 /// candidates starting at `starts` (for the message of an ambiguity that
 /// the numbers themselves make).
 fn hints_disagree(cands: &[Candidate], starts: &[usize], hints: &Hints) -> bool {
-    if hints.lines().chain(hints.new_side_line).nth(1).is_none() {
+    if hints
+        .lines()
+        .chain(hints.second_readings())
+        .nth(1)
+        .is_none()
+    {
         return false;
     }
     let pool = pool_of(cands, starts);
     let mut picked: Vec<usize> = hints
         .lines()
-        .chain(hints.new_side_line)
+        .chain(hints.second_readings())
         .filter_map(|line| pointed(cands, &pool, line))
         .collect();
     picked.sort_unstable();
@@ -218,7 +236,7 @@ pub(super) fn hints_contradict(
     let list: Vec<String> = starts.iter().map(|s| (s + 1).to_string()).collect();
     if hints_disagree(cands, starts, hints) {
         return Some(format!(
-            "the hunk matches {} places equally well (lines {}) and its line numbers point at different ones (the header's old start, its new start less what the hunks before add and remove, a `:end_line:` less the block's length, or the offset the hunks before were found at); fix the numbers or add context",
+            "the hunk matches {} places equally well (lines {}) and its line numbers point at different ones (the header's old start, its new start less what the hunks before add and remove, a `:end_line:` less the block's length, the `N | ` prefixes of a numbered view, or the offset the hunks before were found at); fix the numbers or add context",
             starts.len(),
             list.join(", ")
         ));

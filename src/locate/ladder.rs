@@ -48,6 +48,7 @@ pub(super) fn hints_for(
         new_side_line: evidence::new_side_old_start(hunk, state.written_delta(hunks, index))
             .or_else(|| evidence::end_line_old_start(hunk))
             .and_then(|l| hint_line(l, 0, n)),
+        view_line: hunk.view_start.and_then(|l| hint_line(l, 0, n)),
         anchors,
         at_eof: hunk.at_eof,
         ends_file: hunk.old_missing_newline && !keys.source().has_final_newline(),
@@ -153,6 +154,14 @@ impl Ladder<'_, '_, '_> {
         already_applied(
             self.keys, self.hunk, self.index, self.hints, self.state, site,
         )
+    }
+
+    /// Where the new side stands (rule 7's reading), and whether the
+    /// applied state tells there: it stands nowhere else and an added
+    /// line has a word.
+    fn new_side_tells(&self) -> Option<(bool, Located)> {
+        let found = self.new_side_at(None)?;
+        Some((found.others.is_empty() && !found.unsure, found.loc))
     }
 
     /// The removed lines are gone from where the context stands (`sites`):
@@ -288,10 +297,8 @@ impl Ladder<'_, '_, '_> {
         if new_side.is_none()
             && hints.at_eof
             && !hints.pins.contains(cand.start)
-            && let Some(result) = scope::done_at_end_of_file(self.keys, at, &cand, || {
-                let found = self.new_side_at(None)?;
-                Some((found.others.is_empty() && !found.unsure, found.loc))
-            })
+            && let Some(result) =
+                scope::done_at_end_of_file(self.keys, at, &cand, || self.new_side_tells())
         {
             return result;
         }
@@ -431,6 +438,19 @@ impl Ladder<'_, '_, '_> {
             && let Some(c) = cands.iter().position(|c| c.start == pick)
         {
             return self.settle(tier, cands.swap_remove(c), new_side);
+        }
+        let hints = self.hints;
+        if new_side.is_none()
+            && hints.at_eof
+            && !starts.iter().any(|&s| hints.pins.contains(s))
+            && let Some(done) = scope::done_at_end_of_file_beside_twins(
+                self.keys,
+                (self.hunk, self.index),
+                &cands,
+                || self.new_side_tells(),
+            )
+        {
+            return Ok(done);
         }
         let score = cands.first().map_or(1.0, |c| c.similarity);
         let why = self

@@ -38,6 +38,7 @@ mod choose;
 mod decide;
 mod deletion;
 mod diagnose;
+mod end_marker;
 mod evidence;
 mod footprint;
 pub(crate) mod indent;
@@ -148,6 +149,7 @@ pub(crate) fn locate_hunks(
     evidence::later_offsets_against_ties(hunks, &mut results, &state.ties.take());
     insert_numbered_additions_again(&keys, hunks, &mut results, &state);
     around::done_beside_fresh(hunks, &mut results, &state.done_around.take());
+    end_marker::refuse_against_file(source, hunks, &mut results);
     results
 }
 
@@ -369,7 +371,7 @@ fn exact_near_hint(
 ) -> Option<Candidate> {
     let line = hints.line?;
     if hints.raw_line != Some(line)
-        || hints.new_side_line.is_some_and(|l| l != line)
+        || hints.second_readings().any(|l| l != line)
         || hints.anchors.is_some()
         || hints.at_eof
         || hints.ends_file

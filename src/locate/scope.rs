@@ -147,7 +147,9 @@ pub(crate) fn block_end_by<'a>(
 /// The end of the block line `at` lies in (of the `n` lines `line(i)`):
 /// the first line after it that starts something at a shallower
 /// indentation (one that is a part of `at`'s), by the same reading of
-/// blank, closing, label and comment lines as [`block_end`]. `None` for a
+/// blank, closing, label and comment lines as [`block_end`], keys too:
+/// when the line that opens the block (the nearest one above at a
+/// shallower indentation) is a key, a label ends the block. `None` for a
 /// line at the top level, which lies in no block.
 pub(crate) fn enclosing_end_by<'a>(
     n: usize,
@@ -158,16 +160,26 @@ pub(crate) fn enclosing_end_by<'a>(
     if head.is_empty() {
         return None;
     }
+    let shallower = |text: &[u8]| {
+        let ind = indent(text);
+        ind.len() < head.len() && head.starts_with(ind)
+    };
+    // The line that opens the block: under a key (`  web:`, `test:`), a
+    // label at a shallower indentation is a sibling key or the next
+    // target, as for a key anchor in `block_end_by`.
+    let keyed = (0..at)
+        .rev()
+        .map(&line)
+        .find(|&t| !body(t).is_empty() && !is_comment(body(t)) && shallower(t))
+        .is_some_and(|t| is_key(body(t)));
     let starts = |i: &usize| {
         let text = line(*i);
         let b = body(text);
-        let ind = indent(text);
         !b.is_empty()
-            && ind.len() < head.len()
-            && head.starts_with(ind)
+            && shallower(text)
             && !is_comment(b)
             && !is_closing(b)
-            && !is_label(b)
+            && (keyed || !is_label(b))
     };
     Some((at + 1..n).find(starts).unwrap_or(n))
 }
@@ -356,6 +368,33 @@ pub(super) fn done_at_end_of_file(
     );
     let starts = [cand.start.min(at), cand.start.max(at)];
     Some(Err(super::ambiguous(index, &starts, None, Some(why))))
+}
+
+/// [`done_at_end_of_file`] for equally good candidates `cands` nothing
+/// separates (twins of the old side, every one short of the end): where
+/// the hunk's new side stands at the end place and the applied state
+/// tells, the chunk stands applied where the mark puts it and the twins
+/// are not its place (a re-run of a chunk that edited the last of three
+/// twins). `None` otherwise: the tie stays `ambiguous`.
+pub(super) fn done_at_end_of_file_beside_twins(
+    keys: &FileKeys,
+    at: (&Hunk, usize),
+    cands: &[Candidate],
+    found: impl FnOnce() -> Option<(bool, super::Located)>,
+) -> Option<super::Located> {
+    let end = end_place(keys);
+    if cands.is_empty() || cands.iter().any(|c| c.end >= end) {
+        return None;
+    }
+    let found = found();
+    let mut done = None;
+    for cand in cands {
+        match done_at_end_of_file(keys, at, cand, || found.clone()) {
+            Some(Ok(loc)) => done = Some(loc),
+            _ => return None,
+        }
+    }
+    done
 }
 
 /// Where the hunk's new side (but its trailing blank lines) stands, with

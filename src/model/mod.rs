@@ -209,6 +209,13 @@ pub struct Hunk {
     /// line hint, never pick a place on its own.
     #[serde(skip)]
     pub end_hint: Option<usize>,
+    /// The first number of a numbered view's line-number prefixes
+    /// (`42 | code`, stripped), where a unified header or `:start_line:`
+    /// gave [`Hunk::line_hint`] another number: a second reading of where
+    /// the hunk starts. Like [`Hunk::new_start`] it may contradict the line
+    /// hint, never pick a place on its own.
+    #[serde(skip)]
+    pub view_start: Option<usize>,
     /// The patch line of a second `=======` read as a stray marker right
     /// before `>>>>>>> REPLACE` (a reply's habit, `docs/formats.md`): the
     /// block is refused in a file that holds such lines as content.
@@ -227,6 +234,15 @@ pub struct Hunk {
     pub old_missing_newline: bool,
     /// `\ No newline at end of file` followed the new side's last line.
     pub new_missing_newline: bool,
+    /// [`Hunk::old_missing_newline`] was read from a marker after a context
+    /// line that only added lines follow (a model's placement, not git's):
+    /// the old side's claim is checked against the file it is placed in.
+    #[serde(skip)]
+    pub old_missing_on_context: bool,
+    /// [`Hunk::new_missing_newline`] was read from a marker after a context
+    /// line that only removed lines follow.
+    #[serde(skip)]
+    pub new_missing_on_context: bool,
     /// 1-based line of the patch text where this hunk starts (for error messages).
     pub patch_line: usize,
     /// When line-number prefixes (`42 | code`) were stripped from `lines`:

@@ -100,8 +100,10 @@ pub(crate) fn parse_hunk(
     let numbered = counts.is_some();
     let (hunk, next) = parse_body(src, i + 1, src.orig(i), counts, place)?;
     let mut hunk = hunk;
-    // The header's number wins over a stripped `N | ` prefix.
+    // The header's number wins over a stripped `N | ` prefix, which stays
+    // a second reading of the place.
     if hint.is_some() {
+        hunk.view_start = hunk.line_hint.filter(|&n| Some(n) != hint);
         hunk.line_hint = hint;
         hunk.new_start = new_start;
         hunk.section = section_heading(header).to_string();
@@ -239,10 +241,12 @@ fn push_marked(
         match body.last {
             Some(LineKind::Remove) => hunk.old_missing_newline = true,
             Some(LineKind::Add) => hunk.new_missing_newline = true,
-            // After a context line both sides lack the final newline:
-            // the patch does not change it, so the file's own ending is
-            // kept (a final newline the patch does not touch stays).
-            Some(LineKind::Context) => {}
+            // After a context line that ends the hunk both sides lack the
+            // final newline: the patch does not change it, so the file's
+            // own ending is kept (a final newline the patch does not touch
+            // stays). One that lines of one side follow ends the other
+            // side (see [`Body::finish_context_marker`]).
+            Some(LineKind::Context) => body.context_marker = Some((false, false)),
             None => {}
         }
     } else {
@@ -313,6 +317,7 @@ pub(crate) fn parse_body(
     if body.lines.is_empty() {
         return Err(malformed(at, "hunk has no lines"));
     }
+    body.finish_context_marker(&mut hunk);
     hunk.lines = body.into_lines();
     strip_numbers(&mut hunk, before, at)?;
     hunk.elision = super::elision::read_context(&hunk, &elided).map(Box::new);
@@ -370,6 +375,9 @@ struct Body {
     last: Option<LineKind>,
     old: usize,
     new: usize,
+    /// After a `\ No newline at end of file` that follows a context line:
+    /// whether added and removed lines followed it.
+    context_marker: Option<(bool, bool)>,
 }
 
 /// Where a line's text is: in the patch text, or in the hunk's own buffer.
@@ -389,6 +397,13 @@ impl Body {
             self.new += 1;
         }
         self.last = Some(kind);
+        if let Some((adds, removes)) = self.context_marker.as_mut() {
+            match kind {
+                LineKind::Add => *adds = true,
+                LineKind::Remove => *removes = true,
+                LineKind::Context => self.context_marker = None,
+            }
+        }
         let shared = self.owner.as_ref().and_then(|o| LineText::within(o, text));
         let piece = shared.map_or_else(
             || {
@@ -399,6 +414,28 @@ impl Body {
             Piece::Shared,
         );
         self.lines.push((kind, piece));
+    }
+
+    /// Reads a `\ No newline at end of file` written after a context line
+    /// that only added (or only removed) lines follow: that context line
+    /// is the old (new) side's last line, without a newline. Read so in
+    /// both directions, `-R` restores the ending the forward run changed
+    /// (git reads the marker as cutting the context line's newline on
+    /// both sides and glues the added line onto it). Followed by both
+    /// kinds or by context, the marker can end neither side and is
+    /// ignored, the same way in both directions.
+    fn finish_context_marker(&self, hunk: &mut Hunk) {
+        match self.context_marker {
+            Some((true, false)) => {
+                hunk.old_missing_newline = true;
+                hunk.old_missing_on_context = true;
+            }
+            Some((false, true)) => {
+                hunk.new_missing_newline = true;
+                hunk.new_missing_on_context = true;
+            }
+            _ => {}
+        }
     }
 
     fn into_lines(mut self) -> Vec<HunkLine> {
@@ -507,6 +544,23 @@ mod tests {
                 .unwrap();
         let h = &p.files[0].hunks[0];
         assert!(!h.old_missing_newline && !h.new_missing_newline);
+    }
+
+    #[test]
+    fn marker_after_context_that_one_side_follows_ends_the_other() {
+        let marked = "--- a/f\n+++ b/f\n@@\n c\n\\ No newline at end of file\n";
+        for (rest, old, new) in [
+            ("+d\n", true, false),
+            ("-d\n", false, true),
+            ("-d\n+e\n", false, false),
+        ] {
+            let h = &parse(&format!("{marked}{rest}")).unwrap().files[0].hunks[0];
+            assert_eq!(
+                (h.old_missing_newline, h.new_missing_newline),
+                (old, new),
+                "{rest}"
+            );
+        }
     }
 
     #[test]

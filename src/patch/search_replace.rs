@@ -54,6 +54,9 @@ pub(crate) fn block_hunk(
     let mut hunk = Hunk {
         patch_line: at,
         line_hint: block.start_line.or(default_hint).or(hint),
+        // A numbered view's prefixes under another `:start_line:`: a
+        // second reading of the place.
+        view_start: hint.filter(|&n| block.start_line.or(default_hint).is_some_and(|s| s != n)),
         end_hint: block.start_line.and(block.end_line),
         stray_divider: block.stray_divider,
         ..Hunk::default()

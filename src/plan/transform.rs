@@ -379,6 +379,7 @@ fn reverse_file(file: &mut FilePatch) {
         let Ok(()) = hunk.each_reading(|reading| {
             (reading.line_hint, reading.new_start) = (hint, new_start);
             reading.end_hint = None;
+            reading.view_start = None;
             reverse_hunk(reading);
             Ok::<(), std::convert::Infallible>(())
         });
@@ -416,6 +417,10 @@ fn reverse_hunk(hunk: &mut crate::model::Hunk) {
         hunk.as_written = None;
     }
     std::mem::swap(&mut hunk.old_missing_newline, &mut hunk.new_missing_newline);
+    std::mem::swap(
+        &mut hunk.old_missing_on_context,
+        &mut hunk.new_missing_on_context,
+    );
     std::mem::swap(&mut hunk.added_crlf, &mut hunk.removed_crlf);
     // Reversed, SEARCH's trailing blank line is an added line: nothing to
     // read at the end of the file.
@@ -451,8 +456,10 @@ fn reverse_lines(lines: &mut [crate::model::HunkLine]) {
 fn reverse_hints(hunks: &mut [crate::model::Hunk]) {
     let mut delta = 0isize;
     for hunk in hunks {
-        // `:end_line:` numbers the forward old side: reversed, nothing.
+        // `:end_line:` and a numbered view's prefixes number the forward
+        // old side: reversed, nothing.
         hunk.end_hint = None;
+        hunk.view_start = None;
         let old = hunk.lines.iter().filter(|l| l.is_old()).count();
         let new = hunk.lines.iter().filter(|l| l.is_new()).count();
         if let Some(start) = hunk.line_hint {

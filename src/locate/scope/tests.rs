@@ -48,3 +48,21 @@ fn a_section_header_opens_the_lines_at_its_own_column() {
     assert_eq!(end(ini, 0), Some(3));
     assert_eq!(end("[a]\n\n", 0), None);
 }
+
+#[test]
+fn a_line_under_a_key_lies_in_a_block_that_ends_at_the_sibling_key() {
+    let within = |text: &str, at: usize| {
+        let lines: Vec<&[u8]> = text.lines().map(str::as_bytes).collect();
+        enclosing_end_by(lines.len(), |i| lines[i], at)
+    };
+    let yaml = "services:\n  web:\n    image: x\n\n  api:\n    image: y\nvolumes:\n";
+    assert_eq!(within(yaml, 2), Some(4));
+    assert_eq!(within(yaml, 5), Some(6));
+    let make = "dist: build\n\ttar c out\ninstall:\n\tcp app bin\n";
+    assert_eq!(within(make, 1), Some(2));
+    // Under another opener a label still starts nothing.
+    let cpp = "class A {\n  void f();\npublic:\n  void g();\n};\nint h;\n";
+    assert_eq!(within(cpp, 1), Some(5));
+    let py = "def f():\n    if x:\n        a()\n    else:\n        b()\n";
+    assert_eq!(within(py, 2), Some(5));
+}
