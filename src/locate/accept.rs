@@ -120,16 +120,21 @@ fn here_or_done(index: usize, a: usize, b: usize, why: String) -> Failure {
 fn no_overlap(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
     let footprint = Footprint::of(p.hunk, cand.start, cand.end, &cand.slots);
     match p.state.overlapping(&footprint) {
-        Some(other) => Err(failure(
-            p.index,
-            Reason::Overlap,
-            format!(
-                "the hunk's place (lines {}-{}) overlaps hunk {}",
-                cand.start + 1,
-                cand.end.max(cand.start + 1),
-                other + 1
-            ),
-        )),
+        // The tier of the place is kept: one found with tolerance may still
+        // read in order on what the earlier hunk wrote (`plan::sequence`).
+        Some(other) => Err(Failure {
+            tie: Some((p.tier, 1.0)),
+            ..failure(
+                p.index,
+                Reason::Overlap,
+                format!(
+                    "the hunk's place (lines {}-{}) overlaps hunk {}",
+                    cand.start + 1,
+                    cand.end.max(cand.start + 1),
+                    other + 1
+                ),
+            )
+        }),
         None => Ok(()),
     }
 }

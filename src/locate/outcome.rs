@@ -423,7 +423,8 @@ pub(crate) struct Failure {
     /// places.
     pub candidates: Vec<usize>,
     /// For ambiguity: the tier whose candidates tied, and their score
-    /// (block similarity, 1 for every line-by-line tier).
+    /// (block similarity, 1 for every line-by-line tier). For an overlap:
+    /// the tier of the place that overlapped (no candidates are listed).
     pub tie: Option<(Tier, f64)>,
     /// The best near-match, for failures to find.
     pub near: Option<Box<NearMatch>>,

@@ -147,7 +147,7 @@ fn separate_shared_context(edits: &mut Vec<Edit>) {
 /// One edit as the changes between the file lines it keeps in place: the
 /// lines before the first kept line replace what precedes it, and so on.
 /// A kept line out of order stays a line of its piece.
-fn split_at_kept_lines(edit: Edit) -> Vec<Edit> {
+pub(crate) fn split_at_kept_lines(edit: Edit) -> Vec<Edit> {
     let mut out = Vec::new();
     let mut start = edit.start;
     let mut lines = Vec::new();

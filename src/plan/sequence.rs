@@ -16,7 +16,7 @@ use crate::locate::{
     Failure, HunkStatus, Located, MatchOptions, Normalization, Pins, Reason, Tier, locate_hunks,
 };
 use crate::model::{Hunk, LineKind};
-use crate::plan::edits::{Edit, FilePlan, NewLine, order_edits, plan_file};
+use crate::plan::edits::{Edit, FilePlan, NewLine, order_edits, plan_file, split_at_kept_lines};
 use crate::source::SourceText;
 use std::collections::HashSet;
 use std::ops::Range;
@@ -60,9 +60,15 @@ pub(super) fn place_in_order(
             && hunk.anchors.is_empty()
             && !hunk.at_eof
             && hunk.old_len() > 0;
-        // Not found in the original, or found there only with tolerance.
+        // Not found in the original, or found there only with tolerance
+        // (a place so found on lines an earlier hunk changes cannot be
+        // made: it overlaps).
         let open = match &results[i] {
-            Err(f) => matches!(f.reason, Reason::ContextNotFound | Reason::StaleRemovedLine),
+            Err(f) => match f.reason {
+                Reason::ContextNotFound | Reason::StaleRemovedLine => true,
+                Reason::Overlap => f.tie.is_some_and(|(tier, _)| tier > Tier::Exact),
+                _ => false,
+            },
             Ok(l) => l.status == HunkStatus::Applied && l.tier > Some(Tier::Exact),
         };
         if placed_by_text
@@ -144,8 +150,11 @@ fn judge(
         return Err(Some(unmerged(i, found.located.start)));
     }
     let merged = found.in_order.edit.start..found.in_order.edit.end;
+    let changes = split_at_kept_lines(found.in_order.edit.clone());
     let clash = results[i + 1..].iter().any(|r| {
-        matches!(r, Ok(l) if l.status == HunkStatus::Applied && touches(l.start..l.end, &merged))
+        matches!(r, Ok(l) if l.status == HunkStatus::Applied
+            && touches(l.start..l.end, &merged)
+            && reaches_a_change(l.start..l.end, &changes))
     });
     if clash {
         return Err(None);
@@ -263,7 +272,7 @@ impl<'h> Before<'h> {
             edits.retain(|e| !p.absorbed.contains(&e.hunk));
             edits.push(p.edit.clone());
         }
-        edits.sort_by_key(|e| (e.start, e.end, e.hunk));
+        order_edits(&mut edits);
         edits
     }
 }
@@ -306,7 +315,19 @@ pub(super) fn merge_in_order(plan: &mut FilePlan, in_order: &[InOrder]) {
         plan.edits.retain(|e| !o.absorbed.contains(&e.hunk));
         plan.edits.push(o.edit.clone());
     }
-    plan.edits.sort_by_key(|e| (e.start, e.end, e.hunk));
+    // A later hunk may change lines the merged edit keeps: split both
+    // there, as for hunks sharing context.
+    order_edits(&mut plan.edits);
+}
+
+/// True when a later hunk's lines (`later`) hold, or stand right next to,
+/// a change of the merged edit (`changes`: its pieces between the lines it
+/// keeps). Lines the merged edit keeps stand in the produced text as in the
+/// original, so a later hunk on them alone reads the same either way.
+fn reaches_a_change(later: Range<usize>, changes: &[Edit]) -> bool {
+    changes
+        .iter()
+        .any(|c| c.start <= later.end && later.start <= c.end)
 }
 
 /// True when a later hunk's lines reach into the merged edit's lines.

@@ -106,30 +106,36 @@ fn suggested_places_are_exactly_those_where_at_applies() {
     assert!(with >= 10 && without >= 5, "with {with}, without {without}");
 }
 
-/// A tie whose pin leaves an earlier block unplaced: the third of three
-/// blocks written to apply in order is tied at lines 4 and 10, and the
-/// second places only in order, over lines 4-10. Pinned at line 10 the
-/// third places (alone, it does), but then touches the second's merged
-/// edit, which is no longer placed in order: the run is refused. The JSON
-/// report lists both places; the report suggests neither (it used to
-/// suggest line 10, read off the tied block's trial alone), and the plan's
-/// `at_settles` is empty.
+/// A tie settled by a pin on lines an earlier in-order edit keeps: the
+/// third of three blocks written to apply in order is tied at lines 4 and
+/// 10, and the second places only in order, over lines 4-10. Pinned at
+/// line 4 the third overlaps that merged edit (refused); pinned at line 10
+/// it removes a line the merged edit keeps as it is, and every block
+/// applies, giving what Aider's one-after-another reading gives (where line
+/// 10 is the only place left). So line 10, and only it, is suggested. (It
+/// used to be refused, and suggested nowhere, while any later hunk
+/// reaching into the merged edit's lines unplaced it.)
 #[test]
-fn a_tie_whose_pin_unplaces_an_earlier_in_order_block_is_suggested_nowhere() {
+fn a_tie_pinned_on_lines_an_earlier_in_order_edit_keeps_applies_in_order() {
     let case = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/refuse-sr-in-order-tie-whose-pin-unplaces-an-earlier-block");
     let f = |line: usize| ("f.py".to_string(), line);
     assert_eq!(candidates(&case), [f(4), f(10)]);
-    assert_eq!(suggested(&case), Vec::<String>::new());
-    for (at, refused) in [("f.py:4", "hunk 3"), ("f.py:10", "hunk 2")] {
-        let out = run(&case, &["--at", at]);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "--at {at}: {stderr}");
-        assert!(
-            stderr.contains(&format!("f.py: {refused} ")),
-            "--at {at}: {stderr}"
-        );
-    }
+    assert_eq!(suggested(&case), ["f.py:10"]);
+    let out = run(&case, &["--at", "f.py:4"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "--at f.py:4: {stderr}");
+    assert!(stderr.contains("f.py: hunk 3 "), "--at f.py:4: {stderr}");
+    let dir = tempfile::tempdir().expect("tempdir");
+    copy_tree(&case.join("before"), dir.path());
+    let patch = case.join("patch");
+    let args = ["--at", "f.py:10", patch.to_str().expect("utf-8 path")];
+    let out = run_bin(dir.path(), &args, None);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "--at f.py:10: {stderr}");
+    let applied = fs::read_to_string(dir.path().join("f.py")).expect("f.py");
+    let one_after_another = "def check2(path):\n    log.info(\"Start.\")\n    data = read(path)  # cache\n    # note\n    log.info(\"Start.\")\n    data = read(path)  # cache\n    raise ValueError(\"bad\")\n\n";
+    assert_eq!(applied, one_after_another);
     let dir = tempfile::tempdir().expect("tempdir");
     copy_tree(&case.join("before"), dir.path());
     let patch = fs::read(case.join("patch")).expect("patch");
@@ -139,5 +145,5 @@ fn a_tie_whose_pin_unplaces_an_earlier_in_order_block_is_suggested_nowhere() {
         .as_ref()
         .expect("refused");
     assert_eq!(failure.candidates, [4, 10]);
-    assert_eq!(failure.at_settles, Vec::<usize>::new());
+    assert_eq!(failure.at_settles, [10]);
 }
