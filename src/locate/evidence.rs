@@ -9,9 +9,9 @@
 //! would cut them off the header evidence they share.)
 
 use super::choose::{Hints, heading_contradicts, hinted_rivals, points_among};
-use super::keys::{FileKeys, OldLine, new_side};
+use super::keys::{FileKeys, OldLine};
 use super::normalize::LineMatch;
-use super::search::{Candidate, Slot, contiguous};
+use super::search::{Candidate, Slot};
 use super::{Failure, HunkStatus, Located, Tier, ambiguous, signed};
 use crate::model::{Hunk, LineKind};
 
@@ -70,7 +70,7 @@ pub(super) fn removal_readings(
         );
     }
     if tier > Tier::Exact
-        && let Some(done) = deletion_done_elsewhere(keys, hunk, tier, cand)
+        && let Some(done) = super::deletion::deletion_done_elsewhere(keys, hunk, tier, cand, false)
     {
         let mut starts = vec![done, cand.start];
         starts.sort_unstable();
@@ -403,53 +403,6 @@ fn copy_across_omitted(old: &[OldLine], cand: &Candidate) -> Option<usize> {
         let worded = a.text.chars().any(char::is_alphanumeric);
         (one_removed && worded && a.text == b.text && jb > ja + 1).then_some(ja + 1)
     })
-}
-
-/// For a hunk that removes lines and adds none, with context holding a
-/// word: the first place, away from `cand`, where its context (its new
-/// side) stands as one block, read with up to the tolerance `tier` that
-/// read the old side (whitespace at least, the fuzzy tier at most). There
-/// the hunk may stand applied already (its removed lines gone), which a
-/// lenient reading of its old side elsewhere cannot rule out (rule 7).
-fn deletion_done_elsewhere(
-    keys: &FileKeys,
-    hunk: &Hunk,
-    tier: Tier,
-    cand: &Candidate,
-) -> Option<usize> {
-    let lines = &hunk.lines;
-    if lines.iter().any(|l| l.kind == LineKind::Add)
-        || !lines.iter().any(|l| l.kind == LineKind::Remove)
-    {
-        return None;
-    }
-    let side = new_side(hunk);
-    let first = side.first()?;
-    if !side
-        .iter()
-        .any(|l| l.text.chars().any(char::is_alphanumeric))
-    {
-        return None;
-    }
-    let n = keys.len();
-    // Read with the tolerance that read the old side here (whitespace at
-    // least, case and `...` cuts at most): a re-run of a hunk placed with
-    // a cut or drifted context line finds its applied state only so.
-    let at_most = tier.clamp(Tier::Resilient, Tier::Fuzzy);
-    [Tier::Exact, Tier::Resilient, Tier::Fuzzy]
-        .into_iter()
-        .filter(|&t| t <= at_most)
-        .find_map(|t| {
-            let starts: Vec<usize> = match super::prefilter::lines_matching(keys, first, t) {
-                Some(hits) => hits.to_vec(),
-                None => (0..n).collect(),
-            };
-            contiguous(keys, &side, t, starts)
-                .into_iter()
-                .map(|c| (c.start, c.end))
-                .find(|&(start, end)| end <= cand.start || start >= cand.end)
-                .map(|(start, _)| start)
-        })
 }
 
 /// The first lines where a block of `old` with at most `differ` lines
