@@ -27,20 +27,28 @@ pub(super) fn removal_readings(
     cand: &Candidate,
 ) -> Option<Failure> {
     let at = |starts: &[usize], why: String| Some(ambiguous(index, starts, None, Some(why)));
+    let wordless = |l: &crate::model::HunkLine| {
+        l.kind == LineKind::Context && !l.text.chars().any(char::is_alphanumeric)
+    };
     if tier > Tier::Exact
         && hints.line.is_none_or(|line| line != cand.start)
-        && !hunk.lines.is_empty()
-        && hunk.lines.iter().all(|l| l.kind == LineKind::Remove)
+        && hunk.lines.iter().any(|l| l.kind == LineKind::Remove)
+        && hunk
+            .lines
+            .iter()
+            .all(|l| l.kind == LineKind::Remove || wordless(l))
     {
-        // A deletion with no context leaves no trace of having been
-        // applied: read with tolerance here, and not where a line number
-        // says, its exact copy may be the one a first run already deleted
-        // (rule 7; a re-run of `-U0` output removing a line with trailing
-        // spaces found the twin without them).
+        // A deletion with no context, or only context without a word (a
+        // blank line), leaves no trace of having been applied: read with
+        // tolerance here, and not where a line number says, its exact copy
+        // may be the one a first run already deleted (rule 7; a re-run of
+        // `-U0` output removing a line with trailing spaces found the twin
+        // without them; a re-run of a block removing `Run make.` above a
+        // blank line found `Run `make`.`).
         let number = if hints.line.is_some() {
-            "has no context, its line number points elsewhere"
+            "has no context (or only lines without a word), its line number points elsewhere"
         } else {
-            "has no context or line number"
+            "has no context (or only lines without a word) or line number"
         };
         return at(
             &[cand.start],
