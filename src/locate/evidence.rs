@@ -45,10 +45,15 @@ pub(super) fn removal_readings(
         // `-U0` output removing a line with trailing spaces found the twin
         // without them; a re-run of a block removing `Run make.` above a
         // blank line found `Run `make`.`).
-        let number = if hints.line.is_some() {
-            "has no context (or only lines without a word), its line number points elsewhere"
+        let context = if hunk.lines.iter().any(|l| l.kind == LineKind::Context) {
+            "has no context with a word"
         } else {
-            "has no context (or only lines without a word) or line number"
+            "has no context"
+        };
+        let number = if hints.line.is_some() {
+            format!("{context}, its line number points elsewhere")
+        } else {
+            format!("{context} or line number")
         };
         return at(
             &[cand.start],
