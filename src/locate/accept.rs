@@ -62,6 +62,7 @@ pub(super) fn accept(p: &Proposal, mut cand: Candidate) -> Result<Located, Failu
         // message names the number), then the number as written alone.
         super::at_number::applied_where_told(p, &cand)?;
         deletion::wordless_deletion_where_numbered(p, &cand)?;
+        deletion::deletion_done_touching(p, &cand)?;
     }
     if let Some((i, k)) = super::evidence::dropped_line_removed(p.old, &cand) {
         let why = format!(

@@ -3,12 +3,12 @@
 //! deletion leaves no added line to recognise its applied state by.
 
 use super::choose::{HINT_WINDOW, points_among};
-use super::keys::OldLine;
+use super::keys::{FileKeys, OldLine, new_side};
 use super::normalize::same_but_whitespace;
 use super::proposal::{Proposal, two_places};
-use super::search::{Candidate, contiguous};
+use super::search::{Candidate, Slot, contiguous};
 use super::{Failure, Tier, ambiguous};
-use crate::model::LineKind;
+use crate::model::{Hunk, LineKind};
 
 /// A hunk that only removes lines, with no context, whose lines hold no
 /// word (a blank line, a `}`), placed off the line its number names while
@@ -111,4 +111,104 @@ fn deletion_done_near(
     places.sort_unstable();
     places.dedup();
     (points_among(&places, line) != Some(cand.start)).then_some(done)
+}
+
+/// For a hunk that removes lines and adds none, with context holding a
+/// word: the first place, away from `cand` (or, `touching`, sharing
+/// lines with it but starting elsewhere than its own context), where its context (its new
+/// side) stands as one block, read with up to the tolerance `tier` that
+/// read the old side (whitespace at least, the fuzzy tier at most). There
+/// the hunk may stand applied already (its removed lines gone), which a
+/// lenient reading of its old side elsewhere cannot rule out (rule 7).
+pub(super) fn deletion_done_elsewhere(
+    keys: &FileKeys,
+    hunk: &Hunk,
+    tier: Tier,
+    cand: &Candidate,
+    touching: bool,
+) -> Option<usize> {
+    let lines = &hunk.lines;
+    if lines.iter().any(|l| l.kind == LineKind::Add)
+        || !lines.iter().any(|l| l.kind == LineKind::Remove)
+    {
+        return None;
+    }
+    let side = new_side(hunk);
+    let first = side.first()?;
+    if !side
+        .iter()
+        .any(|l| l.text.chars().any(char::is_alphanumeric))
+    {
+        return None;
+    }
+    let n = keys.len();
+    // The file lines `cand` reads the context on, when they follow one
+    // another: there the new side stands by construction.
+    let context: Vec<Option<usize>> = lines
+        .iter()
+        .zip(&cand.slots)
+        .filter(|(l, _)| l.kind == LineKind::Context)
+        .map(|(_, slot)| match slot {
+            Slot::Line(j, _) => Some(*j),
+            _ => None,
+        })
+        .collect();
+    let own = match context.first() {
+        Some(Some(j)) if context.iter().enumerate().all(|(k, c)| *c == Some(j + k)) => Some(*j),
+        _ => None,
+    };
+    // Read with the tolerance that read the old side here (whitespace at
+    // least, case and `...` cuts at most): a re-run of a hunk placed with
+    // a cut or drifted context line finds its applied state only so.
+    let at_most = tier.clamp(Tier::Resilient, Tier::Fuzzy);
+    [Tier::Exact, Tier::Resilient, Tier::Fuzzy]
+        .into_iter()
+        .filter(|&t| t <= at_most)
+        .find_map(|t| {
+            let starts: Vec<usize> = match super::prefilter::lines_matching(keys, first, t) {
+                Some(hits) => hits.to_vec(),
+                None => (0..n).collect(),
+            };
+            // With `touching`, a place that shares lines with `cand` is
+            // another reading as well (a re-run: the section applied ends
+            // on the heading that starts its twin, where the old side now
+            // stands), unless it is the candidate's own context lines
+            // (removed lines at an edge).
+            contiguous(keys, &side, t, starts)
+                .into_iter()
+                .find(|c| {
+                    if touching {
+                        c.start != cand.start && Some(c.start) != own
+                    } else {
+                        c.end <= cand.start || c.start >= cand.end
+                    }
+                })
+                .map(|c| c.start)
+        })
+}
+
+/// A deletion read with tolerance whose context stands without its
+/// removed lines at a place sharing lines with `cand` (the place away
+/// from it was weighed in `evidence::removal_readings`): already applied
+/// there, or to be applied here (rule 7). Weighed last, after the
+/// applied readings that name the number or the heading, whose messages
+/// say more; a hunk marked `*** End of File` is weighed against the end
+/// by rule 14 instead.
+pub(super) fn deletion_done_touching(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
+    if p.tier == Tier::Exact || p.hints.at_eof {
+        return Ok(());
+    }
+    match deletion_done_elsewhere(p.keys, p.hunk, p.tier, cand, true) {
+        Some(done) => Err(two_places(
+            p.index,
+            done,
+            cand.start,
+            format!(
+                "the hunk only removes lines, read here with tolerance ({}), and its context stands at line {} without them: already applied there, or to be applied here?",
+                p.tier.name(),
+                done + 1
+            ),
+        )),
+        None => Ok(()),
+    }
 }

@@ -9,9 +9,9 @@
 //! would cut them off the header evidence they share.)
 
 use super::choose::{Hints, heading_contradicts, hinted_rivals, points_among};
-use super::keys::{FileKeys, OldLine, new_side};
+use super::keys::{FileKeys, OldLine};
 use super::normalize::LineMatch;
-use super::search::{Candidate, Slot, contiguous};
+use super::search::{Candidate, Slot};
 use super::{Failure, HunkStatus, Located, Tier, ambiguous, signed};
 use crate::model::{Hunk, LineKind};
 
@@ -27,20 +27,33 @@ pub(super) fn removal_readings(
     cand: &Candidate,
 ) -> Option<Failure> {
     let at = |starts: &[usize], why: String| Some(ambiguous(index, starts, None, Some(why)));
+    let wordless = |l: &crate::model::HunkLine| {
+        l.kind == LineKind::Context && !l.text.chars().any(char::is_alphanumeric)
+    };
     if tier > Tier::Exact
         && hints.line.is_none_or(|line| line != cand.start)
-        && !hunk.lines.is_empty()
-        && hunk.lines.iter().all(|l| l.kind == LineKind::Remove)
+        && hunk.lines.iter().any(|l| l.kind == LineKind::Remove)
+        && hunk
+            .lines
+            .iter()
+            .all(|l| l.kind == LineKind::Remove || wordless(l))
     {
-        // A deletion with no context leaves no trace of having been
-        // applied: read with tolerance here, and not where a line number
-        // says, its exact copy may be the one a first run already deleted
-        // (rule 7; a re-run of `-U0` output removing a line with trailing
-        // spaces found the twin without them).
-        let number = if hints.line.is_some() {
-            "has no context, its line number points elsewhere"
+        // A deletion with no context, or only context without a word (a
+        // blank line), leaves no trace of having been applied: read with
+        // tolerance here, and not where a line number says, its exact copy
+        // may be the one a first run already deleted (rule 7; a re-run of
+        // `-U0` output removing a line with trailing spaces found the twin
+        // without them; a re-run of a block removing `Run make.` above a
+        // blank line found `Run `make`.`).
+        let context = if hunk.lines.iter().any(|l| l.kind == LineKind::Context) {
+            "has no context with a word"
         } else {
-            "has no context or line number"
+            "has no context"
+        };
+        let number = if hints.line.is_some() {
+            format!("{context}, its line number points elsewhere")
+        } else {
+            format!("{context} or line number")
         };
         return at(
             &[cand.start],
@@ -70,7 +83,7 @@ pub(super) fn removal_readings(
         );
     }
     if tier > Tier::Exact
-        && let Some(done) = deletion_done_elsewhere(keys, hunk, tier, cand)
+        && let Some(done) = super::deletion::deletion_done_elsewhere(keys, hunk, tier, cand, false)
     {
         let mut starts = vec![done, cand.start];
         starts.sort_unstable();
@@ -403,53 +416,6 @@ fn copy_across_omitted(old: &[OldLine], cand: &Candidate) -> Option<usize> {
         let worded = a.text.chars().any(char::is_alphanumeric);
         (one_removed && worded && a.text == b.text && jb > ja + 1).then_some(ja + 1)
     })
-}
-
-/// For a hunk that removes lines and adds none, with context holding a
-/// word: the first place, away from `cand`, where its context (its new
-/// side) stands as one block, read with up to the tolerance `tier` that
-/// read the old side (whitespace at least, the fuzzy tier at most). There
-/// the hunk may stand applied already (its removed lines gone), which a
-/// lenient reading of its old side elsewhere cannot rule out (rule 7).
-fn deletion_done_elsewhere(
-    keys: &FileKeys,
-    hunk: &Hunk,
-    tier: Tier,
-    cand: &Candidate,
-) -> Option<usize> {
-    let lines = &hunk.lines;
-    if lines.iter().any(|l| l.kind == LineKind::Add)
-        || !lines.iter().any(|l| l.kind == LineKind::Remove)
-    {
-        return None;
-    }
-    let side = new_side(hunk);
-    let first = side.first()?;
-    if !side
-        .iter()
-        .any(|l| l.text.chars().any(char::is_alphanumeric))
-    {
-        return None;
-    }
-    let n = keys.len();
-    // Read with the tolerance that read the old side here (whitespace at
-    // least, case and `...` cuts at most): a re-run of a hunk placed with
-    // a cut or drifted context line finds its applied state only so.
-    let at_most = tier.clamp(Tier::Resilient, Tier::Fuzzy);
-    [Tier::Exact, Tier::Resilient, Tier::Fuzzy]
-        .into_iter()
-        .filter(|&t| t <= at_most)
-        .find_map(|t| {
-            let starts: Vec<usize> = match super::prefilter::lines_matching(keys, first, t) {
-                Some(hits) => hits.to_vec(),
-                None => (0..n).collect(),
-            };
-            contiguous(keys, &side, t, starts)
-                .into_iter()
-                .map(|c| (c.start, c.end))
-                .find(|&(start, end)| end <= cand.start || start >= cand.end)
-                .map(|(start, _)| start)
-        })
 }
 
 /// The first lines where a block of `old` with at most `differ` lines

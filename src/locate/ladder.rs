@@ -7,6 +7,7 @@
 use super::accept;
 use super::applied::{self, NewSideFound, already_applied, place_pure_addition};
 use super::choose::{Choice, Hints, choose, hints_contradict, points_among};
+use super::closeness;
 use super::decide;
 use super::diagnose;
 use super::evidence;
@@ -268,6 +269,9 @@ impl Ladder<'_, '_, '_> {
         let veto = evidence::heading_veto(self.keys, self.hunk, self.index, self.hints, &cands, c)
             .or_else(|| {
                 evidence::whitespace_veto(self.keys, self.old, self.index, self.hints, &cands, c)
+            })
+            .or_else(|| {
+                closeness::closeness_veto(self.keys, self.old, self.index, self.hints, &cands, c)
             });
         match veto {
             Some(failure) => Err(failure),

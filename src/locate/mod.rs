@@ -35,6 +35,7 @@ mod as_written;
 mod at_number;
 mod blank_edge;
 mod choose;
+mod closeness;
 mod decide;
 mod deletion;
 mod diagnose;
