@@ -427,6 +427,43 @@ pub enum JournalError {
         /// Why.
         source: io::Error,
     },
+    /// Recovery stopped at a file it could not put back, remove or rename
+    /// (or at the journal itself): the journal is kept, and the next
+    /// recovery goes on from where this one stopped.
+    #[error(
+        "{}: recovering the interrupted run this journal records stopped at {}: {source}; the journal is kept: run `git fuzzy-apply --recover` again once that is fixed (a file changed since that run is never overwritten)",
+        journal.display(),
+        file.display()
+    )]
+    Stopped {
+        /// The journal.
+        journal: PathBuf,
+        /// The file recovery could not write, remove or rename.
+        file: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The interrupted run was put right, but its journal could not be
+    /// removed afterwards.
+    #[error(
+        "{recovery}\n{}: the journal could not be removed afterwards: {source}; {}",
+        journal.display(),
+        if *kept {
+            "the next run, or `git fuzzy-apply --recover`, removes it"
+        } else {
+            "it is gone, but its removal may not be on disk yet"
+        }
+    )]
+    NotRemoved {
+        /// The journal.
+        journal: PathBuf,
+        /// What recovery did.
+        recovery: Box<Recovery>,
+        /// Whether the journal is still there.
+        kept: bool,
+        /// Why.
+        source: io::Error,
+    },
     /// The journal cannot be read or acted on.
     #[error(
         "{}: an interrupted run left this journal and it could not be recovered ({message}); restore the files it lists by hand, then delete it",
