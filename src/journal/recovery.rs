@@ -206,6 +206,16 @@ fn roll_back_write(
     if staged_left {
         steps.note(staged, remove_if_present(Step::RemoveStaged, staged));
     }
+    // The original still in place, its backup a second name of it: nothing
+    // was renamed over it (an earlier recovery cut short may have removed
+    // the staged file already, which the test below cannot tell from a
+    // rename).
+    if let Some(backup) = backup
+        && same_file(backup, target)
+    {
+        steps.note(backup, remove_if_present(Step::RemoveBackup, backup));
+        return;
+    }
     // Renamed into place only if recorded as written and no longer staged.
     let renamed = entry.written.is_some() && !staged_left;
     if !renamed {
