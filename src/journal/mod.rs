@@ -113,6 +113,21 @@ impl Written {
         Ok(same.then_some(bytes))
     }
 
+    /// The regular file at `path` (not followed through a link), opened,
+    /// when it still has the identity the run gave it (inode, size,
+    /// modification time); `None` when it is not: another process changed
+    /// or replaced it since. Its content is for the caller to check
+    /// against the size and CRC-32 as it reads it.
+    pub(crate) fn open_back(&self, path: &Path) -> io::Result<Option<fs::File>> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)?;
+        let meta = file.metadata()?;
+        Ok((meta.is_file() && self.same_identity(&meta)).then_some(file))
+    }
+
     /// True when `path` is a regular file (not followed through a link),
     /// or the symbolic link the run made, that still is what the run
     /// wrote: same inode, size, time and CRC.

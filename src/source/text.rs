@@ -256,6 +256,7 @@ fn sparse_with_block(bytes: &[u8], block: usize) -> LineIndex {
             let hi = (from + block).min(len);
             let pairs = &bytes[from.saturating_sub(1).max(body_start).min(hi)..hi];
             let crlf = memchr::memmem::find_iter(pairs, b"\r\n").count();
+            super::release(&bytes[from..hi]);
             (first + lines, crlf)
         })
         .collect();
