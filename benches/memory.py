@@ -18,8 +18,12 @@ when it exits nonzero or gives another file (`git apply` and GNU `patch`
 cannot place bare `@@` hunks). `--digests FILE` writes the SHA-256 of each
 of our results, so that two builds' outputs can be compared byte for byte.
 
-Usage: benches/memory.py [--bin PATH] [--mib 5] [--scales 1,4,16]
-                         [--hunks 1,50] [--runs 2] [--digests FILE]
+`--before PATH` measures a second build of ours in the same run (its peak
+and ours against it), and checks that both give the same bytes.
+
+Usage: benches/memory.py [--bin PATH] [--before PATH] [--mib 5]
+                         [--scales 1,4,16] [--hunks 1,50] [--runs 2]
+                         [--digests FILE]
 Inputs and scratch copies go to <target>/perf-inputs/memory/.
 """
 
@@ -98,6 +102,9 @@ def measure(cmd, template, want, runs, scratch, index=False):
         d = tempfile.mkdtemp(dir=scratch)
         root = os.path.join(d, "tree")
         subprocess.run(["cp", "-a", template, root], check=True)
+        # The copy's files have new inodes: refreshed, the index matches
+        # them again (`git apply --index` checks the stat data).
+        subprocess.run(["git", "update-index", "-q", "--refresh"], cwd=root, stdout=subprocess.DEVNULL)
         rss, took, code = peak(cmd, root)
         got = digest(os.path.join(root, "f.rs"))
         ok = got == want
@@ -113,6 +120,7 @@ def measure(cmd, template, want, runs, scratch, index=False):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=os.path.join(TARGET, "release", "git-fuzzy-apply"))
+    ap.add_argument("--before", help="another build of ours, measured beside it")
     ap.add_argument("--mib", type=int, default=5, help="file size at 1x in MiB (default 5)")
     ap.add_argument("--scales", default="1,4,16")
     ap.add_argument("--hunks", default="1,50")
@@ -123,9 +131,11 @@ def main():
     scratch = os.path.join(TARGET, "perf-inputs", "memory")
     os.makedirs(scratch, exist_ok=True)
     print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load {os.getloadavg()}, binary {binary}")
-    print("| file | hunks | headers | mode | ours RSS | ours time | cp | git apply | GNU patch "
+    before_cols = ("| before | ours / before " if args.before else "")
+    print(f"| file | hunks | headers | mode {before_cols}| ours RSS | ours time | cp | git apply | GNU patch "
           "| ours / cp | ours / git apply | ours / patch |")
-    print("| ---: | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| ---: | ---: | --- | --- | " + ("---: | ---: | " if args.before else "")
+          + "---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     digests = []
     failed = False
     for k in [int(s) for s in args.scales.split(",")]:
@@ -153,6 +163,12 @@ def main():
                     flags = ["--index"] if mode == "index" else []
                     ours = measure([binary, "-q"] + flags + [pfile], template, want, args.runs, scratch,
                                    index=mode == "index")
+                    old = None
+                    if args.before:
+                        old = measure([os.path.abspath(args.before), "-q"] + flags + [pfile], template, want,
+                                      args.runs, scratch, index=mode == "index")
+                        if old[4] != ours[4]:
+                            failed = True
                     git = measure(["git", "apply"] + flags + [pfile], template, want, args.runs, scratch,
                                   index=mode == "index")
                     gnu = None
@@ -172,8 +188,9 @@ def main():
                     def ratio(m):
                         return f"{ours[0] / m[0]:.2f}" if m and m[0] > 0 and m[2] == 0 and m[3] else ""
 
+                    versus = f"| {cell(old)} | {ratio(old)} " if old else ""
                     print(f"| {mib} MiB | {hunks} | {'numbered' if numbered else 'numberless'} | {mode} "
-                          f"| {cell(ours)} | {ours[1]:.3f} s | {cell(copy)} | {cell(git)} | {cell(gnu)} "
+                          f"{versus}| {cell(ours)} | {ours[1]:.3f} s | {cell(copy)} | {cell(git)} | {cell(gnu)} "
                           f"| {ratio(copy)} | {ratio(git)} | {ratio(gnu)} |", flush=True)
     if args.digests:
         with open(args.digests, "w") as f:
