@@ -176,7 +176,10 @@ impl<W: Write> LineWriter<'_, W> {
                     }
                 }
             }
-            _ => self.emit(&source.bytes()[range])?,
+            _ => {
+                self.emit(&source.bytes()[range.clone()])?;
+                crate::source::release(&source.bytes()[range]);
+            }
         }
         self.pending = Some(terminator(source.terminator(to - 1)));
         Ok(())

@@ -130,6 +130,8 @@ impl SparseLines<'_> {
         }
         let range = newline_range(bytes.len(), self.block, number);
         starts.extend(memchr_iter(b'\n', &bytes[range.clone()]).map(|nl| range.start + nl + 1));
+        // The few lines used of it are mapped in again when read.
+        super::release(&bytes[range]);
         let want = self.before[number + 1] - self.before[number];
         let pad = starts.last().copied().unwrap_or(from.min(bytes.len()));
         starts.resize(want, pad);
