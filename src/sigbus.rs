@@ -100,6 +100,16 @@ impl Drop for Guard {
     }
 }
 
+/// True when `bytes` lies wholly inside one registered mapping (a mapped
+/// file still held).
+pub(crate) fn is_mapped(bytes: &[u8]) -> bool {
+    let start = bytes.as_ptr() as usize;
+    match (guarded(start), bytes.len().checked_sub(1)) {
+        (Some(slot), Some(last)) => guarded(start + last) == Some(slot),
+        _ => false,
+    }
+}
+
 /// The slot of the registered mapping `addr` lies in.
 fn guarded(addr: usize) -> Option<usize> {
     (0..SLOTS).find(|&slot| {

@@ -344,6 +344,7 @@ mod tests {
         ".set_len(",
         ".commit()",
         "write_blob(",
+        "write_stream(",
         "tempfile_in(",
         ".create_new(true)",
         "acquire_to_update_resource(",
@@ -366,6 +367,7 @@ mod tests {
             "src/journal/trust.rs",
             "src/lock.rs",
             "src/git/mod.rs",
+            "src/git/blob.rs",
         ] {
             let text = source(file);
             let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");

@@ -69,7 +69,7 @@ pub enum GitError {
 /// path in the patch: `None` when the run wrote no file there; an error
 /// ([`GitError::ReadBack`], [`GitError::ChangedAfterWriting`]) when it
 /// cannot be read or is no longer what was written.
-pub(crate) type ReadBack<'a> = &'a (dyn Fn(&str) -> Option<Result<Vec<u8>, GitError>> + Sync);
+pub(crate) type ReadBack<'a> = &'a (dyn Fn(&str) -> Option<Result<WrittenBack, GitError>> + Sync);
 
 /// Why `--index` cannot go on: a file the patch reads is not in the index
 /// or differs from it, or it could not be compared.
@@ -350,20 +350,24 @@ impl Repo {
                         let Some(new_path) = &r.new_path else {
                             return Ok(None);
                         };
-                        let new = match worktree.and_then(|read| read(new_path)) {
-                            Some(bytes) => Cow::Owned(bytes?),
-                            None => r.new_bytes(),
-                        };
-                        // A link's blob is its target as it is: no filter applies.
-                        let blob = match worktree {
-                            Some(_) if !r.new_is_link() => {
-                                to_git(&mut pipeline, snapshot, new_path, &new)?
+                        let id = match worktree.and_then(|read| read(new_path)) {
+                            Some(back) => {
+                                blob::write_back(&repo, &mut pipeline, snapshot, new_path, back?)?
                             }
-                            _ => Cow::Borrowed(&*new),
+                            None => {
+                                let new = r.new_bytes();
+                                // A link's blob is its target as it is: no filter applies.
+                                let blob = match worktree {
+                                    Some(_) if !r.new_is_link() => {
+                                        to_git(&mut pipeline, snapshot, new_path, &new)?
+                                    }
+                                    _ => Cow::Borrowed(&*new),
+                                };
+                                crate::test_hooks::fail(Step::Blob, Path::new(new_path))
+                                    .map_err(gix_err(new_path))?;
+                                repo.write_blob(&blob).map_err(gix_err(new_path))?.detach()
+                            }
                         };
-                        crate::test_hooks::fail(Step::Blob, Path::new(new_path))
-                            .map_err(gix_err(new_path))?;
-                        let id = repo.write_blob(&blob).map_err(gix_err(new_path))?.detach();
                         let stat = if worktree.is_some() {
                             gix::index::fs::Metadata::from_path_no_follow(&workdir.join(new_path))
                                 .ok()
@@ -582,3 +586,5 @@ impl IndexLock {
 
 mod index_targets;
 pub(crate) use index_targets::IndexTargets;
+mod blob;
+pub(crate) use blob::WrittenBack;

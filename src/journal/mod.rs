@@ -113,6 +113,21 @@ impl Written {
         Ok(same.then_some(bytes))
     }
 
+    /// The regular file at `path` (not followed through a link), opened,
+    /// when it still has the identity the run gave it (inode, size,
+    /// modification time); `None` when it is not: another process changed
+    /// or replaced it since. Its content is for the caller to check
+    /// against the size and CRC-32 as it reads it.
+    pub(crate) fn open_back(&self, path: &Path) -> io::Result<Option<fs::File>> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)?;
+        let meta = file.metadata()?;
+        Ok((meta.is_file() && self.same_identity(&meta)).then_some(file))
+    }
+
     /// True when `path` is a regular file (not followed through a link),
     /// or the symbolic link the run made, that still is what the run
     /// wrote: same inode, size, time and CRC.
@@ -424,6 +439,43 @@ pub enum JournalError {
     Lock {
         /// The lock file.
         path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// Recovery stopped at a file it could not put back, remove or rename
+    /// (or at the journal itself): the journal is kept, and the next
+    /// recovery goes on from where this one stopped.
+    #[error(
+        "{}: recovering the interrupted run this journal records stopped at {}: {source}; the journal is kept: run `git fuzzy-apply --recover` again once that is fixed (a file changed since that run is never overwritten)",
+        journal.display(),
+        file.display()
+    )]
+    Stopped {
+        /// The journal.
+        journal: PathBuf,
+        /// The file recovery could not write, remove or rename.
+        file: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The interrupted run was put right, but its journal could not be
+    /// removed afterwards.
+    #[error(
+        "{recovery}\n{}: the journal could not be removed afterwards: {source}; {}",
+        journal.display(),
+        if *kept {
+            "the next run, or `git fuzzy-apply --recover`, removes it"
+        } else {
+            "it is gone, but its removal may not be on disk yet"
+        }
+    )]
+    NotRemoved {
+        /// The journal.
+        journal: PathBuf,
+        /// What recovery did.
+        recovery: Box<Recovery>,
+        /// Whether the journal is still there.
+        kept: bool,
         /// Why.
         source: io::Error,
     },

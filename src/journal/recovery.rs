@@ -4,10 +4,7 @@
 
 use super::Expected;
 use super::trust::{Found, read};
-use super::{
-    JournalData, JournalEntry, JournalError, LeftAlone, Recovery, index_checksum, remove,
-    unrecoverable,
-};
+use super::{JournalData, JournalEntry, JournalError, LeftAlone, Recovery, index_checksum, remove};
 use crate::test_hooks::{Step, fail};
 use std::fs;
 use std::io;
@@ -16,6 +13,9 @@ use std::path::{Path, PathBuf};
 
 /// Finishes or undoes the run recorded in the journal at `path`, if any.
 /// The caller holds the run lock: no run that wrote this journal is alive.
+/// A step that fails stops recovery with the journal kept
+/// ([`JournalError::Stopped`], naming the file): every step is written so
+/// that the next recovery goes on from wherever this one stopped.
 pub(crate) fn recover(path: &Path, expected: Expected) -> Result<Option<Recovery>, JournalError> {
     let data = match read(path, expected)? {
         Found::None => return Ok(None),
@@ -37,17 +37,52 @@ pub(crate) fn recover(path: &Path, expected: Expected) -> Result<Option<Recovery
     // Forward only from a run that got as far as renaming (every new
     // content recorded): a changed index alone may be someone else's doing.
     let committed = !data.rolling_back && data.all_written() && (data.committed || index_changed);
+    let stopped = |(file, source): (PathBuf, io::Error)| JournalError::Stopped {
+        journal: path.to_path_buf(),
+        file,
+        source,
+    };
     let outcome = if committed {
-        roll_forward(&data)
+        roll_forward(&data).map_err(stopped)?
     } else {
-        roll_back(&data).map(|left_alone| Recovery::RolledBack {
+        mark_rolling_back(path, &data).map_err(|e| stopped((path.to_path_buf(), e)))?;
+        let left_alone = undo(&data).map_err(stopped)?;
+        Recovery::RolledBack {
             files: data.entries.len(),
             left_alone,
-        })
-    }
-    .map_err(|e| unrecoverable(path, e.to_string()))?;
-    remove(path).map_err(|e| unrecoverable(path, e.to_string()))?;
+        }
+    };
+    remove(path).map_err(|source| JournalError::NotRemoved {
+        journal: path.to_path_buf(),
+        recovery: Box::new(outcome.clone()),
+        kept: !absent(path),
+        source,
+    })?;
     Ok(Some(outcome))
+}
+
+/// Notes in the journal that recovery is undoing the run, where an index
+/// could otherwise turn the next recovery the other way: should this one
+/// stop half way, and the index be rewritten before the next (a `git
+/// status` once the dead run's `index.lock` is gone), the next one must
+/// still undo, never finish a half-undone run. When the note cannot be
+/// written, recovery stops before it changes anything.
+fn mark_rolling_back(path: &Path, data: &JournalData) -> io::Result<()> {
+    if data.index.is_none() || data.rolling_back {
+        return Ok(());
+    }
+    let marked = JournalData {
+        rolling_back: true,
+        ..data.clone()
+    };
+    super::write(path, &marked)
+}
+
+/// [`roll_back`], with the file of its first failure.
+fn undo(data: &JournalData) -> Result<Vec<LeftAlone>, (PathBuf, io::Error)> {
+    let mut steps = Steps::default();
+    roll_back_into(data, &mut steps);
+    steps.finish()
 }
 
 /// Renames `from` to `to`, the write step `step`.
@@ -84,17 +119,18 @@ fn absent(path: &Path) -> bool {
     matches!(fs::symlink_metadata(path), Err(e) if e.kind() == io::ErrorKind::NotFound)
 }
 
-/// Collects the first error of many steps, all of which are attempted.
+/// Collects the first error of many steps (with the file it was about),
+/// all of which are attempted.
 #[derive(Default)]
 struct Steps {
-    first_error: Option<io::Error>,
+    first_error: Option<(PathBuf, io::Error)>,
     left_alone: Vec<LeftAlone>,
 }
 
 impl Steps {
-    fn note(&mut self, result: io::Result<()>) {
+    fn note(&mut self, path: &Path, result: io::Result<()>) {
         if let Err(e) = result {
-            self.first_error.get_or_insert(e);
+            self.first_error.get_or_insert((path.to_path_buf(), e));
         }
     }
 
@@ -104,6 +140,14 @@ impl Steps {
             kept: kept.filter(|k| !absent(k)).cloned(),
         });
     }
+
+    /// The files left alone, or the first error and its file.
+    fn finish(self) -> Result<Vec<LeftAlone>, (PathBuf, io::Error)> {
+        match self.first_error {
+            Some(e) => Err(e),
+            None => Ok(self.left_alone),
+        }
+    }
 }
 
 /// Puts every file back as it was before the run, where it still holds
@@ -112,17 +156,16 @@ impl Steps {
 /// directory does not keep the others from being restored); the first
 /// error is returned. Returns the files left as they are.
 pub(crate) fn roll_back(data: &JournalData) -> io::Result<Vec<LeftAlone>> {
-    let mut steps = Steps::default();
+    undo(data).map_err(|(_, e)| e)
+}
+
+fn roll_back_into(data: &JournalData, steps: &mut Steps) {
     for entry in data.entries.iter().rev() {
-        roll_back_entry(entry, &mut steps);
+        roll_back_entry(entry, steps);
     }
     for dir in data.created_dirs.iter().rev() {
         // Best effort, as git does: an empty directory is no content.
         let _ = fail(Step::RemoveCreatedDir, dir).and_then(|()| fs::remove_dir(dir));
-    }
-    match steps.first_error {
-        Some(e) => Err(e),
-        None => Ok(steps.left_alone),
     }
 }
 
@@ -142,9 +185,9 @@ fn roll_back_deletion(target: &Path, backup: &Path, steps: &mut Steps) {
         return;
     }
     if absent(target) {
-        steps.note(rename(Step::Restore, backup, target));
+        steps.note(target, rename(Step::Restore, backup, target));
     } else if same_file(backup, target) {
-        steps.note(remove_if_present(Step::RemoveBackup, backup));
+        steps.note(backup, remove_if_present(Step::RemoveBackup, backup));
     } else {
         steps.leave(target, Some(&backup.to_path_buf()));
     }
@@ -161,25 +204,35 @@ fn roll_back_write(
     let target = &entry.target;
     let staged_left = !absent(staged);
     if staged_left {
-        steps.note(remove_if_present(Step::RemoveStaged, staged));
+        steps.note(staged, remove_if_present(Step::RemoveStaged, staged));
+    }
+    // The original still in place, its backup a second name of it: nothing
+    // was renamed over it (an earlier recovery cut short may have removed
+    // the staged file already, which the test below cannot tell from a
+    // rename).
+    if let Some(backup) = backup
+        && same_file(backup, target)
+    {
+        steps.note(backup, remove_if_present(Step::RemoveBackup, backup));
+        return;
     }
     // Renamed into place only if recorded as written and no longer staged.
     let renamed = entry.written.is_some() && !staged_left;
     if !renamed {
         if let Some(backup) = backup {
-            steps.note(remove_if_present(Step::RemoveBackup, backup));
+            steps.note(backup, remove_if_present(Step::RemoveBackup, backup));
         }
         return;
     }
     let ours = entry.written.is_some_and(|w| w.is_at(target));
     match backup {
         Some(backup) if ours && !absent(backup) => {
-            steps.note(rename(Step::Restore, backup, target));
+            steps.note(target, rename(Step::Restore, backup, target));
         }
         // Restored already, by an earlier recovery cut short.
         Some(backup) if absent(backup) => {}
         Some(backup) => steps.leave(target, Some(backup)),
-        None if ours => steps.note(remove_if_present(Step::RemoveAdded, target)),
+        None if ours => steps.note(target, remove_if_present(Step::RemoveAdded, target)),
         // Removed already, by an earlier recovery cut short.
         None if absent(target) => {}
         None => steps.leave(target, None),
@@ -189,7 +242,7 @@ fn roll_back_write(
 /// Completes a run that was committed: every new file is in place and
 /// deletions are done; only backups and emptied directories remain. A
 /// file changed since is left as it is.
-fn roll_forward(data: &JournalData) -> io::Result<Recovery> {
+fn roll_forward(data: &JournalData) -> Result<Recovery, (PathBuf, io::Error)> {
     let mut steps = Steps::default();
     for entry in &data.entries {
         let unchanged = match &entry.backup {
@@ -199,39 +252,47 @@ fn roll_forward(data: &JournalData) -> io::Result<Recovery> {
         match &entry.staged {
             Some(staged) if !absent(staged) => {
                 if unchanged {
-                    steps.note(rename(Step::Rename, staged, &entry.target));
+                    steps.note(&entry.target, rename(Step::Rename, staged, &entry.target));
                 } else {
                     steps.leave(&entry.target, None);
-                    steps.note(remove_if_present(Step::RemoveStaged, staged));
+                    steps.note(staged, remove_if_present(Step::RemoveStaged, staged));
                 }
             }
             Some(_) => {}
             None if unchanged && entry.backup.is_some() => {
-                steps.note(remove_if_present(Step::Delete, &entry.target));
+                steps.note(
+                    &entry.target,
+                    remove_if_present(Step::Delete, &entry.target),
+                );
             }
             None if absent(&entry.target) => {}
             None => steps.leave(&entry.target, None),
         }
     }
-    if let Some(e) = steps.first_error {
-        return Err(e);
-    }
-    clean_up(data)?;
+    let left_alone = steps.finish()?;
+    clean_up_naming(data)?;
     Ok(Recovery::RolledForward {
         files: data.entries.len(),
-        left_alone: steps.left_alone,
+        left_alone,
     })
 }
 
 /// The last step of a committed run: removes the backups, then the
 /// directories deletions left empty.
 pub(crate) fn clean_up(data: &JournalData) -> io::Result<()> {
+    clean_up_naming(data).map_err(|(_, e)| e)
+}
+
+/// [`clean_up`], with the backup whose removal failed.
+fn clean_up_naming(data: &JournalData) -> Result<(), (PathBuf, io::Error)> {
     {
         use rayon::prelude::*;
         data.entries
             .par_iter()
             .filter_map(|e| e.backup.as_ref())
-            .try_for_each(|backup| remove_if_present(Step::RemoveBackup, backup))?;
+            .try_for_each(|backup| {
+                remove_if_present(Step::RemoveBackup, backup).map_err(|e| (backup.clone(), e))
+            })?;
     }
     for entry in data.entries.iter().filter(|e| e.staged.is_none()) {
         remove_empty_parents(&entry.target, &data.root);

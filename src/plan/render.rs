@@ -168,10 +168,18 @@ impl<W: Write> LineWriter<'_, W> {
                     (bulk.chunk_copied)();
                 }
                 if let Some(crc) = self.crc.as_deref_mut() {
-                    crc.update(&source.bytes()[range]);
+                    // Piece by piece, each given back once read (a
+                    // mapped file's pages would stay in the process).
+                    for piece in source.bytes()[range].chunks(crate::source::SPARSE_BLOCK) {
+                        crc.update(piece);
+                        crate::source::release(piece);
+                    }
                 }
             }
-            _ => self.emit(&source.bytes()[range])?,
+            _ => {
+                self.emit(&source.bytes()[range.clone()])?;
+                crate::source::release(&source.bytes()[range]);
+            }
         }
         self.pending = Some(terminator(source.terminator(to - 1)));
         Ok(())

@@ -64,15 +64,38 @@ pub(super) fn lock_and_recover(
     let run_lock = RunLock::acquire(lock_path)?;
     crate::test_hooks::checkpoint("run locked");
     let index = repo.map(Repo::index_path);
+    // The journal first: while the dead run's `index.lock` stays, nobody
+    // rewrites the index, whose checksum tells recovery whether that run
+    // committed (should recovery stop half way, the next one must read
+    // the same answer).
+    let recovered = journal::recover(&spec.path, expected(root, &index))?;
     let mut removed = None;
     if let Some(index) = &index {
         let lock = index.with_extension("lock");
-        if run_lock.remove_index_lock_left_by_dead_run(&lock)? {
-            removed = Some(Recovery::LockRemoved { lock });
+        match run_lock.remove_index_lock_left_by_dead_run(&lock) {
+            Ok(true) => removed = Some(Recovery::LockRemoved { lock }),
+            Ok(false) => {}
+            Err(e) => return Err(RunError::Io(stale_lock_error(&lock, recovered.as_ref(), e))),
         }
     }
-    let recovered = journal::recover(&spec.path, expected(root, &index))?;
     Ok((run_lock, recovered.or(removed)))
+}
+
+/// A dead run's `index.lock` that could not be removed: named, with what
+/// was recovered before, and who removes it (the run lock keeps its record).
+fn stale_lock_error(
+    lock: &Path,
+    recovered: Option<&Recovery>,
+    e: std::io::Error,
+) -> std::io::Error {
+    let before = recovered.map(|r| format!("{r}\n")).unwrap_or_default();
+    std::io::Error::new(
+        e.kind(),
+        format!(
+            "{before}{}: this lock file, which an interrupted earlier run left, could not be removed: {e}; the next run, or `git fuzzy-apply --recover`, removes it",
+            lock.display()
+        ),
+    )
 }
 
 /// The locks a run holds, and what it recovered on taking them. A run that

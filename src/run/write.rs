@@ -3,7 +3,7 @@
 //! report a run that wrote nothing leaves.
 
 use super::{ConflictReport, Destination, Invocation, Outcome, RunError};
-use crate::git::{GitError, ReadBack, Repo};
+use crate::git::{GitError, ReadBack, Repo, WrittenBack};
 use crate::journal::JournalSpec;
 use crate::outcome::Problem;
 use crate::plan::{FileResult, NewContent, PatchPlan};
@@ -64,8 +64,19 @@ pub(super) fn write_results(
                 // The path itself: what the run wrote may be a link.
                 let target = place.targets.resolve_entry(path).ok()?;
                 let written = written.as_ref()?.get(target.as_path())?;
-                Some(match written.read_back(&target) {
-                    Ok(Some(bytes)) => Ok(bytes),
+                let back = if written.link {
+                    written.read_back(&target).map(|b| b.map(WrittenBack::Link))
+                } else {
+                    written.open_back(&target).map(|file| {
+                        file.map(|file| WrittenBack::File {
+                            file,
+                            path: target.clone(),
+                            written: *written,
+                        })
+                    })
+                };
+                Some(match back {
+                    Ok(Some(back)) => Ok(back),
                     Ok(None) => Err(GitError::ChangedAfterWriting(path.to_string())),
                     Err(source) => Err(GitError::ReadBack {
                         path: path.to_string(),

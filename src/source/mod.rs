@@ -7,6 +7,8 @@
 //!   [`Targets`] trait; a target's failure is a [`TargetError`];
 //! - `content.rs`: a target's bytes ([`Content`]), read into memory when
 //!   small and memory-mapped when large;
+//! - `pages.rs`: giving back a mapped target's pages once a pass read them
+//!   ([`release`]), so that the resident set does not grow with the file;
 //! - `stamp.rs`: the [`Stamp`] (size, inode, times, permission bits) that
 //!   tells whether a file changed since it was read;
 //! - `text.rs`: the bytes as lines ([`SourceText`]) over a dense or sparse
@@ -17,11 +19,13 @@
 //! here, once (`crate::source::Content`, `crate::source::SourceText`, …).
 
 mod content;
+mod pages;
 mod stamp;
 mod targets;
 mod text;
 
 pub(crate) use content::{Content, read_capped};
+pub(crate) use pages::release;
 pub(crate) use stamp::Stamp;
 pub(crate) use targets::{
     NAMED_ELSEWHERE, Node, TargetError, Targets, WorktreeTargets, join_inside, windows_drive,

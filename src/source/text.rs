@@ -130,6 +130,8 @@ impl SparseLines<'_> {
         }
         let range = newline_range(bytes.len(), self.block, number);
         starts.extend(memchr_iter(b'\n', &bytes[range.clone()]).map(|nl| range.start + nl + 1));
+        // The few lines used of it are mapped in again when read.
+        super::release(&bytes[range]);
         let want = self.before[number + 1] - self.before[number];
         let pad = starts.last().copied().unwrap_or(from.min(bytes.len()));
         starts.resize(want, pad);
@@ -256,6 +258,7 @@ fn sparse_with_block(bytes: &[u8], block: usize) -> LineIndex {
             let hi = (from + block).min(len);
             let pairs = &bytes[from.saturating_sub(1).max(body_start).min(hi)..hi];
             let crlf = memchr::memmem::find_iter(pairs, b"\r\n").count();
+            super::release(&bytes[from..hi]);
             (first + lines, crlf)
         })
         .collect();

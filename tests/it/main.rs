@@ -46,6 +46,7 @@ mod large;
 mod layers;
 mod long_lines;
 mod mapped;
+mod memory;
 mod notations;
 mod output;
 mod paths;

@@ -196,3 +196,56 @@ fn a_patch_line_with_a_backtick_is_found_by_the_exact_tier() {
     lines[1_000] = "    let v = 0;".to_string();
     assert_eq!(read(dir.path()), join(&lines, "\n").into_bytes());
 }
+
+#[test]
+fn with_index_a_mapped_file_is_staged_byte_for_byte_streamed_or_converted() {
+    // The blob of a file the run wrote is streamed from it into the object
+    // database when no filter converts it (`src/git/blob.rs`), and converted
+    // in memory when one does (`text eol=crlf`): either way the index holds
+    // exactly what `git add` of the written file would.
+    use support::git;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let mut lines = lines();
+    let before = join(&lines, "\n");
+    fs::write(root.join("f.rs"), &before).unwrap();
+    fs::write(root.join("g.txt"), join(&lines, "\r\n")).unwrap();
+    fs::write(root.join(".gitattributes"), "*.txt text eol=crlf\n").unwrap();
+    support::scene::commit_all(root, &[]);
+    let far = LINES - 500;
+    let patch = format!(
+        "--- a/f.rs\n+++ b/f.rs\n@@\n {}\n-{}\n+    let last = 2;\n {}\n\
+         --- a/g.txt\n+++ b/g.txt\n@@\n {}\n-{}\n+    let last = 2;\n {}\n",
+        lines[far - 1],
+        lines[far],
+        lines[far + 1],
+        lines[far - 1],
+        lines[far],
+        lines[far + 1],
+    );
+    let out = run_bin(root, &["--index", "-"], Some(patch.as_bytes()));
+    assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
+    lines[far] = "    let last = 2;".to_string();
+    assert_eq!(read(root), join(&lines, "\n").into_bytes());
+    assert_eq!(
+        fs::read(root.join("g.txt")).unwrap(),
+        join(&lines, "\r\n").into_bytes()
+    );
+    // Nothing unstaged, both staged, the blobs as git makes them.
+    assert_eq!(git(root, &["diff", "--name-only"]), "");
+    assert_eq!(
+        git(root, &["diff", "--cached", "--name-only"]),
+        "f.rs\ng.txt\n"
+    );
+    for (path, stored) in [("f.rs", "\n"), ("g.txt", "\n")] {
+        let staged = git(root, &["rev-parse", &format!(":{path}")]);
+        let hashed = git(root, &["hash-object", path]);
+        assert_eq!(staged, hashed, "{path}");
+        assert_eq!(
+            git(root, &["cat-file", "-p", staged.trim()]),
+            join(&lines, stored),
+            "{path}"
+        );
+    }
+    git(root, &["fsck", "--no-progress"]);
+}

@@ -212,6 +212,7 @@ pub(super) fn search(keys: &FileKeys, needles: &[Needle]) -> Vec<(Needle, Vec<us
                 let reading = folded_reading(source.line(line));
                 search_reading(&searchers, &reading, line, &mut lines);
             }
+            crate::source::release(&bytes[from..to]);
             (lines, !unseen.is_empty())
         })
         .collect();

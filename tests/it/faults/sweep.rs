@@ -33,6 +33,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Mutex;
 
+mod recovery;
+
 /// Every write step's name, as `src/test_hooks.rs` names it.
 const STEPS: &[&str] = &[
     "journal directory",
