@@ -8,6 +8,7 @@
 //! never mis-applied. A block that lost its `<<<<<<< SEARCH` line is read
 //! from the fence it fills, or refused.
 
+use crate::support::diffs::{join, splice_edits};
 use git_fuzzy_apply::{ApplyOptions, apply_to_text};
 use proptest::prelude::*;
 use similar::TextDiff;
@@ -87,18 +88,9 @@ fn edited(lines: Vec<String>) -> impl Strategy<Value = (Vec<String>, Vec<String>
         1..3,
     );
     ops.prop_map(move |ops| {
-        let mut new = lines.clone();
-        for (at, remove, insert) in ops {
-            let at = at.min(new.len());
-            let end = (at + remove).min(new.len());
-            new.splice(at..end, insert);
-        }
+        let new = splice_edits(&lines, ops);
         (lines.clone(), distinct(new))
     })
-}
-
-pub(crate) fn join(lines: &[String]) -> String {
-    lines.iter().map(|l| format!("{l}\n")).collect()
 }
 
 /// The hunks of a diff with `radius` context lines: header and body lines.

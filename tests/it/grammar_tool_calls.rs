@@ -11,7 +11,8 @@
 //!   block under `:start_line:`, copied into REPLACE where that line is
 //!   kept), on files of plain lines: the intended file.
 
-use crate::grammar::{apply, distinct, gives, hunks, join};
+use crate::grammar::{apply, distinct, gives, hunks};
+use crate::support::diffs::{join, splice_edits};
 use proptest::prelude::*;
 
 /// Lines a file holding markup or code may have: characters XML escapes,
@@ -56,12 +57,7 @@ where
                 1..3,
             );
             ops.prop_map(move |ops| {
-                let mut new = lines.clone();
-                for (at, remove, insert) in ops {
-                    let at = at.min(new.len());
-                    let end = (at + remove).min(new.len());
-                    new.splice(at..end, insert);
-                }
+                let new = splice_edits(&lines, ops);
                 (join(&lines), join(&distinct(new)))
             })
         })

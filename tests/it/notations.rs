@@ -27,7 +27,8 @@ use proptest::prelude::*;
 use std::fs;
 use std::path::Path;
 use support::diffs::{
-    OTHER_CHAR, hunks, join, other_char_addition, unified, unified_zero, unique_enough,
+    OTHER_CHAR, hunks, join, other_char_addition, splice_edits, unified, unified_zero,
+    unique_enough,
 };
 
 /// Distinct-looking lines (so context is unique), some indented, some blank.
@@ -48,12 +49,7 @@ fn text_pair() -> impl Strategy<Value = (Vec<String>, Vec<String>)> {
             1..4,
         );
         ops.prop_map(move |ops| {
-            let mut new = lines.clone();
-            for (at, remove, insert) in ops {
-                let at = at.min(new.len());
-                let end = (at + remove).min(new.len());
-                new.splice(at..end, insert);
-            }
+            let new = splice_edits(&lines, ops);
             (lines.clone(), new)
         })
     })

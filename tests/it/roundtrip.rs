@@ -10,7 +10,9 @@ use crate::support;
 use git_fuzzy_apply::{ApplyOptions, apply_to_text};
 
 use proptest::prelude::*;
-use support::diffs::{OTHER_CHAR, hunks, join, other_char_addition, unified, unique_enough};
+use support::diffs::{
+    OTHER_CHAR, hunks, join, other_char_addition, splice_edits, unified, unique_enough,
+};
 
 /// Distinct-looking lines (so context is unique), with some indentation and blanks.
 fn line() -> impl Strategy<Value = String> {
@@ -32,12 +34,7 @@ fn edited(lines: Vec<String>) -> impl Strategy<Value = (Vec<String>, Vec<String>
         1..4,
     );
     ops.prop_map(move |ops| {
-        let mut new = lines.clone();
-        for (at, remove, insert) in ops {
-            let at = at.min(new.len());
-            let end = (at + remove).min(new.len());
-            new.splice(at..end, insert);
-        }
+        let new = splice_edits(&lines, ops);
         (lines.clone(), new)
     })
 }

@@ -7,6 +7,18 @@ pub fn join(lines: &[String]) -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()
 }
 
+/// `lines` with each edit `(at, remove, insert)` made in turn: `remove`
+/// lines from `at` replaced by `insert`, both clamped to the text.
+pub fn splice_edits(lines: &[String], edits: Vec<(usize, usize, Vec<String>)>) -> Vec<String> {
+    let mut new = lines.to_vec();
+    for (at, remove, insert) in edits {
+        let at = at.min(new.len());
+        let end = (at + remove).min(new.len());
+        new.splice(at..end, insert);
+    }
+    new
+}
+
 /// No two non-blank lines are equal after trimming and lower-casing, so
 /// every hunk's context stands at one place under every tier.
 pub fn unique_enough(lines: &[String]) -> bool {
