@@ -11,7 +11,7 @@
 
 use super::choose::{Hints, points_among};
 use super::keys::{FileKeys, OldLine};
-use super::normalize::whitespace_key;
+use super::normalize::{bounded_distance, whitespace_key};
 use super::search::{Candidate, Slot};
 use super::{Failure, ambiguous};
 
@@ -56,8 +56,8 @@ fn closeness(keys: &FileKeys, line: &OldLine, slot: &Slot) -> Closeness {
     }
     (
         level,
-        strsim::levenshtein(&file, &patch),
-        strsim::levenshtein(text.trim(), line.text.trim()),
+        bounded_distance(&file, &patch),
+        bounded_distance(text.trim(), line.text.trim()),
     )
 }
 
