@@ -105,7 +105,7 @@ pub(super) fn place_in_order(
             }
             continue;
         }
-        let Some(found) = place_after(source, hunk, i, &before.edits(), options) else {
+        let Ok(found) = place_after(source, hunk, i, &before.edits(), options) else {
             continue;
         };
         match judge(hunks, results, i, &found) {
@@ -297,15 +297,21 @@ fn read_again(
         if cfg!(any(debug_assertions, fuzzing)) {
             let found = place_after(source, hunk, i, &before.edits(), options);
             assert!(
-                !found.is_some_and(|f| differs(&f)),
+                !matches!(&found, Ok(f) if differs(f)) && !matches!(found, Err(Miss::Tied(_))),
                 "hunk {} was taken as settled, but the produced text reads it elsewhere",
                 i + 1
             );
         }
         return None;
     }
-    let found = place_after(source, hunk, i, &before.edits(), options)?;
-    differs(&found).then(|| two_readings(i, loc, found.located.start))
+    match place_after(source, hunk, i, &before.edits(), options) {
+        Ok(found) => differs(&found).then(|| two_readings(i, loc, found.located.start)),
+        // Tied in the produced text with a place on what an earlier hunk
+        // wrote: that place is a reading too, so the tolerant one in the
+        // original is not the only one.
+        Err(Miss::Tied(at)) => (!pins.contains(loc.start)).then(|| two_readings(i, loc, at)),
+        Err(Miss::Nothing) => None,
+    }
 }
 
 /// Puts the merged edits of hunks placed in order into the plan of the
@@ -450,7 +456,41 @@ fn wrote_a_line_of(
             .any(|o| written.contains(o.text.as_str()))
 }
 
-/// Locates `hunk` in the original with `edits` made; `Some` when it
+/// Why [`place_after`] took no place.
+enum Miss {
+    /// No place to take: none, one that builds on no earlier edit, or one
+    /// read with more than whitespace drift.
+    Nothing,
+    /// Places tied in the produced text, one of them standing on a line an
+    /// earlier hunk wrote (around this 0-based line of the original).
+    Tied(usize),
+}
+
+/// The first original line (0-based) an earlier edit wrote over where a
+/// place tied in the produced text (`lines`, the edits' produced `ranges`)
+/// stands on a line it wrote, read within whitespace drift (the tolerance
+/// [`place_after`] takes on written lines).
+fn tied_on_written(
+    failure: &Failure,
+    lines: &[Produced],
+    ranges: &[Range<usize>],
+    edits: &[Edit],
+    len: usize,
+) -> Option<usize> {
+    let lenient = failure.tie.is_some_and(|(tier, _)| tier > Tier::Resilient);
+    if failure.reason != Reason::Ambiguous || lenient {
+        return None;
+    }
+    failure.candidates.iter().find_map(|&c| {
+        let start = c.checked_sub(1)?;
+        let end = (start + len.max(1)).min(lines.len());
+        let written = (start..end).find(|&p| matches!(lines[p], Produced::Written(_)))?;
+        let k = ranges.iter().position(|r| r.contains(&written))?;
+        Some(edits.get(k)?.start)
+    })
+}
+
+/// Locates `hunk` in the original with `edits` made; `Ok` when it
 /// places there, uniquely and afresh, touching what the edits wrote.
 // Longer than most: locating in the produced text, growing the hull over
 // the edits it touches and merging them back into one edit of the original
@@ -462,26 +502,33 @@ fn place_after(
     index: usize,
     edits: &[Edit],
     options: &MatchOptions,
-) -> Option<Found> {
+) -> Result<Found, Miss> {
     let (lines, ranges) = produce(source, edits);
     let text = produced_text(source, &lines);
     let produced = SourceText::new(&text);
     let one = std::slice::from_ref(hunk);
-    let mut loc = locate_hunks(&produced, one, options, &Pins::default())
-        .pop()?
-        .ok()?;
+    let mut loc = match locate_hunks(&produced, one, options, &Pins::default()).pop() {
+        Some(Ok(loc)) => loc,
+        Some(Err(failure)) => {
+            return Err(
+                tied_on_written(&failure, &lines, &ranges, edits, hunk.old_len())
+                    .map_or(Miss::Nothing, Miss::Tied),
+            );
+        }
+        None => return Err(Miss::Nothing),
+    };
     // The lines the hunks before it wrote are the patch's own text: a
     // hunk that quotes them with more than whitespace drift (case,
     // punctuation, omitted lines, similarity) is not read on them.
     if loc.status != HunkStatus::Applied || loc.tier > Some(Tier::Resilient) {
-        return None;
+        return Err(Miss::Nothing);
     }
     // Only a place that builds on an earlier edit: elsewhere the original
     // would have had it too.
     let span = loc.start..loc.end;
     let (hull, absorbed) = absorb(&ranges, edits, span.clone());
     if absorbed.is_empty() {
-        return None;
+        return Err(Miss::Nothing);
     }
     let own: Option<Vec<usize>> = lines[span.clone()]
         .iter()
@@ -495,13 +542,14 @@ fn place_after(
         (own.len() == last + 1 - first).then_some(first..last + 1)
     });
     let plan = plan_file(&produced, one, std::slice::from_mut(&mut loc));
-    let own_edit = plan.edits.first()?;
-    let made = made_in_turn(&lines, own_edit)?;
+    let own_edit = plan.edits.first().ok_or(Miss::Nothing)?;
+    let made = made_in_turn(&lines, own_edit).ok_or(Miss::Nothing)?;
     let merged: Vec<NewLine> = made[hull.start..made.len() + hull.end - lines.len()]
         .iter()
         .map(Produced::as_new_line)
         .collect();
-    let original = original_range(&lines, edits, &ranges, &absorbed, hull.clone())?;
+    let original =
+        original_range(&lines, edits, &ranges, &absorbed, hull.clone()).ok_or(Miss::Nothing)?;
     let edit = Edit {
         start: original.start,
         end: original.end,
@@ -519,7 +567,7 @@ fn place_after(
         normalizations,
         ..loc
     };
-    Some(Found {
+    Ok(Found {
         located,
         in_order: InOrder {
             hunk: index,
