@@ -7,7 +7,7 @@
 //! places there, touching what they wrote, it joins their edit. See
 //! `docs/matching.md`, "Blocks applied in order".
 
-use super::done_in_order::{Rival, Traces, also_on_written, done_or_in_order};
+use super::done_in_order::{Rival, Traces, also_on_written, done_or_in_order, on_written};
 use super::produced::{
     Produced, absorb, made_in_turn, original_range, produce, produced_text, reproduces,
 };
@@ -466,28 +466,16 @@ enum Miss {
     Tied(usize),
 }
 
-/// The first original line (0-based) an earlier edit wrote over where a
-/// place tied in the produced text (`lines`, the edits' produced `ranges`)
-/// stands on a line it wrote, read within whitespace drift (the tolerance
-/// [`place_after`] takes on written lines).
-fn tied_on_written(
-    failure: &Failure,
-    lines: &[Produced],
-    ranges: &[Range<usize>],
-    edits: &[Edit],
-    len: usize,
-) -> Option<usize> {
+/// The original line around a place tied in the produced text (`lines`)
+/// that stands on what an earlier edit wrote, read within whitespace drift
+/// (the tolerance [`place_after`] takes on written lines).
+fn tied_on_written(failure: &Failure, lines: &[Produced], len: usize) -> Option<usize> {
     let lenient = failure.tie.is_some_and(|(tier, _)| tier > Tier::Resilient);
     if failure.reason != Reason::Ambiguous || lenient {
         return None;
     }
-    failure.candidates.iter().find_map(|&c| {
-        let start = c.checked_sub(1)?;
-        let end = (start + len.max(1)).min(lines.len());
-        let written = (start..end).find(|&p| matches!(lines[p], Produced::Written(_)))?;
-        let k = ranges.iter().position(|r| r.contains(&written))?;
-        Some(edits.get(k)?.start)
-    })
+    let starts = failure.candidates.iter().map(|c| c.saturating_sub(1));
+    on_written(lines, starts.collect(), len)
 }
 
 /// Locates `hunk` in the original with `edits` made; `Ok` when it
@@ -511,8 +499,7 @@ fn place_after(
         Some(Ok(loc)) => loc,
         Some(Err(failure)) => {
             return Err(
-                tied_on_written(&failure, &lines, &ranges, edits, hunk.old_len())
-                    .map_or(Miss::Nothing, Miss::Tied),
+                tied_on_written(&failure, &lines, hunk.old_len()).map_or(Miss::Nothing, Miss::Tied)
             );
         }
         None => return Err(Miss::Nothing),
