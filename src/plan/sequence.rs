@@ -467,11 +467,12 @@ enum Miss {
 }
 
 /// The original line around a place tied in the produced text (`lines`)
-/// that stands on what an earlier edit wrote, read within whitespace drift
-/// (the tolerance [`place_after`] takes on written lines).
+/// that stands on what an earlier edit wrote. Any tier counts: the hunk
+/// is not applied there (only whitespace drift is taken on written lines),
+/// but a tie with it means the hunk reads on what was written as well as
+/// where it was placed.
 fn tied_on_written(failure: &Failure, lines: &[Produced], len: usize) -> Option<usize> {
-    let lenient = failure.tie.is_some_and(|(tier, _)| tier > Tier::Resilient);
-    if failure.reason != Reason::Ambiguous || lenient {
+    if failure.reason != Reason::Ambiguous {
         return None;
     }
     let starts = failure.candidates.iter().map(|c| c.saturating_sub(1));
