@@ -297,7 +297,7 @@ fn read_again(
         if cfg!(any(debug_assertions, fuzzing)) {
             let found = place_after(source, hunk, i, &before.edits(), options);
             assert!(
-                !matches!(&found, Ok(f) if differs(f)) && !matches!(found, Err(Miss::Tied(_))),
+                !matches!(&found, Ok(f) if differs(f)) && !matches!(found, Err(Miss::OnWritten(_))),
                 "hunk {} was taken as settled, but the produced text reads it elsewhere",
                 i + 1
             );
@@ -309,7 +309,7 @@ fn read_again(
         // Tied in the produced text with a place on what an earlier hunk
         // wrote: that place is a reading too, so the tolerant one in the
         // original is not the only one.
-        Err(Miss::Tied(at)) => (!pins.contains(loc.start)).then(|| two_readings(i, loc, at)),
+        Err(Miss::OnWritten(at)) => (!pins.contains(loc.start)).then(|| two_readings(i, loc, at)),
         Err(Miss::Nothing) => None,
     }
 }
@@ -458,12 +458,12 @@ fn wrote_a_line_of(
 
 /// Why [`place_after`] took no place.
 enum Miss {
-    /// No place to take: none, one that builds on no earlier edit, or one
-    /// read with more than whitespace drift.
+    /// No place to take: none, or one that builds on no earlier edit.
     Nothing,
-    /// Places tied in the produced text, one of them standing on a line an
-    /// earlier hunk wrote (around this 0-based line of the original).
-    Tied(usize),
+    /// A reading on what an earlier hunk wrote that is not taken (tied
+    /// with another place, or found by a tier not taken on written lines),
+    /// around this original line: a rival of a place in the original.
+    OnWritten(usize),
 }
 
 /// The original line around a place tied in the produced text (`lines`)
@@ -499,17 +499,21 @@ fn place_after(
     let mut loc = match locate_hunks(&produced, one, options, &Pins::default()).pop() {
         Some(Ok(loc)) => loc,
         Some(Err(failure)) => {
-            return Err(
-                tied_on_written(&failure, &lines, hunk.old_len()).map_or(Miss::Nothing, Miss::Tied)
-            );
+            return Err(tied_on_written(&failure, &lines, hunk.old_len())
+                .map_or(Miss::Nothing, Miss::OnWritten));
         }
         None => return Err(Miss::Nothing),
     };
     // The lines the hunks before it wrote are the patch's own text: a
     // hunk that quotes them with more than whitespace drift (case,
-    // punctuation, omitted lines, similarity) is not read on them.
-    if loc.status != HunkStatus::Applied || loc.tier > Some(Tier::Resilient) {
+    // punctuation, omitted lines, similarity) is not read on them. Such a
+    // reading still rivals a place in the original.
+    if loc.status != HunkStatus::Applied {
         return Err(Miss::Nothing);
+    }
+    if loc.tier > Some(Tier::Resilient) {
+        let on = on_written(&lines, vec![loc.start], loc.end - loc.start);
+        return Err(on.map_or(Miss::Nothing, Miss::OnWritten));
     }
     // Only a place that builds on an earlier edit: elsewhere the original
     // would have had it too.
