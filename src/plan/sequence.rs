@@ -470,9 +470,10 @@ enum Miss {
 /// that stands on what an earlier edit wrote. Any tier counts: the hunk
 /// is not applied there (only whitespace drift is taken on written lines),
 /// but a tie with it means the hunk reads on what was written as well as
-/// where it was placed.
+/// where it was placed. Only a tie of a tier counts (`tie`): other
+/// ambiguities list places that are not all readings of the hunk.
 fn tied_on_written(failure: &Failure, lines: &[Produced], len: usize) -> Option<usize> {
-    if failure.reason != Reason::Ambiguous {
+    if failure.reason != Reason::Ambiguous || failure.tie.is_none() {
         return None;
     }
     let starts = failure.candidates.iter().map(|c| c.saturating_sub(1));
