@@ -203,9 +203,12 @@ pub(crate) fn keys_match(file_key: &str, patch_key: &str, removed: bool) -> bool
 
 fn fragment_match(file_key: &str, patch_key: &str, removed: bool) -> bool {
     let covers = |len: usize| !removed || len * 2 >= file_key.len();
-    // The beginning of the line followed by an ellipsis.
+    // The beginning of the line followed by an ellipsis (not Go's `./...`).
     for ellipsis in ["...", "\u{2026}"] {
-        if let Some(head) = patch_key.strip_suffix(ellipsis) {
+        if let Some(head) = patch_key
+            .strip_suffix(ellipsis)
+            .filter(|_| !ends_in_package_pattern(patch_key))
+        {
             let head = head.trim_end();
             if head.chars().count() >= MIN_FRAGMENT
                 && file_key.len() > head.len()
@@ -291,6 +294,31 @@ pub(crate) fn short_mid_word_suffix(file_key: &str, patch_key: &str) -> bool {
         .chars()
         .next_back();
     is_word(before) && is_word(patch_key.chars().next())
+}
+
+/// True when `text` ends in a Go package pattern (`go test ./...`,
+/// `go build ../cmd/...`, `go get github.com/org/repo/...`): there `...` is
+/// Go's wildcard, part of the line, not the mark of a line cut short. The
+/// last word must be `.`, `..`, a path starting with `./` or `../`, or one
+/// whose first component holds a dot (a module path), then `/...`, with
+/// nothing but letters, digits, `.`, `_`, `-` and `/` (so no URL).
+pub(crate) fn ends_in_package_pattern(text: &str) -> bool {
+    let word = text
+        .trim_end()
+        .rsplit(char::is_whitespace)
+        .next()
+        .unwrap_or("")
+        .trim_start_matches(['"', '\'', '`', '(', '[']);
+    let Some(path) = word.strip_suffix("/...") else {
+        return false;
+    };
+    let plain = path
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/'));
+    let first = path.split('/').next().unwrap_or("");
+    plain
+        && !path.is_empty()
+        && (first == "." || first == ".." || (first.contains('.') && first.len() > 2))
 }
 
 /// True when `patch_key` is the beginning of `file_key`, at least
@@ -460,6 +488,33 @@ mod tests {
         assert!(!cut_prefix(file, "* [ ] Def"));
         assert!(!cut_prefix(file, "Define `Context` (fields"));
         assert!(!cut_prefix(file, file));
+    }
+
+    #[test]
+    fn go_package_patterns_are_no_cut_lines() {
+        for line in [
+            "\tgo test ./...",
+            "go build ../cmd/...",
+            "RUN go vet \"./...",
+            "go get github.com/org/repo/...",
+        ] {
+            assert!(ends_in_package_pattern(line), "{line}");
+        }
+        // A URL, a relative path without `./`, prose: cut lines.
+        for line in [
+            "see https://example.com/...",
+            "path = src/components/...",
+            "loading data...",
+            "/...",
+        ] {
+            assert!(!ends_in_package_pattern(line), "{line}");
+        }
+        // The wildcard is part of the line: no fragment of a longer line.
+        assert!(!keys_match(
+            "go test ./... -race -count=1",
+            "go test ./...",
+            false
+        ));
     }
 
     #[test]

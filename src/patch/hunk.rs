@@ -56,6 +56,15 @@ fn parse_header(line: &str, at: usize) -> Result<HeaderKind, ParseError> {
     }
 }
 
+/// True for a numberless header whose text holds a digit before any
+/// closing `@@` (`@@(97,1)-(98,2)`, `@@ line 40 @@`): the model meant a
+/// place, written in a form that cannot be read.
+fn garbled_numbers(header: &str) -> bool {
+    let rest = header.get(2..).unwrap_or("");
+    let text = rest.find("@@").map_or(rest, |k| &rest[..k]);
+    text.chars().any(|c| c.is_ascii_digit())
+}
+
 /// The section heading after a numbered header's closing `@@`, trimmed
 /// (`@@ -5,2 +5,3 @@ def save(self):` gives `def save(self):`).
 fn section_heading(header: &str) -> &str {
@@ -99,6 +108,17 @@ pub(crate) fn parse_hunk(
     };
     let numbered = counts.is_some();
     let (hunk, next) = parse_body(src, i + 1, src.orig(i), counts, place)?;
+    if !numbered && garbled_numbers(header) && hunk.lines.iter().all(|l| l.kind == LineKind::Add) {
+        return Err(malformed(
+            src.orig(i),
+            format!(
+                "{}: hunk {}: header `{}` holds numbers that are not `@@ -START,COUNT +START,COUNT @@`, and the hunk only adds lines: without context or a readable line number it has no place (read as a bare `@@` it would append at the end of the file); write the header as `@@ -START,0 +START,COUNT @@` or give the hunk context lines",
+                place.path,
+                place.number,
+                header.trim()
+            ),
+        ));
+    }
     let mut hunk = hunk;
     // The header's number wins over a stripped `N | ` prefix, which stays
     // a second reading of the place.
@@ -127,6 +147,47 @@ enum Unmarked {
     End,
     /// Neither: more hunk lines follow, so ending here would drop them.
     Stray,
+    /// A fence line with the rest of the hunk after it (see
+    /// [`fence_inside_hunk`]).
+    StrayFence,
+}
+
+/// True when the fence line `j` stands inside the hunk rather than closing
+/// it: body lines follow it directly, and they run up to a fence line (or
+/// the end of the text) and either complete the header's counts exactly
+/// (`seen` lines read so far) or, in a numberless hunk, end at a fence
+/// line. Ending the hunk there would silently drop the lines after the
+/// fence; reading the fence as a context line that lost its space (a
+/// Markdown file's own fence) is a guess as well.
+fn fence_inside_hunk(
+    src: &Src,
+    j: usize,
+    counts: Option<(usize, usize)>,
+    seen: (usize, usize),
+) -> bool {
+    let (mut old, mut new) = seen;
+    let mut k = j + 1;
+    while let Some(n) = src.line(k) {
+        if is_file_header(src, k) || n.starts_with("--- ") || n.starts_with("+++ ") {
+            break;
+        }
+        match n.chars().next() {
+            Some(' ') => (old, new) = (old + 1, new + 1),
+            Some('-') => old += 1,
+            Some('+') => new += 1,
+            Some('\\') => {}
+            _ => break,
+        }
+        k += 1;
+    }
+    if k == j + 1 {
+        return false;
+    }
+    let at_fence = src.line(k).is_some_and(super::cleanup::is_fence);
+    match counts {
+        Some(c) => (at_fence || src.line(k).is_none()) && (old, new) == c && seen != c,
+        None => at_fence,
+    }
 }
 
 /// Reads the unmarked line `j`. With counts that are not used up it is a
@@ -136,6 +197,9 @@ enum Unmarked {
 /// an error (ending silently would drop them).
 fn unmarked(src: &Src, j: usize, counts: Option<(usize, usize)>, seen: (usize, usize)) -> Unmarked {
     let l = src.line(j).unwrap_or("");
+    if super::cleanup::is_fence(l) && fence_inside_hunk(src, j, counts, seen) {
+        return Unmarked::StrayFence;
+    }
     if starts_something_else(l) {
         return Unmarked::End;
     }
@@ -309,6 +373,7 @@ pub(crate) fn parse_body(
                     Unmarked::Context => body.push(&mut hunk, LineKind::Context, l),
                     Unmarked::End => break,
                     Unmarked::Stray => return Err(stray_line(src.orig(j), l, at, place)),
+                    Unmarked::StrayFence => return Err(stray_fence(src.orig(j), at, place)),
                 }
             }
         }
@@ -331,6 +396,18 @@ fn stray_line(line_no: usize, l: &str, at: usize, place: &HunkPlace) -> ParseErr
         line_no,
         format!(
             "{}: hunk {} (patch line {at}): line `{l}` has no ` `, `-` or `+` marker but the hunk goes on after it; give it its marker (` ` for context)",
+            place.path, place.number
+        ),
+    )
+}
+
+/// The refusal of a fence line (patch line `line_no`) with hunk lines
+/// after it, in the hunk at patch line `at`.
+fn stray_fence(line_no: usize, at: usize, place: &HunkPlace) -> ParseError {
+    malformed(
+        line_no,
+        format!(
+            "{}: hunk {} (patch line {at}): a fence line stands inside the hunk, and hunk lines follow it: ending the hunk there would drop them, and it is no context line without its ` ` marker; remove the stray fence (or give it its ` ` marker if the file holds that line)",
             place.path, place.number
         ),
     )

@@ -117,7 +117,7 @@ pub(crate) fn header_path(
         r = r.get(9..).unwrap_or("").trim();
     }
     let r = r.split('\t').next().unwrap_or("").trim();
-    let cleaned = clean(r);
+    let cleaned = clean(without_spaced_timestamp(r));
     if cleaned == "/dev/null" || cleaned == "dev/null" {
         return Ok(None);
     }
@@ -128,6 +128,49 @@ pub(crate) fn header_path(
         });
     }
     strip(&cleaned, strip_n, line).map(Some)
+}
+
+/// `path` without a timestamp written after spaces instead of the tab
+/// `diff -u` puts there (`before.c 2023-04-15 16:00:00.000 -0700`, as models
+/// write it): cut at the first run of spaces followed by a date and a time
+/// (`YYYY-MM-DD HH:MM`, `T` allowed between them, then the end, `:`, `.` or
+/// a space). `git diff` ends a path holding a space with a tab, so a space
+/// before a date and a time is a model's separator, not part of a name.
+fn without_spaced_timestamp(path: &str) -> &str {
+    let b = path.as_bytes();
+    let digits = |at: usize, n: usize| {
+        b.get(at..at + n)
+            .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+    };
+    let stamp = |at: usize| {
+        digits(at, 4)
+            && b.get(at + 4) == Some(&b'-')
+            && digits(at + 5, 2)
+            && b.get(at + 7) == Some(&b'-')
+            && digits(at + 8, 2)
+            && matches!(b.get(at + 10), Some(b' ' | b'T'))
+            && {
+                let t = at + 11;
+                let h = if digits(t, 2) {
+                    2
+                } else {
+                    usize::from(digits(t, 1))
+                };
+                h > 0
+                    && b.get(t + h) == Some(&b':')
+                    && digits(t + h + 1, 2)
+                    && b.get(t + h + 3)
+                        .is_none_or(|c| matches!(c, b':' | b'.' | b' '))
+            }
+    };
+    (1..b.len())
+        .find(|&k| {
+            b[k - 1] != b' ' && b[k] == b' ' && {
+                let start = k + b[k..].iter().take_while(|&&c| c == b' ').count();
+                stamp(start)
+            }
+        })
+        .map_or(path, |k| &path[..k])
 }
 
 /// File names without extension that are read as paths on a line of their
@@ -353,6 +396,24 @@ fn fenced_path(src: &Src, k: usize) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn timestamps_after_spaces_are_cut_from_header_paths() {
+        use super::without_spaced_timestamp as cut;
+        assert_eq!(
+            cut("before.c 2023-04-15 16:00:00.0000000 -0700"),
+            "before.c"
+        );
+        assert_eq!(cut("src/a.java    2019-03-27 15:04:00"), "src/a.java");
+        assert_eq!(cut("a.ts  2023-04-07T9:30"), "a.ts");
+        // No time, a time glued to more text, or nothing before: a name.
+        assert_eq!(cut("notes 2023-04-15.txt"), "notes 2023-04-15.txt");
+        assert_eq!(
+            cut("log 2023-04-15 12:00x.txt"),
+            "log 2023-04-15 12:00x.txt"
+        );
+        assert_eq!(cut("my file.txt"), "my file.txt");
+    }
+
     use super::*;
 
     #[test]

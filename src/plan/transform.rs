@@ -107,9 +107,13 @@ fn cut_removed_line(file: &FilePatch) -> Option<Problem> {
 }
 
 /// True for a line that ends in `...`/`…` after some text (a lone `...`,
-/// an elision or Python's `Ellipsis`, is no cut).
+/// an elision or Python's `Ellipsis`, is no cut; nor is Go's package
+/// pattern, `go test ./...`).
 fn ends_cut(text: &str) -> bool {
     let t = text.trim_end();
+    if crate::locate::normalize::ends_in_package_pattern(t) {
+        return false;
+    }
     ["...", "\u{2026}"].iter().any(|e| {
         t.strip_suffix(e)
             .is_some_and(|head| !head.trim().is_empty())
