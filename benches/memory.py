@@ -21,9 +21,15 @@ of our results, so that two builds' outputs can be compared byte for byte.
 `--before PATH` measures a second build of ours in the same run (its peak
 and ours against it), and checks that both give the same bytes.
 
+`--new-file MIB` measures instead a patch that creates a file of about
+`MIB` MiB (`--- /dev/null`, one hunk of added lines): what writing a fresh
+large file costs, against `cp` of that file, `git apply` and GNU `patch`.
+Many hunks on one file: `--hunks 10000` (the 1x file then has about 8
+lines per hunk).
+
 Usage: benches/memory.py [--bin PATH] [--before PATH] [--mib 5]
                          [--scales 1,4,16] [--hunks 1,50] [--runs 2]
-                         [--digests FILE]
+                         [--digests FILE] [--new-file MIB]
 Inputs and scratch copies go to <target>/perf-inputs/memory/.
 """
 
@@ -94,9 +100,9 @@ def digest(path):
     return h.hexdigest()
 
 
-def measure(cmd, template, want, runs, scratch, index=False):
-    """Largest peak RSS, best time, exit code, whether the result is `want`
-    (and, with `index`, staged), and the result's digest."""
+def measure(cmd, template, want, runs, scratch, index=False, result="f.rs"):
+    """Largest peak RSS, best time, exit code, whether the file `result` is
+    `want` (and, with `index`, staged), and the result's digest."""
     samples = []
     for _ in range(runs):
         d = tempfile.mkdtemp(dir=scratch)
@@ -106,7 +112,8 @@ def measure(cmd, template, want, runs, scratch, index=False):
         # them again (`git apply --index` checks the stat data).
         subprocess.run(["git", "update-index", "-q", "--refresh"], cwd=root, stdout=subprocess.DEVNULL)
         rss, took, code = peak(cmd, root)
-        got = digest(os.path.join(root, "f.rs"))
+        path = os.path.join(root, result)
+        got = digest(path) if os.path.exists(path) else ""
         ok = got == want
         if ok and index:
             ok = subprocess.run(["git", "diff", "--quiet"], cwd=root).returncode == 0 and \
@@ -115,6 +122,61 @@ def measure(cmd, template, want, runs, scratch, index=False):
         shutil.rmtree(d)
     return (max(s[0] for s in samples), min(s[1] for s in samples), samples[0][2],
             all(s[3] for s in samples), samples[0][4])
+
+
+def cell(m):
+    """A peak RSS cell, with what went wrong."""
+    if m is None:
+        return ""
+    note = "" if m[2] == 0 and m[3] else f" (exit {m[2]}{'' if m[3] else ', other result'})"
+    return f"{m[0] / 1024:.1f} MiB{note}"
+
+
+def ratio(ours, m):
+    """Our peak over `m`'s, when `m` gave the expected result."""
+    return f"{ours[0] / m[0]:.2f}" if m and m[0] > 0 and m[2] == 0 and m[3] else ""
+
+
+def new_file(args, binary, scratch):
+    """A patch creating one file of `args.new_file` MiB; returns failure."""
+    lines = make_file(args.new_file)
+    template = os.path.join(scratch, "repo-empty")
+    if not os.path.isdir(template):
+        os.makedirs(template)
+        subprocess.run(["git", "init", "-q", template], check=True)
+        with open(os.path.join(template, "f.rs"), "w") as f:
+            f.write("fn main() {}\n")
+        subprocess.run(["git", "add", "f.rs"], cwd=template, check=True)
+        subprocess.run(["git", "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "base"],
+                       cwd=template, check=True)
+    pfile = os.path.join(scratch, f"new-{args.new_file}.diff")
+    with open(pfile, "w") as f:
+        f.write(f"--- /dev/null\n+++ b/g.rs\n@@ -0,0 +1,{len(lines)} @@\n")
+        for text in lines:
+            f.write("+" + text)
+    content = os.path.join(scratch, f"new-{args.new_file}.rs")
+    with open(content, "w") as f:
+        f.write("".join(lines))
+    want = digest(content)
+    copy = measure(["cp", content, "g.rs"], template, want, args.runs, scratch, result="g.rs")
+    print(f"| file | mode | ours RSS | ours time | cp | git apply | GNU patch | ours / cp | ours / git apply "
+          "| ours / patch |")
+    print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    failed = False
+    for mode in ("worktree", "index"):
+        flags = ["--index"] if mode == "index" else []
+        ours = measure([binary, "-q"] + flags + [pfile], template, want, args.runs, scratch,
+                       index=mode == "index", result="g.rs")
+        git = measure(["git", "apply"] + flags + [pfile], template, want, args.runs, scratch,
+                      index=mode == "index", result="g.rs")
+        gnu = None
+        if mode == "worktree":
+            gnu = measure(["patch", "-p1", "-s", "-N", "--no-backup-if-mismatch", "-r", "-", "-i", pfile],
+                          template, want, args.runs, scratch, result="g.rs")
+        failed = failed or ours[2] != 0 or not ours[3]
+        print(f"| new {args.new_file} MiB | {mode} | {cell(ours)} | {ours[1]:.3f} s | {cell(copy)} | {cell(git)} "
+              f"| {cell(gnu)} | {ratio(ours, copy)} | {ratio(ours, git)} | {ratio(ours, gnu)} |", flush=True)
+    return failed
 
 
 def main():
@@ -126,11 +188,14 @@ def main():
     ap.add_argument("--hunks", default="1,50")
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--digests", help="write the SHA-256 of each of our results here")
+    ap.add_argument("--new-file", type=int, help="measure a patch creating a file of this many MiB")
     args = ap.parse_args()
     binary = os.path.abspath(args.bin)
     scratch = os.path.join(TARGET, "perf-inputs", "memory")
     os.makedirs(scratch, exist_ok=True)
     print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load {os.getloadavg()}, binary {binary}")
+    if args.new_file:
+        sys.exit(1 if new_file(args, binary, scratch) else 0)
     before_cols = ("| before | ours / before " if args.before else "")
     print(f"| file | hunks | headers | mode {before_cols}| ours RSS | ours time | cp | git apply | GNU patch "
           "| ours / cp | ours / git apply | ours / patch |")
@@ -179,19 +244,10 @@ def main():
                         failed = True
                     digests.append(f"{mib} {hunks} {'numbered' if numbered else 'numberless'} {mode} {ours[4]}")
 
-                    def cell(m):
-                        if m is None:
-                            return ""
-                        note = "" if m[2] == 0 and m[3] else f" (exit {m[2]}{'' if m[3] else ', other result'})"
-                        return f"{m[0] / 1024:.1f} MiB{note}"
-
-                    def ratio(m):
-                        return f"{ours[0] / m[0]:.2f}" if m and m[0] > 0 and m[2] == 0 and m[3] else ""
-
-                    versus = f"| {cell(old)} | {ratio(old)} " if old else ""
+                    versus = f"| {cell(old)} | {ratio(ours, old)} " if old else ""
                     print(f"| {mib} MiB | {hunks} | {'numbered' if numbered else 'numberless'} | {mode} "
                           f"{versus}| {cell(ours)} | {ours[1]:.3f} s | {cell(copy)} | {cell(git)} | {cell(gnu)} "
-                          f"| {ratio(copy)} | {ratio(git)} | {ratio(gnu)} |", flush=True)
+                          f"| {ratio(ours, copy)} | {ratio(ours, git)} | {ratio(ours, gnu)} |", flush=True)
     if args.digests:
         with open(args.digests, "w") as f:
             f.write("\n".join(digests) + "\n")

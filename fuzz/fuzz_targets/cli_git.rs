@@ -283,6 +283,7 @@ fn check_fault(
     fault: u8,
     expected: (&State, &State, &BTreeSet<String>),
     steps: usize,
+    recovery_fault: u64,
 ) {
     let (before, after, planned) = expected;
     let n = usize::from(fault & 0x3F) % steps + 1;
@@ -299,20 +300,7 @@ fn check_fault(
         if fault & 0x80 != 0 { ".." } else { "" }
     );
     let dir_step = failed.iter().any(|(name, _)| name.contains("directory"));
-    let settle = |s: State| -> State {
-        if dir_step {
-            State {
-                tree: s
-                    .tree
-                    .into_iter()
-                    .filter(|(_, e)| *e != Entry::EmptyDir)
-                    .collect(),
-                ..s
-            }
-        } else {
-            s
-        }
-    };
+    let settle = |s: State| -> State { settled_state(s, dir_step) };
     let (before, after) = (settle(before.clone()), settle(after.clone()));
     let now = settle(state(root));
     let kept = journal_kept(root);
@@ -352,16 +340,45 @@ fn check_fault(
     } else {
         Vec::new()
     };
+    // Recovery's own disk fails first (when the input's hash picks a step
+    // it reaches); a second recovery, on a sound disk, finishes the job.
+    let failing = if kept {
+        failing_recovery(root, recovery_fault, (&before, &after), &mine, &what)
+    } else {
+        Failing::default()
+    };
+    let first = failing.done;
+    let dir_step = dir_step
+        || failing
+            .steps
+            .iter()
+            .any(|(name, _)| name.contains("directory"));
+    let settle = |s: State| -> State { settled_state(s, dir_step) };
+    let (before, after) = (settle(before), settle(after));
+    // Run again even after a failing recovery that ended well: a run lock
+    // file whose removal failed (best effort: nobody holds it) goes then.
     let recovered = recover(root);
     assert!(recovered.is_ok(), "{what}: recovery failed: {recovered:?}");
     // What recovery left alone keeps its content from before the run in a
-    // backup it names: that one stays, for the user.
-    let named: Vec<PathBuf> = match &recovered {
-        Ok(Some(
-            Recovery::RolledBack { left_alone, .. } | Recovery::RolledForward { left_alone, .. },
-        )) => left_alone.iter().filter_map(|l| l.kept.clone()).collect(),
-        _ => Vec::new(),
+    // backup it names (in its report, or in the failed recovery's message):
+    // that one stays, for the user.
+    let kept_of = |r: Option<&Recovery>| -> Vec<PathBuf> {
+        match r {
+            Some(
+                Recovery::RolledBack { left_alone, .. }
+                | Recovery::RolledForward { left_alone, .. },
+            ) => left_alone.iter().filter_map(|l| l.kept.clone()).collect(),
+            _ => Vec::new(),
+        }
     };
+    let mut named = kept_of(recovered.as_ref().ok().and_then(Option::as_ref));
+    named.extend(kept_of(first.as_ref().and_then(Option::as_ref)));
+    named.extend(
+        leftovers(root, planned)
+            .iter()
+            .filter(|l| l.contains(".fuzzy-apply-old-") && failing.message.contains(file_name(l)))
+            .map(|l| root.join(l)),
+    );
     let left: Vec<String> = leftovers(root, planned)
         .into_iter()
         .filter(|l| !named.contains(&root.join(l)))
@@ -393,6 +410,148 @@ fn check_fault(
             "{what}: recovery changed a tree the run had settled"
         );
     }
+}
+
+/// `s` without its empty directories when removing one was a failed step:
+/// that removal is best effort, as in git.
+fn settled_state(s: State, dir_step: bool) -> State {
+    if !dir_step {
+        return s;
+    }
+    State {
+        tree: s
+            .tree
+            .into_iter()
+            .filter(|(_, e)| *e != Entry::EmptyDir)
+            .collect(),
+        ..s
+    }
+}
+
+/// The last component of a path written with `/`.
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// Steps whose failure costs nothing, as in git: an empty directory left,
+/// a run lock file nobody holds.
+const BEST_EFFORT: [&str; 3] = [
+    "remove emptied directory",
+    "remove created directory",
+    "run lock remove",
+];
+
+/// What a recovery whose own disk failed left.
+#[derive(Default)]
+struct Failing {
+    /// The steps that failed.
+    steps: Vec<(&'static str, PathBuf)>,
+    /// Its error message (empty when it ended well).
+    message: String,
+    /// Its report, when it ended well (nothing is left for another one).
+    done: Option<Option<Recovery>>,
+}
+
+/// Recovery with its disk full at step `1 + pick % 16`, for that step only
+/// or (bit 8 of `pick`) from it on. When it fails, its message names the
+/// file of the step that failed and, while the journal is kept, says to
+/// run `--recover` again; without the journal, the tree and index are all
+/// before or all after. The user's rewrites are kept either way.
+fn failing_recovery(
+    root: &Path,
+    pick: u64,
+    expected: (&State, &State),
+    mine: &[PathBuf],
+    what: &str,
+) -> Failing {
+    let n = usize::try_from(pick % 16).unwrap_or(0) + 1;
+    let sticky = pick & 0x100 != 0;
+    in_process::program(if sticky {
+        Faults::From(n)
+    } else {
+        Faults::At(n)
+    });
+    let result = recover(root);
+    let steps = in_process::failed_steps();
+    in_process::program(Faults::None);
+    let what = format!(
+        "{what}; recovery's disk full at {n}{} ({steps:?}): {result:?}",
+        if sticky { ".." } else { "" }
+    );
+    for file in mine {
+        assert_eq!(
+            fs::read(root.join(file)).ok().as_deref(),
+            Some(&b"the user's own\n"[..]),
+            "{what}: the failing recovery overwrote {}",
+            file.display()
+        );
+    }
+    let err = match result {
+        Ok(done) => {
+            assert!(!journal_kept(root), "{what}: recovered, journal kept");
+            return Failing {
+                steps,
+                message: String::new(),
+                done: Some(done),
+            };
+        }
+        Err(e) => e.to_string(),
+    };
+    let Some((step, path)) = steps.iter().find(|(s, _)| !BEST_EFFORT.contains(s)) else {
+        panic!("{what}: recovery failed, no step did");
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // A journal's temporary file is named by the journal beside it.
+    let named = if name.starts_with(".fuzzy-apply-journal-") {
+        path.parent()
+            .is_some_and(|dir| err.contains(&format!("{}/", dir.display())))
+            && err.contains("journal")
+    } else {
+        !name.is_empty() && err.contains(&name)
+    };
+    assert!(
+        named,
+        "{what}: the message does not name {} ({step})",
+        path.display()
+    );
+    if journal_kept(root) {
+        assert!(
+            err.contains("--recover") || err.contains("nothing was written"),
+            "{what}: journal kept, not said"
+        );
+        assert!(
+            !err.contains("by hand"),
+            "{what}: a failed step is no reason to restore by hand"
+        );
+    } else if mine.is_empty() {
+        let dir_step = steps.iter().any(|(name, _)| name.contains("directory"));
+        let now = settled_state(state(root), dir_step);
+        let (before, after) = expected;
+        let (before, after) = (
+            settled_state(before.clone(), dir_step),
+            settled_state(after.clone(), dir_step),
+        );
+        assert!(
+            now == before || now == after,
+            "{what}: half recovered, journal gone"
+        );
+    }
+    Failing {
+        steps,
+        message: err,
+        done: None,
+    }
+}
+
+/// FNV-1a of the input: picks recovery's failing step without changing
+/// the input's layout (a mutated input picks another).
+fn fnv(data: &[u8]) -> u64 {
+    data.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// The user rewrites every file the failed run changed; returns them.
@@ -463,5 +622,5 @@ fuzz_target!(|data: &[u8]| {
     let faulty = scratch.path().join("faulty");
     copy_dir(&pristine, &faulty);
     let expected = (&before, &after, &planned);
-    check_fault(&faulty, &setup, patch, *fault, expected, steps);
+    check_fault(&faulty, &setup, patch, *fault, expected, steps, fnv(data));
 });

@@ -57,12 +57,13 @@ pub(super) fn accept(p: &Proposal, mut cand: Candidate) -> Result<Located, Failu
         return Ok(done);
     }
     if p.hints.pins.is_empty() {
-        not_done_where_numbered(p, &cand)?;
+        not_done_where_numbered(p, &cand, false)?;
         // The readings at the number with the hunks found done first (their
         // message names the number), then the number as written alone.
         super::at_number::applied_where_told(p, &cand)?;
         deletion::wordless_deletion_where_numbered(p, &cand)?;
         deletion::deletion_done_touching(p, &cand)?;
+        not_done_where_numbered(p, &cand, true)?;
     }
     if let Some((i, k)) = super::evidence::dropped_line_removed(p.old, &cand) {
         let why = format!(
@@ -150,7 +151,7 @@ fn no_rival_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
     let (keys, old, tier) = (p.keys, p.old, p.tier);
     let at = cand.start + 1;
     if tier == Tier::Exact
-        && let Some(site) = super::evidence::stale_where_numbered(keys, old, p.hints, cand)
+        && let Some(site) = super::evidence::stale_where_numbered(keys, p.hunk, old, p.hints, cand)
     {
         let why = format!(
             "the hunk's context stands byte for byte at line {}, where its line number points, with its removed lines changed there since, and its old lines stand at line {at}: stale where the number points, or meant for line {at}? check which one is meant",
@@ -241,16 +242,37 @@ fn no_rival_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
 /// The new side standing where the line number points while the old side
 /// stands elsewhere, off the number (rule 7, at every tier): the hunk was
 /// applied there, its old side standing twice before (a re-run must change
-/// nothing), or it is to be applied at the twin.
-fn not_done_where_numbered(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
+/// nothing), or it is to be applied at the twin. With `touching`, only a
+/// new side that shares lines with `cand` at its edges (a blank line
+/// between two blocks) while the lines `cand` removes lie outside it: asked
+/// after the readings at the number, whose messages say more where the two
+/// sides overlap.
+fn not_done_where_numbered(p: &Proposal, cand: &Candidate, touching: bool) -> Result<(), Failure> {
     if p.hints.line.is_none_or(|line| line == cand.start) {
         return Ok(());
     }
     let found = applied::already_applied(p.keys, p.hunk, p.index, p.hints, p.state, None);
+    let disjoint = |loc: &Located| loc.end <= cand.start || cand.end <= loc.start;
+    let removed: Vec<usize> = p
+        .old
+        .iter()
+        .zip(&cand.slots)
+        .filter_map(|(l, s)| match s {
+            Slot::Line(j, _) if l.kind == LineKind::Remove => Some(*j),
+            _ => None,
+        })
+        .collect();
+    let apart = |loc: &Located| {
+        if touching {
+            !disjoint(loc)
+                && !removed.is_empty()
+                && removed.iter().all(|j| !(loc.start..loc.end).contains(j))
+        } else {
+            disjoint(loc)
+        }
+    };
     match found {
-        Some(found)
-            if found.hinted && (found.loc.end <= cand.start || cand.end <= found.loc.start) =>
-        {
+        Some(found) if found.hinted && apart(&found.loc) => {
             let why = format!(
                 "the hunk's new lines already stand at line {}, where its line number points, and its old lines stand at line {}: already applied, or to be applied there too?",
                 found.loc.start + 1,
@@ -258,6 +280,7 @@ fn not_done_where_numbered(p: &Proposal, cand: &Candidate) -> Result<(), Failure
             );
             Err(two_places(p.index, found.loc.start, cand.start, why))
         }
+        _ if touching => Ok(()),
         _ => deletion::deletion_done_where_numbered(p, cand),
     }
 }

@@ -476,10 +476,12 @@ fn probe_pass(keys: &FileKeys, old: &[OldLine], probes: &[usize], last: usize) -
 /// between): the patch is stale there, where the number names, and an
 /// exact match of the old side elsewhere (`cand`) is a look-alike as
 /// likely as the meant place. Returns the first line of that stale site.
-/// Only exact context counts, on both sides of the removed lines, with a
-/// word in it.
+/// Only exact context counts, with a word in it, on both sides of the
+/// removed lines, or on one side where git's section heading names the
+/// site's block and not `cand`'s (number and heading agree on the site).
 pub(super) fn stale_where_numbered(
     keys: &FileKeys,
+    hunk: &Hunk,
     old: &[OldLine],
     hints: &Hints,
     cand: &Candidate,
@@ -490,12 +492,23 @@ pub(super) fn stale_where_numbered(
         part.iter()
             .any(|l| l.text.chars().any(char::is_alphanumeric))
     };
-    if first == 0 || last + 1 == old.len() || !worded(&old[..first]) || !worded(&old[last + 1..]) {
+    let (above, below) = (worded(&old[..first]), worded(&old[last + 1..]));
+    if !(above && below || (above || below) && !hunk.section.is_empty()) {
         return None;
     }
-    hints
+    let site = hints
         .lines()
-        .find(|&line| line != cand.start && stale_at(keys, old, line))
+        .find(|&line| line != cand.start && stale_at(keys, old, line))?;
+    if above && below {
+        return Some(site);
+    }
+    let blocks = section_blocks(keys, &hunk.section);
+    let named = |line: usize| {
+        blocks
+            .iter()
+            .any(|&(a, end)| super::scope::within(a, end, line))
+    };
+    (named(site) && !named(cand.start)).then_some(site)
 }
 
 /// True when the hunk's context lines stand byte for byte from file line

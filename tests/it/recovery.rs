@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::support;
 use support::scene::{PATCH, fill, scene};
-use support::{BIN, Entry, WATCHDOG, git, output_within, snapshot, stderr, with_mount};
+use support::{BIN, Entry, WATCHDOG, git, output_within, snapshot, stderr, used_pages, with_mount};
 
 fn command(root: &Path, args: &[&str]) -> Command {
     let mut command = Command::new(BIN);
@@ -841,20 +841,6 @@ fn what_a_run_wrote_is_recognised_for_every_kind_of_content() {
     assert!(err.contains("was undone"), "{err}");
     assert!(!err.contains("left as it is"), "{err}");
     assert_eq!(snapshot(&root), before, "{err}");
-}
-
-/// The pages of 4 KiB in use on the file system of `path`.
-fn used_pages(path: &Path) -> u64 {
-    let out = Command::new("df")
-        .args(["-B4096", "--output=used"])
-        .arg(path)
-        .output()
-        .expect("df runs");
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .last()
-        .and_then(|l| l.trim().parse().ok())
-        .expect("df prints a number")
 }
 
 #[test]

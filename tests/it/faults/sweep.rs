@@ -33,6 +33,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Mutex;
 
+mod full_disk;
 mod recovery;
 
 /// Every write step's name, as `src/test_hooks.rs` names it.

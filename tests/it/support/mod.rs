@@ -174,6 +174,20 @@ pub fn with_mount(options: &str, f: impl FnOnce(&Path)) {
     }
 }
 
+/// The pages of 4 KiB in use on the file system of `path`.
+pub fn used_pages(path: &Path) -> u64 {
+    let out = Command::new("df")
+        .args(["-B4096", "--output=used"])
+        .arg(path)
+        .output()
+        .expect("df runs");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .expect("df prints a number")
+}
+
 /// A copy of the tree `from` (links as links, the index with it), its
 /// index refreshed so that `git apply --index` trusts its stat data.
 pub fn copy_repo(from: &Path, to: &Path) {

@@ -49,7 +49,7 @@ fn assert_mine_kept(root: &Path, what: &str) {
 }
 
 /// The checkpoints (by number) at which a killed run leaves a journal.
-fn interrupted_states(exp: &Expected) -> Vec<String> {
+pub(super) fn interrupted_states(exp: &Expected) -> Vec<String> {
     let args = exp.template.place.args();
     let mut states = Vec::new();
     for k in 1..200 {
