@@ -140,7 +140,14 @@ pub(super) fn also_on_written(
         }
         _ => return None,
     };
-    let len = hunk.old_len();
+    on_written(&lines, starts, hunk.old_len())
+}
+
+/// The first of the places starting at `starts` (0-based lines of the
+/// produced text `lines`, each `len` lines long) that stands on a line an
+/// earlier edit wrote or across lines it removed (two original lines side
+/// by side that were not): the original line just before it (1-based).
+pub(super) fn on_written(lines: &[Produced], starts: Vec<usize>, len: usize) -> Option<usize> {
     starts.into_iter().find_map(|s| {
         let place = &lines[s.min(lines.len())..(s + len).min(lines.len())];
         let written = place.iter().any(|l| matches!(l, Produced::Written(_)));

@@ -7,7 +7,7 @@
 //! places there, touching what they wrote, it joins their edit. See
 //! `docs/matching.md`, "Blocks applied in order".
 
-use super::done_in_order::{Rival, Traces, also_on_written, done_or_in_order};
+use super::done_in_order::{Rival, Traces, also_on_written, done_or_in_order, on_written};
 use super::produced::{
     Produced, absorb, made_in_turn, original_range, produce, produced_text, reproduces,
 };
@@ -112,7 +112,7 @@ pub(super) fn place_in_order(
             }
             continue;
         }
-        let Some(found) = place_after(source, hunk, i, &before.edits(), options) else {
+        let Ok(found) = place_after(source, hunk, i, &before.edits(), options) else {
             continue;
         };
         let standing = super::rerun::chain_stands_applied(source, i, &found.in_order.edit);
@@ -305,15 +305,21 @@ fn read_again(
         if cfg!(any(debug_assertions, fuzzing)) {
             let found = place_after(source, hunk, i, &before.edits(), options);
             assert!(
-                !found.is_some_and(|f| differs(&f)),
+                !matches!(&found, Ok(f) if differs(f)) && !matches!(found, Err(Miss::Tied(_))),
                 "hunk {} was taken as settled, but the produced text reads it elsewhere",
                 i + 1
             );
         }
         return None;
     }
-    let found = place_after(source, hunk, i, &before.edits(), options)?;
-    differs(&found).then(|| two_readings(i, loc, found.located.start))
+    match place_after(source, hunk, i, &before.edits(), options) {
+        Ok(found) => differs(&found).then(|| two_readings(i, loc, found.located.start)),
+        // Tied in the produced text with a place on what an earlier hunk
+        // wrote: that place is a reading too, so the tolerant one in the
+        // original is not the only one.
+        Err(Miss::Tied(at)) => (!pins.contains(loc.start)).then(|| two_readings(i, loc, at)),
+        Err(Miss::Nothing) => None,
+    }
 }
 
 /// Puts the merged edits of hunks placed in order into the plan of the
@@ -458,7 +464,30 @@ fn wrote_a_line_of(
             .any(|o| written.contains(o.text.as_str()))
 }
 
-/// Locates `hunk` in the original with `edits` made; `Some` when it
+/// Why [`place_after`] took no place.
+enum Miss {
+    /// No place to take: none, one that builds on no earlier edit, or one
+    /// read with more than whitespace drift.
+    Nothing,
+    /// Places tied in the produced text, one of them standing on a line an
+    /// earlier hunk wrote (around this 0-based line of the original).
+    Tied(usize),
+}
+
+/// The original line around a place tied in the produced text (`lines`)
+/// that stands on what an earlier edit wrote. Any tier counts: the hunk
+/// is not applied there (only whitespace drift is taken on written lines),
+/// but a tie with it means the hunk reads on what was written as well as
+/// where it was placed.
+fn tied_on_written(failure: &Failure, lines: &[Produced], len: usize) -> Option<usize> {
+    if failure.reason != Reason::Ambiguous {
+        return None;
+    }
+    let starts = failure.candidates.iter().map(|c| c.saturating_sub(1));
+    on_written(lines, starts.collect(), len)
+}
+
+/// Locates `hunk` in the original with `edits` made; `Ok` when it
 /// places there, uniquely and afresh, touching what the edits wrote.
 // Longer than most: locating in the produced text, growing the hull over
 // the edits it touches and merging them back into one edit of the original
@@ -470,26 +499,32 @@ fn place_after(
     index: usize,
     edits: &[Edit],
     options: &MatchOptions,
-) -> Option<Found> {
+) -> Result<Found, Miss> {
     let (lines, ranges) = produce(source, edits);
     let text = produced_text(source, &lines);
     let produced = SourceText::new(&text);
     let one = std::slice::from_ref(hunk);
-    let mut loc = locate_hunks(&produced, one, options, &Pins::default())
-        .pop()?
-        .ok()?;
+    let mut loc = match locate_hunks(&produced, one, options, &Pins::default()).pop() {
+        Some(Ok(loc)) => loc,
+        Some(Err(failure)) => {
+            return Err(
+                tied_on_written(&failure, &lines, hunk.old_len()).map_or(Miss::Nothing, Miss::Tied)
+            );
+        }
+        None => return Err(Miss::Nothing),
+    };
     // The lines the hunks before it wrote are the patch's own text: a
     // hunk that quotes them with more than whitespace drift (case,
     // punctuation, omitted lines, similarity) is not read on them.
     if loc.status != HunkStatus::Applied || loc.tier > Some(Tier::Resilient) {
-        return None;
+        return Err(Miss::Nothing);
     }
     // Only a place that builds on an earlier edit: elsewhere the original
     // would have had it too.
     let span = loc.start..loc.end;
     let (hull, absorbed) = absorb(&ranges, edits, span.clone());
     if absorbed.is_empty() {
-        return None;
+        return Err(Miss::Nothing);
     }
     let own: Option<Vec<usize>> = lines[span.clone()]
         .iter()
@@ -503,13 +538,14 @@ fn place_after(
         (own.len() == last + 1 - first).then_some(first..last + 1)
     });
     let plan = plan_file(&produced, one, std::slice::from_mut(&mut loc));
-    let own_edit = plan.edits.first()?;
-    let made = made_in_turn(&lines, own_edit)?;
+    let own_edit = plan.edits.first().ok_or(Miss::Nothing)?;
+    let made = made_in_turn(&lines, own_edit).ok_or(Miss::Nothing)?;
     let merged: Vec<NewLine> = made[hull.start..made.len() + hull.end - lines.len()]
         .iter()
         .map(Produced::as_new_line)
         .collect();
-    let original = original_range(&lines, edits, &ranges, &absorbed, hull.clone())?;
+    let original =
+        original_range(&lines, edits, &ranges, &absorbed, hull.clone()).ok_or(Miss::Nothing)?;
     let edit = Edit {
         start: original.start,
         end: original.end,
@@ -527,7 +563,7 @@ fn place_after(
         normalizations,
         ..loc
     };
-    Some(Found {
+    Ok(Found {
         located,
         in_order: InOrder {
             hunk: index,
