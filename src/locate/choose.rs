@@ -38,6 +38,14 @@ pub(super) struct Hints {
     /// like [`new_side_line`](Self::new_side_line) may contradict the line
     /// hint, never pick a place on its own.
     pub view_line: Option<usize>,
+    /// For a hunk with no old lines in a later diff section for the file
+    /// (a series): the line after which its new side's
+    /// start puts it (`+c` less one and less what the hunks before it, of
+    /// every section for the file, add and remove; negative or past the
+    /// end when it names no point). Where it names another point than the
+    /// old start, the header says two things (the second diff of a `-U0`
+    /// series numbered after the first): ambiguous.
+    pub new_side_point: Option<isize>,
     /// Lines (0-based) of the innermost Codex anchor, each with the end of
     /// its scope (the block it opens); the hunk lies in the scope of one.
     pub anchors: Option<Anchors>,

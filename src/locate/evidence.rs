@@ -357,6 +357,15 @@ pub(super) fn new_side_old_start(hunk: &Hunk, delta: isize) -> Option<usize> {
     usize::try_from(start - delta).ok()
 }
 
+/// For a hunk with no old lines, the line after which its new side's
+/// start `+c` puts it: `c - 1` less `delta` (what the hunks before it, of
+/// every section for this file, add and remove). Negative or past the
+/// end of the file when the numbers name no point in it.
+pub(super) fn new_side_point(hunk: &Hunk, delta: isize) -> Option<isize> {
+    let c = isize::try_from(hunk.new_start?).ok()?;
+    Some(c - 1 - delta)
+}
+
 /// The old start (1-based) that a Roo block's `:end_line:M` implies: `M`
 /// less the old side's length, plus one (a one-line SEARCH starts and ends
 /// on `M`). Numbered like `:start_line:`, in the file before the reply.

@@ -50,6 +50,11 @@ pub(super) fn hints_for(
             .or_else(|| evidence::end_line_old_start(hunk))
             .and_then(|l| hint_line(l, 0, n)),
         view_line: hunk.view_start.and_then(|l| hint_line(l, 0, n)),
+        // Within one diff a wrong new start is a model's slip (hunks out of
+        // file order); across diffs for the file it is the series' count.
+        new_side_point: (hunk.old_len() == 0 && hunks[1..=index].iter().any(|h| h.starts_section))
+            .then(|| evidence::new_side_point(hunk, state.written_delta(hunks, index)))
+            .flatten(),
         anchors,
         at_eof: hunk.at_eof,
         ends_file: hunk.old_missing_newline && !keys.source().has_final_newline(),

@@ -59,7 +59,7 @@ pub(super) fn place_numbered(
         .and_then(|l| super::hint_line(l, state.done_offset, n))
         .map(|l| l + 1)
         .filter(|&d| d <= n);
-    let fresh = addition_point(hunk, hints, n);
+    let fresh = addition_point(hunk, hints, n).and_then(|at| numbered_alike(keys, hunk, hints, at));
     let stands = |at: usize| addition_present(keys, hunk, at, None) == Some(at);
     let done_at = |at: usize, evidence| {
         let loc = fixed(index, at, at + hunk.lines.len(), HunkStatus::AlreadyApplied);
@@ -144,6 +144,54 @@ pub(super) fn addition_point(hunk: &Hunk, hints: &Hints, n: usize) -> Result<usi
         )),
         _ => Ok(raw),
     }
+}
+
+/// The insertion point `at` (after line `at`, as the old start puts it)
+/// when the header's new start names the same point, or another where the
+/// lines give the same bytes (the file lines between the two points are
+/// the added lines over again); otherwise the header numbers the lines two
+/// ways (rule 2): the second diff of a `git diff -U0` series numbered in
+/// the first one's result puts `-a` after the lines the first inserted,
+/// while its `+c`, less what the hunks before add, counts in the file the
+/// series starts from. Ambiguous.
+fn numbered_alike(
+    keys: &FileKeys,
+    hunk: &Hunk,
+    hints: &Hints,
+    at: usize,
+) -> Result<usize, PlaceError> {
+    let Some(point) = hints
+        .new_side_point
+        .filter(|&p| usize::try_from(p) != Ok(at))
+    else {
+        return Ok(at);
+    };
+    let Some(p) = usize::try_from(point).ok().filter(|&p| p <= keys.len()) else {
+        return Err((
+            Reason::Ambiguous,
+            format!(
+                "the hunk only adds lines, and its header numbers them two ways: its old start puts them after line {at}, its new start, less what the hunks before it add and remove, names no line of the file ({point}); give a context line"
+            ),
+            vec![at + 1],
+        ));
+    };
+    let added: Vec<&str> = hunk.new_lines().map(|l| &*l.text).collect();
+    let (lo, hi) = (at.min(p), at.max(p));
+    let between: Vec<String> = (lo..hi).map(|j| keys.text(j).to_string()).collect();
+    let mut one: Vec<&str> = added.clone();
+    one.extend(between.iter().map(String::as_str));
+    let mut other: Vec<&str> = between.iter().map(String::as_str).collect();
+    other.extend(added.iter().copied());
+    if one == other {
+        return Ok(at);
+    }
+    Err((
+        Reason::Ambiguous,
+        format!(
+            "the hunk only adds lines, and its header numbers them two ways: its old start puts them after line {at}, its new start, less what the hunks before it add and remove, after line {p} (a second diff numbered in the first one's result?); give a context line"
+        ),
+        vec![at + 1, p + 1],
+    ))
 }
 
 /// True when the hunk adds only lines without a word (blank lines,

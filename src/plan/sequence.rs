@@ -71,7 +71,11 @@ pub(super) fn place_in_order(
             },
             Ok(l) => l.status == HunkStatus::Applied && l.tier > Some(Tier::Exact),
         };
-        if placed_by_text
+        // A later diff of a series for the same file is numbered in what
+        // the diffs before it produce: on what they wrote, it has the same
+        // two readings as a block placed by its text.
+        let in_series = hunk.old_len() > 0 && hunks[1..=i].iter().any(|h| h.starts_section);
+        if (placed_by_text || in_series)
             && let Some(rival) = before.done_rival(source, (i, hunk), &results[i], options)
         {
             match rival {
@@ -85,7 +89,10 @@ pub(super) fn place_in_order(
                 _ => {}
             }
         }
-        if placed_by_text && !open && wrote_a_line_of(hunks, results, i, &before.written) {
+        if (placed_by_text || in_series)
+            && !open
+            && wrote_a_line_of(hunks, results, i, &before.written)
+        {
             let edits = before.edits();
             if let (Ok(loc), Some(at)) = (
                 &results[i],
@@ -108,7 +115,8 @@ pub(super) fn place_in_order(
         let Ok(found) = place_after(source, hunk, i, &before.edits(), options) else {
             continue;
         };
-        match judge(hunks, results, i, &found) {
+        let standing = super::rerun::chain_stands_applied(source, i, &found.in_order.edit);
+        match judge(hunks, results, i, &found).and(standing.map_or(Ok(()), |f| Err(Some(f)))) {
             Ok(()) => {
                 results[i] = Ok(found.located);
                 before.place(source, found.in_order);
