@@ -21,6 +21,7 @@ mod produced;
 mod reach;
 pub(crate) mod render;
 mod rerun;
+mod reverse;
 mod sequence;
 mod transform;
 mod typechange;
