@@ -387,6 +387,15 @@ fn insertion_has_one_place(p: &Proposal, cand: &Candidate) -> Result<(), Failure
         );
         return Err(here_or_done(index, cand.start, at, why));
     }
+    lines_left_out_stand_aside(p, cand)
+}
+
+/// The lenient tiers' part of [`insertion_has_one_place`]: a line the
+/// structural or similarity match leaves out, or a context line it puts
+/// elsewhere than the file has it, must not stand beside the added lines
+/// (rules 1 and 1b: the change could go on either side of it).
+fn lines_left_out_stand_aside(p: &Proposal, cand: &Candidate) -> Result<(), Failure> {
+    let (keys, hunk, tier, index) = (p.keys, p.hunk, p.tier, p.index);
     if tier >= Tier::Structural
         && let Some(gap) = insertion::displaced_neighbour(keys, hunk, cand)
     {
