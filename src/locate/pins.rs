@@ -17,7 +17,7 @@
 
 use super::keys::FileKeys;
 use super::ladder::locate_one;
-use super::{Failure, FileState, Located, MatchOptions, Reason};
+use super::{Failure, FileState, Located, MatchOptions, Reason, Tier};
 use crate::model::Hunk;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -166,6 +166,12 @@ impl Course {
 fn step(result: &Result<Located, Failure>, told: bool) -> Step {
     match result {
         Ok(loc) if !told => Step::Placed(loc.start),
+        // A place found with tolerance that overlaps an earlier hunk may
+        // still be read in order on what that hunk wrote (the reading
+        // `sequence::place_in_order` opens): not refused for good.
+        Err(f) if f.reason == Reason::Overlap && f.tie.is_some_and(|(t, _)| t > Tier::Exact) => {
+            Step::Open
+        }
         Err(f) if !matches!(f.reason, Reason::ContextNotFound | Reason::StaleRemovedLine) => {
             Step::Refused
         }
