@@ -314,8 +314,8 @@ fn read_again(
     }
     match place_after(source, hunk, i, &before.edits(), options) {
         Ok(found) => differs(&found).then(|| two_readings(i, loc, found.located.start)),
-        // Tied in the produced text with a place on what an earlier hunk
-        // wrote: that place is a reading too, so the tolerant one in the
+        // Read on what an earlier hunk wrote (tied there, or by a stricter
+        // tier): that place is a reading too, so the tolerant one in the
         // original is not the only one.
         Err(Miss::OnWritten(at)) => (!pins.contains(loc.start)).then(|| two_readings(i, loc, at)),
         Err(Miss::Nothing) => None,
